@@ -1,0 +1,219 @@
+package loopbreaker
+
+import (
+	"fmt"
+	"time"
+)
+
+// BreakerState is everything one breaker (one scope) remembers. It is what
+// stores persist; the engine in package breaker is the only writer.
+type BreakerState struct {
+	Scope string `json:"scope"`
+	State State  `json:"state"`
+	// Mode is set when State is HALF_OPEN.
+	Mode     HalfOpenMode `json:"mode,omitempty"`
+	Reason   string       `json:"reason,omitempty"`
+	Detector string       `json:"detector,omitempty"`
+	OpenedAt *time.Time   `json:"opened_at,omitempty"`
+	Probe    *Probe       `json:"probe,omitempty"`
+
+	// Seq is the journal sequence number of the last entry applied.
+	Seq       uint64    `json:"seq"`
+	UpdatedAt time.Time `json:"updated_at"`
+
+	Iterations     int        `json:"iterations"`
+	LastProgressAt *time.Time `json:"last_progress_at,omitempty"`
+	TotalOpens     int        `json:"total_opens"`
+
+	Counters Counters `json:"counters"`
+
+	// LastTestsPassing/Failing are the previous iteration's test counts.
+	LastTestsPassing *int               `json:"last_tests_passing,omitempty"`
+	LastTestsFailing *int               `json:"last_tests_failing,omitempty"`
+	LastMetrics      map[string]float64 `json:"last_metrics,omitempty"`
+	// OutputSizes are the last output sizes (oldest first), bounded by
+	// output_decline.window.
+	OutputSizes []int64 `json:"output_sizes,omitempty"`
+	// LastErrorSig is the previous iteration's combined error signature.
+	LastErrorSig string `json:"last_error_sig,omitempty"`
+	// ErrorCounts counts each signature since the last reset (bounded).
+	ErrorCounts []ErrorCount `json:"error_counts,omitempty"`
+	// LastFailedPhase is the phase of the current run of failures.
+	LastFailedPhase Phase `json:"last_failed_phase,omitempty"`
+
+	// Slice is the current slice; Tests its per-test attempts.
+	Slice         string           `json:"slice,omitempty"`
+	Tests         []TestAttempts   `json:"tests,omitempty"`
+	SliceFailures map[string]int   `json:"slice_failures,omitempty"`
+	Violations    []ScopeViolation `json:"violations,omitempty"`
+
+	// Attempts is the bounded log of recent iterations, for the report.
+	Attempts []Attempt `json:"attempts,omitempty"`
+	// Guidance given with resets, newest last, bounded.
+	Guidance []Guidance `json:"guidance,omitempty"`
+	// Transitions are the most recent transitions, newest last, bounded;
+	// the journal keeps them all.
+	Transitions []Transition `json:"transitions,omitempty"`
+
+	// Failures are outcome failures inside the sliding window (seed 003).
+	Failures []Failure `json:"failures,omitempty"`
+	// Tools holds the recent tool calls for loop detection (hooks).
+	Tools []ToolMark `json:"tools,omitempty"`
+}
+
+// Counters are the detectors' running counts.
+type Counters struct {
+	NoProgress        int `json:"no_progress"`
+	SameError         int `json:"same_error"`
+	OutputDecline     int `json:"output_decline"`
+	PhaseFailure      int `json:"phase_failure"`
+	PermissionDenials int `json:"permission_denials"`
+	ToolRepeat        int `json:"tool_repeat,omitempty"`
+	ToolCycle         int `json:"tool_cycle,omitempty"`
+	ToolError         int `json:"tool_error,omitempty"`
+}
+
+// ErrorCount is how often one error signature was seen since the last reset.
+type ErrorCount struct {
+	Signature string    `json:"signature"`
+	Count     int       `json:"count"`
+	Example   string    `json:"example"`
+	LastSeen  time.Time `json:"last_seen"`
+}
+
+// TestAttempts are the failed attempts at one test (seed 000 FR-1).
+type TestAttempts struct {
+	Name   string `json:"name"`
+	Slice  string `json:"slice"`
+	Failed int    `json:"failed"`
+	Passed bool   `json:"passed"`
+	// LastError is the last failure message, raw.
+	LastError string `json:"last_error,omitempty"`
+}
+
+// Attempt is one iteration as the report shows it.
+type Attempt struct {
+	Iteration int       `json:"iteration"`
+	Time      time.Time `json:"time"`
+	Phase     Phase     `json:"phase,omitempty"`
+	Slice     string    `json:"slice,omitempty"`
+	Summary   string    `json:"summary,omitempty"`
+	Files     []string  `json:"files,omitempty"`
+	Failed    []string  `json:"failed_tests,omitempty"`
+	Error     string    `json:"error,omitempty"`
+	Signature string    `json:"signature,omitempty"`
+	Progress  bool      `json:"progress"`
+	// Epoch counts resets: attempts of an earlier epoch were made before
+	// the last guidance.
+	Epoch int `json:"epoch"`
+}
+
+// Guidance is what a person told the agent with a reset.
+type Guidance struct {
+	Time time.Time `json:"time"`
+	Text string    `json:"text"`
+	By   string    `json:"by,omitempty"`
+	// Delivered is set once an iteration has been fed the guidance.
+	Delivered bool `json:"delivered,omitempty"`
+}
+
+// Failure is one counted outcome inside the sliding window.
+type Failure struct {
+	Time       time.Time `json:"time"`
+	DecisionID string    `json:"decision_id,omitempty"`
+}
+
+// ToolMark is one recent tool call, compressed for loop detection.
+type ToolMark struct {
+	Key      string `json:"key"`
+	Result   string `json:"result,omitempty"`
+	ErrorSig string `json:"error_sig,omitempty"`
+}
+
+// Probe is the half-open probe and who holds it.
+type Probe struct {
+	Caller    string    `json:"caller"`
+	TakenAt   time.Time `json:"taken_at"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// NewBreakerState returns the state of a breaker that has seen nothing.
+func NewBreakerState(scope string) *BreakerState {
+	return &BreakerState{Scope: scope, State: Closed}
+}
+
+// Epoch is the number of resets so far (attempts are tagged with it).
+func (s *BreakerState) Epoch() int {
+	n := 0
+	for _, t := range s.Transitions {
+		if t.Detector == DetectorReset {
+			n++
+		}
+	}
+	return n
+}
+
+// CheckInvariants reports the first invariant s breaks. The engine calls it
+// after every change and refuses to hand back a state that breaks one.
+func (s *BreakerState) CheckInvariants() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: scope %q: %s", ErrInvariant, s.Scope, fmt.Sprintf(format, a...))
+	}
+	if !s.State.Valid() {
+		return bad("unknown state %q", s.State)
+	}
+	switch s.State {
+	case Closed:
+		if s.OpenedAt != nil {
+			return bad("CLOSED with an opened_at time")
+		}
+		if s.Mode != "" {
+			return bad("CLOSED with half-open mode %q", s.Mode)
+		}
+	case Open:
+		if s.OpenedAt == nil {
+			return bad("OPEN without an opened_at time")
+		}
+		if s.Mode != "" {
+			return bad("OPEN with half-open mode %q", s.Mode)
+		}
+	case HalfOpen:
+		if s.Mode != ModeWarning && s.Mode != ModeProbe {
+			return bad("HALF_OPEN with unknown mode %q", s.Mode)
+		}
+		if s.Mode == ModeProbe && s.OpenedAt == nil {
+			return bad("HALF_OPEN probe without an opened_at time")
+		}
+	}
+	if s.Probe != nil && !(s.State == HalfOpen && s.Mode == ModeProbe) {
+		return bad("a probe is held while %s", s.State)
+	}
+	c := s.Counters
+	// A fixed array, not a map: this runs on every record (hot path).
+	counts := [...]struct {
+		name string
+		v    int
+	}{
+		{"no_progress", c.NoProgress}, {"same_error", c.SameError},
+		{"output_decline", c.OutputDecline}, {"phase_failure", c.PhaseFailure},
+		{"permission_denials", c.PermissionDenials}, {"tool_repeat", c.ToolRepeat},
+		{"tool_cycle", c.ToolCycle}, {"tool_error", c.ToolError},
+		{"iterations", s.Iterations}, {"total_opens", s.TotalOpens},
+	}
+	for _, n := range counts {
+		if n.v < 0 {
+			return bad("counter %s is negative (%d)", n.name, n.v)
+		}
+	}
+	for _, t := range s.Tests {
+		if t.Failed < 0 {
+			return bad("test %q has a negative attempt count", t.Name)
+		}
+	}
+	for slice, n := range s.SliceFailures {
+		if n < 0 {
+			return bad("slice %q has a negative failure count", slice)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,226 @@
+package loopbreaker
+
+import (
+	"fmt"
+	"time"
+)
+
+// Config holds every setting of the breaker. The yaml tags are the keys of
+// loopbreaker.yaml; package config loads them with their provenance.
+type Config struct {
+	// Enabled is the master switch: when false every check and record lets
+	// the agent go on and nothing is recorded.
+	Enabled bool `yaml:"enabled"`
+	// OnError says what to do when the breaker itself fails (corrupt state,
+	// I/O error): "stop" halts the agent loudly, "continue" lets it go on
+	// with a loud warning.
+	OnError string `yaml:"on_error"`
+	// Cooldown is how long OPEN lasts before it moves to HALF_OPEN (probe).
+	Cooldown time.Duration `yaml:"cooldown"`
+	// AutoReset resets an OPEN breaker when a loop starts (Ralph's
+	// CB_AUTO_RESET).
+	AutoReset bool `yaml:"auto_reset"`
+	// ProbeTimeout is how long a half-open probe may stay unanswered before
+	// another caller may take it.
+	ProbeTimeout time.Duration `yaml:"probe_timeout"`
+	// WarnMargin: a detector warns (HALF_OPEN) when its count reaches
+	// threshold - WarnMargin. 0 disables warnings.
+	WarnMargin int `yaml:"warn_margin"`
+
+	NoProgress        NoProgressConfig       `yaml:"no_progress"`
+	SameError         SameErrorConfig        `yaml:"same_error"`
+	OutputDecline     OutputDeclineConfig    `yaml:"output_decline"`
+	PhaseFailure      ThresholdConfig        `yaml:"phase_failure"`
+	PermissionDenials ThresholdConfig        `yaml:"permission_denials"`
+	TestAttempts      TestAttemptsConfig     `yaml:"test_attempts"`
+	Phases            map[Phase]PhaseProfile `yaml:"phases"`
+	Journal           JournalConfig          `yaml:"journal"`
+}
+
+// NoProgressConfig configures the no-progress detector.
+type NoProgressConfig struct {
+	// Threshold: consecutive iterations without progress that open the
+	// breaker (the phase profile may override it).
+	Threshold int `yaml:"threshold"`
+	// FilesCount makes changed files count as progress.
+	FilesCount bool `yaml:"files_count"`
+}
+
+// SameErrorConfig configures the same-error detector.
+type SameErrorConfig struct {
+	// Threshold: consecutive iterations with the same normalised error
+	// signature that open the breaker (the phase profile may override it).
+	Threshold int `yaml:"threshold"`
+	// SessionThreshold: times any one signature may be seen since the last
+	// reset before the breaker opens (seed 002). 0 means Threshold.
+	SessionThreshold int `yaml:"session_threshold"`
+}
+
+// OutputDeclineConfig configures the output-decline detector: an iteration
+// declines when its output is below Percent % of the mean of the previous
+// Window measured iterations (at least MinSamples of them). Threshold
+// consecutive declining iterations without progress open the breaker.
+type OutputDeclineConfig struct {
+	Percent    int `yaml:"percent"`
+	Window     int `yaml:"window"`
+	MinSamples int `yaml:"min_samples"`
+	Threshold  int `yaml:"threshold"`
+}
+
+// ThresholdConfig is a detector configured by one count.
+type ThresholdConfig struct {
+	Threshold int `yaml:"threshold"`
+}
+
+// TestAttemptsConfig configures seed 000's per-test attempts and slice ceiling.
+type TestAttemptsConfig struct {
+	PerTest  int `yaml:"per_test"`
+	PerSlice int `yaml:"per_slice"`
+}
+
+// PhaseProfile overrides thresholds for one phase (seed 001).
+type PhaseProfile struct {
+	NoProgress int `yaml:"no_progress"`
+	SameError  int `yaml:"same_error"`
+}
+
+// JournalConfig bounds the journal.
+type JournalConfig struct {
+	// MaxBytes rotates the journal when it grows past this size; 0 never.
+	MaxBytes int64 `yaml:"max_bytes"`
+	// Keep is how many rotated journals to keep.
+	Keep int `yaml:"keep"`
+	// Fsync flushes every write to disk (power-loss safety); a killed
+	// process loses nothing either way.
+	Fsync bool `yaml:"fsync"`
+}
+
+// Defaults returns the defaults: seed 001 phase profiles, Ralph's knobs
+// (no progress 3, same error 5, permission denials 2, output decline 70 %,
+// cooldown 30 min), seed 000's 3 per test and 7 per slice.
+func Defaults() Config {
+	return Config{
+		Enabled:      true,
+		OnError:      OnErrorStop,
+		Cooldown:     30 * time.Minute,
+		ProbeTimeout: 10 * time.Minute,
+		WarnMargin:   1,
+		NoProgress:   NoProgressConfig{Threshold: 3, FilesCount: true},
+		SameError:    SameErrorConfig{Threshold: 5},
+		OutputDecline: OutputDeclineConfig{
+			Percent: 70, Window: 5, MinSamples: 3, Threshold: 2,
+		},
+		PhaseFailure:      ThresholdConfig{Threshold: 3},
+		PermissionDenials: ThresholdConfig{Threshold: 2},
+		TestAttempts:      TestAttemptsConfig{PerTest: 3, PerSlice: 7},
+		Phases: map[Phase]PhaseProfile{
+			PhaseRed:      {NoProgress: 3, SameError: 5},
+			PhaseGreen:    {NoProgress: 2, SameError: 3},
+			PhaseRefactor: {NoProgress: 5, SameError: 5},
+			PhaseDocument: {NoProgress: 3, SameError: 5},
+		},
+		Journal: JournalConfig{MaxBytes: 32 << 20, Keep: 3},
+	}
+}
+
+// OnError values.
+const (
+	OnErrorStop     = "stop"
+	OnErrorContinue = "continue"
+)
+
+// NoProgressThreshold is the no-progress threshold in phase p.
+func (c *Config) NoProgressThreshold(p Phase) int {
+	if prof, ok := c.Phases[p]; ok && prof.NoProgress > 0 {
+		return prof.NoProgress
+	}
+	return c.NoProgress.Threshold
+}
+
+// SameErrorThreshold is the consecutive same-error threshold in phase p.
+func (c *Config) SameErrorThreshold(p Phase) int {
+	if prof, ok := c.Phases[p]; ok && prof.SameError > 0 {
+		return prof.SameError
+	}
+	return c.SameError.Threshold
+}
+
+// SessionErrorThreshold is how often one signature may be seen since reset.
+func (c *Config) SessionErrorThreshold() int {
+	if c.SameError.SessionThreshold > 0 {
+		return c.SameError.SessionThreshold
+	}
+	return c.SameError.Threshold
+}
+
+// WarnAt is the count at which a detector with threshold t warns; 0 when
+// warnings are off or t leaves no room for one.
+func (c *Config) WarnAt(t int) int {
+	if c.WarnMargin <= 0 || t-c.WarnMargin < 1 {
+		return 0
+	}
+	return t - c.WarnMargin
+}
+
+// Validate reports the first setting that makes no sense, naming its key.
+func (c *Config) Validate() error {
+	pos := func(key string, v int) error {
+		if v < 1 {
+			return fmt.Errorf("%s must be at least 1, got %d", key, v)
+		}
+		return nil
+	}
+	for _, chk := range []struct {
+		key string
+		v   int
+	}{
+		{"no_progress.threshold", c.NoProgress.Threshold},
+		{"same_error.threshold", c.SameError.Threshold},
+		{"output_decline.window", c.OutputDecline.Window},
+		{"output_decline.min_samples", c.OutputDecline.MinSamples},
+		{"output_decline.threshold", c.OutputDecline.Threshold},
+		{"phase_failure.threshold", c.PhaseFailure.Threshold},
+		{"permission_denials.threshold", c.PermissionDenials.Threshold},
+		{"test_attempts.per_test", c.TestAttempts.PerTest},
+		{"test_attempts.per_slice", c.TestAttempts.PerSlice},
+	} {
+		if err := pos(chk.key, chk.v); err != nil {
+			return err
+		}
+	}
+	if c.SameError.SessionThreshold < 0 {
+		return fmt.Errorf("same_error.session_threshold must be 0 (same as threshold) or more, got %d", c.SameError.SessionThreshold)
+	}
+	if c.OutputDecline.Percent < 1 || c.OutputDecline.Percent > 100 {
+		return fmt.Errorf("output_decline.percent must be between 1 and 100, got %d", c.OutputDecline.Percent)
+	}
+	if c.OutputDecline.MinSamples > c.OutputDecline.Window {
+		return fmt.Errorf("output_decline.min_samples (%d) cannot exceed output_decline.window (%d)", c.OutputDecline.MinSamples, c.OutputDecline.Window)
+	}
+	if c.OnError != OnErrorStop && c.OnError != OnErrorContinue {
+		return fmt.Errorf("on_error must be %q or %q, got %q", OnErrorStop, OnErrorContinue, c.OnError)
+	}
+	if c.Cooldown < 0 {
+		return fmt.Errorf("cooldown must not be negative, got %s", c.Cooldown)
+	}
+	if c.ProbeTimeout <= 0 {
+		return fmt.Errorf("probe_timeout must be positive, got %s", c.ProbeTimeout)
+	}
+	if c.WarnMargin < 0 {
+		return fmt.Errorf("warn_margin must be 0 or more, got %d", c.WarnMargin)
+	}
+	for p, prof := range c.Phases {
+		switch p {
+		case PhaseRed, PhaseGreen, PhaseRefactor, PhaseDocument:
+		default:
+			return fmt.Errorf("phases.%s: unknown phase (use RED, GREEN, REFACTOR or DOCUMENT)", p)
+		}
+		if prof.NoProgress < 0 || prof.SameError < 0 {
+			return fmt.Errorf("phases.%s: thresholds must not be negative", p)
+		}
+	}
+	if c.Journal.MaxBytes < 0 || c.Journal.Keep < 0 {
+		return fmt.Errorf("journal.max_bytes and journal.keep must not be negative")
+	}
+	return nil
+}

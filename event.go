@@ -1,0 +1,151 @@
+package loopbreaker
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// EventKind says what an Event describes.
+type EventKind string
+
+const (
+	// EventIteration: one iteration of an agent loop ended.
+	EventIteration EventKind = "iteration"
+	// EventToolCall: one tool call of an agent ran.
+	EventToolCall EventKind = "tool_call"
+	// EventOutcome: the outcome of an earlier decision was reviewed
+	// (scoped breakers, seed 003).
+	EventOutcome EventKind = "outcome"
+	// EventCheck: a caller asked whether it may go on. Journaled only when
+	// it changed the state (a lazy cooldown transition or a probe taken).
+	EventCheck EventKind = "check"
+	// EventReset: a person reset the breaker, possibly with guidance.
+	EventReset EventKind = "reset"
+	// EventScopeViolation: an edit outside the slice's scope was refused.
+	EventScopeViolation EventKind = "scope_violation"
+)
+
+// Event is an input to the breaker. Events are journaled as they are
+// applied, so that a breaker state can be rebuilt by replaying them.
+type Event struct {
+	Kind EventKind `json:"kind"`
+	Time time.Time `json:"time"`
+	// Caller identifies who sent the event (a session, a process, a
+	// decision id); the half-open probe is tied to it.
+	Caller string `json:"caller,omitempty"`
+
+	Iteration *Iteration      `json:"iteration,omitempty"`
+	ToolCall  *ToolCall       `json:"tool_call,omitempty"`
+	Outcome   *Outcome        `json:"outcome,omitempty"`
+	Reset     *Reset          `json:"reset,omitempty"`
+	Violation *ScopeViolation `json:"violation,omitempty"`
+}
+
+// Iteration is what one loop iteration did. Pointer fields are optional:
+// nil means "not measured", which is never read as "zero".
+type Iteration struct {
+	Phase Phase  `json:"phase,omitempty"`
+	Slice string `json:"slice,omitempty"`
+	// Summary describes the attempt in a few words (for the report).
+	Summary string `json:"summary,omitempty"`
+
+	// FilesChanged counts files that changed since the previous iteration.
+	FilesChanged *int     `json:"files_changed,omitempty"`
+	Files        []string `json:"files,omitempty"`
+
+	TestsPassing *int `json:"tests_passing,omitempty"`
+	TestsFailing *int `json:"tests_failing,omitempty"`
+	// Tests are per-test outcomes of this iteration (seed 000).
+	Tests []TestResult `json:"tests,omitempty"`
+
+	Errors      []ErrorText `json:"errors,omitempty"`
+	OutputBytes *int64      `json:"output_bytes,omitempty"`
+	ExitCode    *int        `json:"exit_code,omitempty"`
+
+	PermissionDenials int  `json:"permission_denials,omitempty"`
+	Complete          bool `json:"complete,omitempty"`
+
+	// Metrics are phase metrics (tests_generated, complexity_score, ...)
+	// whose movement in the phase's direction counts as progress.
+	Metrics map[string]float64 `json:"metrics,omitempty"`
+}
+
+// TestResult is one attempt at one test.
+type TestResult struct {
+	Name   string `json:"name"`
+	Passed bool   `json:"passed"`
+	// Infra marks a failure of the infrastructure (did not compile,
+	// command not found) rather than of the attempt: it does not count.
+	Infra   bool   `json:"infra,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// ErrorText is one error an iteration or tool call produced: the raw text
+// (truncated) for reports, and its normalised signature for comparisons.
+type ErrorText struct {
+	Raw       string `json:"raw"`
+	Signature string `json:"signature"`
+}
+
+// ToolCall is one tool call made by an agent (hooks).
+type ToolCall struct {
+	Tool string `json:"tool"`
+	// Args are the canonical arguments (volatile fields dropped, keys
+	// sorted); ArgsHash is their hash.
+	Args     json.RawMessage `json:"args,omitempty"`
+	ArgsHash string          `json:"args_hash"`
+	// ResultHash hashes the normalised result, so polling whose output
+	// changes is not mistaken for a loop.
+	ResultHash string       `json:"result_hash,omitempty"`
+	Error      *ErrorText   `json:"error,omitempty"`
+	Files      []string     `json:"files,omitempty"`
+	Edit       bool         `json:"edit,omitempty"`
+	Tests      []TestResult `json:"tests,omitempty"`
+	Slice      string       `json:"slice,omitempty"`
+}
+
+// OutcomeResult is the reviewed result of a decision (seed 003).
+type OutcomeResult string
+
+const (
+	OutcomeSuccess   OutcomeResult = "success"
+	OutcomeFailure   OutcomeResult = "failure"
+	OutcomeAbandoned OutcomeResult = "abandoned"
+	OutcomePartial   OutcomeResult = "partial"
+)
+
+// Counts reports whether the result counts as a failure.
+func (r OutcomeResult) Counts() bool { return r == OutcomeFailure || r == OutcomeAbandoned }
+
+// Valid reports whether r is a known result.
+func (r OutcomeResult) Valid() bool {
+	return r == OutcomeSuccess || r == OutcomeFailure || r == OutcomeAbandoned || r == OutcomePartial
+}
+
+// Outcome reviews an earlier decision.
+type Outcome struct {
+	DecisionID string        `json:"decision_id"`
+	Result     OutcomeResult `json:"result"`
+	Reason     string        `json:"reason,omitempty"`
+}
+
+// Reset is a person's reset of a breaker.
+type Reset struct {
+	// ProbeFirst moves to HALF_OPEN (one probe) instead of CLOSED.
+	ProbeFirst bool `json:"probe_first,omitempty"`
+	// Guidance is what the person told the agent; it resets the per-test
+	// and slice counters (seed 000 FR-8) and is fed to the next iteration.
+	Guidance string `json:"guidance,omitempty"`
+	By       string `json:"by,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// ScopeViolation is an edit outside the slice's scope (seed 000 FR-5).
+type ScopeViolation struct {
+	File          string `json:"file"`
+	Test          string `json:"test,omitempty"`
+	Slice         string `json:"slice,omitempty"`
+	Justification string `json:"justification,omitempty"`
+	// Verdict is "justified" or "violation".
+	Verdict string `json:"verdict"`
+}

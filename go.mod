@@ -1,0 +1,3 @@
+module github.com/loopbreaker/loopbreaker
+
+go 1.26.8
