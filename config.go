@@ -33,6 +33,7 @@ type Config struct {
 	PhaseFailure      ThresholdConfig        `yaml:"phase_failure"`
 	PermissionDenials ThresholdConfig        `yaml:"permission_denials"`
 	TestAttempts      TestAttemptsConfig     `yaml:"test_attempts"`
+	FailureWindow     FailureWindowConfig    `yaml:"failure_window"`
 	Phases            map[Phase]PhaseProfile `yaml:"phases"`
 	Journal           JournalConfig          `yaml:"journal"`
 }
@@ -78,6 +79,13 @@ type TestAttemptsConfig struct {
 	PerSlice int `yaml:"per_slice"`
 }
 
+// FailureWindowConfig configures the sliding window of reviewed outcomes
+// (seed 003): Threshold failures within Window open the breaker.
+type FailureWindowConfig struct {
+	Threshold int           `yaml:"threshold"`
+	Window    time.Duration `yaml:"window"`
+}
+
 // PhaseProfile overrides thresholds for one phase (seed 001).
 type PhaseProfile struct {
 	NoProgress int `yaml:"no_progress"`
@@ -113,6 +121,7 @@ func Defaults() Config {
 		PhaseFailure:      ThresholdConfig{Threshold: 3},
 		PermissionDenials: ThresholdConfig{Threshold: 2},
 		TestAttempts:      TestAttemptsConfig{PerTest: 3, PerSlice: 7},
+		FailureWindow:     FailureWindowConfig{Threshold: 5, Window: time.Hour},
 		Phases: map[Phase]PhaseProfile{
 			PhaseRed:      {NoProgress: 3, SameError: 5},
 			PhaseGreen:    {NoProgress: 2, SameError: 3},
@@ -183,6 +192,7 @@ func (c *Config) Validate() error {
 		{"permission_denials.threshold", c.PermissionDenials.Threshold},
 		{"test_attempts.per_test", c.TestAttempts.PerTest},
 		{"test_attempts.per_slice", c.TestAttempts.PerSlice},
+		{"failure_window.threshold", c.FailureWindow.Threshold},
 	} {
 		if err := pos(chk.key, chk.v); err != nil {
 			return err
@@ -205,6 +215,9 @@ func (c *Config) Validate() error {
 	}
 	if c.ProbeTimeout <= 0 {
 		return fmt.Errorf("probe_timeout must be positive, got %s", c.ProbeTimeout)
+	}
+	if c.FailureWindow.Window <= 0 {
+		return fmt.Errorf("failure_window.window must be positive, got %s", c.FailureWindow.Window)
 	}
 	if c.WarnMargin < 0 {
 		return fmt.Errorf("warn_margin must be 0 or more, got %d", c.WarnMargin)
