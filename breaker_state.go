@@ -128,6 +128,7 @@ type ToolMark struct {
 	Key      string `json:"key"`
 	Result   string `json:"result,omitempty"`
 	ErrorSig string `json:"error_sig,omitempty"`
+	Edit     bool   `json:"edit,omitempty"`
 }
 
 // Probe is the half-open probe and who holds it.

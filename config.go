@@ -34,6 +34,7 @@ type Config struct {
 	PermissionDenials ThresholdConfig        `yaml:"permission_denials"`
 	TestAttempts      TestAttemptsConfig     `yaml:"test_attempts"`
 	FailureWindow     FailureWindowConfig    `yaml:"failure_window"`
+	ToolCalls         ToolCallsConfig        `yaml:"tool_calls"`
 	Phases            map[Phase]PhaseProfile `yaml:"phases"`
 	Journal           JournalConfig          `yaml:"journal"`
 }
@@ -86,6 +87,20 @@ type FailureWindowConfig struct {
 	Window    time.Duration `yaml:"window"`
 }
 
+// ToolCallsConfig configures tool-call loop detection (hooks): identical
+// calls with identical results in a row, short cycles (A,B,A,B… of length
+// 2–5) repeated, and the same call failing with the same error with no edit
+// in between.
+type ToolCallsConfig struct {
+	RepeatWarn int `yaml:"repeat_warn"`
+	Repeat     int `yaml:"repeat"`
+	CycleWarn  int `yaml:"cycle_warn"`
+	Cycle      int `yaml:"cycle"`
+	SameError  int `yaml:"same_error"`
+	// History is how many recent calls are remembered.
+	History int `yaml:"history"`
+}
+
 // PhaseProfile overrides thresholds for one phase (seed 001).
 type PhaseProfile struct {
 	NoProgress int `yaml:"no_progress"`
@@ -122,6 +137,7 @@ func Defaults() Config {
 		PermissionDenials: ThresholdConfig{Threshold: 2},
 		TestAttempts:      TestAttemptsConfig{PerTest: 3, PerSlice: 7},
 		FailureWindow:     FailureWindowConfig{Threshold: 5, Window: time.Hour},
+		ToolCalls:         ToolCallsConfig{RepeatWarn: 3, Repeat: 5, CycleWarn: 3, Cycle: 5, SameError: 3, History: 30},
 		Phases: map[Phase]PhaseProfile{
 			PhaseRed:      {NoProgress: 3, SameError: 5},
 			PhaseGreen:    {NoProgress: 2, SameError: 3},
@@ -193,6 +209,9 @@ func (c *Config) Validate() error {
 		{"test_attempts.per_test", c.TestAttempts.PerTest},
 		{"test_attempts.per_slice", c.TestAttempts.PerSlice},
 		{"failure_window.threshold", c.FailureWindow.Threshold},
+		{"tool_calls.repeat", c.ToolCalls.Repeat},
+		{"tool_calls.cycle", c.ToolCalls.Cycle},
+		{"tool_calls.same_error", c.ToolCalls.SameError},
 	} {
 		if err := pos(chk.key, chk.v); err != nil {
 			return err
@@ -215,6 +234,12 @@ func (c *Config) Validate() error {
 	}
 	if c.ProbeTimeout <= 0 {
 		return fmt.Errorf("probe_timeout must be positive, got %s", c.ProbeTimeout)
+	}
+	if c.ToolCalls.RepeatWarn < 0 || c.ToolCalls.CycleWarn < 0 {
+		return fmt.Errorf("tool_calls.repeat_warn and tool_calls.cycle_warn must be 0 (no warning) or more")
+	}
+	if c.ToolCalls.History < 2*c.ToolCalls.Cycle || c.ToolCalls.History < c.ToolCalls.Repeat {
+		return fmt.Errorf("tool_calls.history (%d) must hold at least tool_calls.repeat and 2×tool_calls.cycle calls", c.ToolCalls.History)
 	}
 	if c.FailureWindow.Window <= 0 {
 		return fmt.Errorf("failure_window.window must be positive, got %s", c.FailureWindow.Window)
