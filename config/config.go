@@ -1,0 +1,304 @@
+// Package config loads loopbreaker.Config from layers and remembers where
+// every effective value came from.
+//
+// Layers, highest priority first:
+//
+//	flags        Options.Flags, e.g. from repeated --set key=value
+//	environment  LOOPBREAKER_<KEY> (plus Ralph's CB_* names, see ralphAliases)
+//	project file loopbreaker.yaml (or .yml) in Options.ProjectDir,
+//	             or the file named by LOOPBREAKER_CONFIG
+//	user file    $XDG_CONFIG_HOME/loopbreaker/config.yaml,
+//	             else $HOME/.config/loopbreaker/config.yaml
+//	defaults     loopbreaker.Defaults()
+//
+// Keys are the dotted yaml tags of loopbreaker.Config (no_progress.threshold,
+// phases.GREEN.no_progress, ...). Everything is strict: unknown keys, wrong
+// types and bare numbers for durations are errors that name the file, line
+// and key, because a silently ignored setting is worse than a loud one for a
+// tool whose job is to stop runaway agents.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/loopbreaker/loopbreaker"
+)
+
+// Source kinds, lowest priority first.
+const (
+	KindDefault = "default"
+	KindUser    = "user"
+	KindProject = "project"
+	KindEnv     = "env"
+	KindFlag    = "flag"
+)
+
+// Source says where an effective value came from.
+type Source struct {
+	// Kind is one of "default", "user", "project", "env", "flag".
+	Kind string
+	// Name is the file path (as shown to people), the variable name or the
+	// flag ("--set key"); empty for defaults.
+	Name string
+	// Line is the line in the file; 0 when not from a file.
+	Line int
+}
+
+// Location is Name with the line when there is one: "loopbreaker.yaml:12",
+// "LOOPBREAKER_COOLDOWN", "--set cooldown", "" for a default.
+func (s Source) Location() string {
+	if s.Line > 0 {
+		return fmt.Sprintf("%s:%d", s.Name, s.Line)
+	}
+	return s.Name
+}
+
+// String is the kind followed by the location: "project loopbreaker.yaml:12",
+// "env LOOPBREAKER_COOLDOWN", "default".
+func (s Source) String() string {
+	if loc := s.Location(); loc != "" {
+		return s.Kind + " " + loc
+	}
+	return s.Kind
+}
+
+// Loaded is an effective configuration with its provenance.
+type Loaded struct {
+	Config loopbreaker.Config
+	// Sources maps every dotted key to where its effective value came from.
+	Sources map[string]Source
+}
+
+// Options tells Load where to look.
+type Options struct {
+	// ProjectDir holds loopbreaker.yaml. A relative LOOPBREAKER_CONFIG is
+	// resolved against it too.
+	ProjectDir string
+	// Env is the environment, like os.Environ(). Nil means an empty
+	// environment: Load never reads the process environment itself.
+	Env []string
+	// Flags maps dotted keys to raw values (highest priority).
+	Flags map[string]string
+	// UserConfigDir overrides the user configuration directory (the one
+	// that holds loopbreaker/config.yaml), for tests.
+	UserConfigDir string
+}
+
+// Project file names, preferred first.
+const (
+	ProjectFile    = "loopbreaker.yaml"
+	projectFileAlt = "loopbreaker.yml"
+)
+
+// setting is one value read from one layer.
+type setting struct {
+	leaf  *leaf
+	value any
+	src   Source
+}
+
+// Load reads every layer, applies them in priority order over Defaults()
+// and validates the result. Problems in files, variables and flags are all
+// reported together, one per line.
+func Load(opts Options) (*Loaded, error) {
+	sch, err := buildSchema()
+	if err != nil {
+		return nil, err
+	}
+	env := envMap(opts.Env)
+
+	var layers [][]setting
+	var problems []error
+	addLayer := func(s []setting, errs []error) {
+		layers = append(layers, s)
+		problems = append(problems, errs...)
+	}
+
+	userPath, err := userFile(opts, env)
+	if err != nil {
+		return nil, err
+	}
+	if userPath != "" {
+		addLayer(sch.loadFile(userPath, userPath, KindUser, false))
+	}
+
+	projPath, projName, err := projectFile(opts, env)
+	if err != nil {
+		return nil, err
+	}
+	if projPath != "" {
+		_, explicit := env["LOOPBREAKER_CONFIG"]
+		addLayer(sch.loadFile(projPath, projName, KindProject, explicit))
+	}
+
+	addLayer(sch.fromEnv(env))
+	addLayer(sch.fromFlags(opts.Flags))
+
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+
+	l := &Loaded{Config: loopbreaker.Defaults(), Sources: map[string]Source{}}
+	for _, lf := range sch.leaves {
+		l.Sources[lf.key] = Source{Kind: KindDefault}
+	}
+	for _, layer := range layers {
+		for _, s := range layer {
+			if err := s.leaf.set(&l.Config, s.value); err != nil {
+				return nil, fmt.Errorf("%s: %s: %v", s.src, s.leaf.key, err)
+			}
+			l.Sources[s.leaf.key] = s.src
+		}
+	}
+	if err := l.Config.Validate(); err != nil {
+		return nil, l.blame(sch, err)
+	}
+	return l, nil
+}
+
+// userFile finds the user configuration file; "" when there is none.
+func userFile(opts Options, env map[string]string) (string, error) {
+	dir := opts.UserConfigDir
+	if dir == "" {
+		// The XDG spec says a relative XDG_CONFIG_HOME is invalid and must
+		// be ignored.
+		if x := env["XDG_CONFIG_HOME"]; x != "" && filepath.IsAbs(x) {
+			dir = x
+		} else if h := env["HOME"]; h != "" {
+			dir = filepath.Join(h, ".config")
+		} else {
+			return "", nil
+		}
+	}
+	path := filepath.Join(dir, "loopbreaker", "config.yaml")
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", nil
+		}
+		return "", fmt.Errorf("user config: %w", err)
+	}
+	return path, nil
+}
+
+// projectFile finds the project file: its path to open and its name as shown
+// to people; "" when there is none.
+func projectFile(opts Options, env map[string]string) (path, name string, err error) {
+	if explicit, ok := env["LOOPBREAKER_CONFIG"]; ok && explicit != "" {
+		path = explicit
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(opts.ProjectDir, path)
+		}
+		return path, explicit, nil
+	}
+	var found []string
+	for _, name := range []string{ProjectFile, projectFileAlt} {
+		p := filepath.Join(opts.ProjectDir, name)
+		if _, err := os.Stat(p); err == nil {
+			found = append(found, name)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return "", "", fmt.Errorf("project config: %w", err)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", "", nil
+	case 1:
+		return filepath.Join(opts.ProjectDir, found[0]), found[0], nil
+	}
+	return "", "", fmt.Errorf("both %s and %s exist in %s: move any settings from %s into %s and delete %s",
+		ProjectFile, projectFileAlt, displayDir(opts.ProjectDir), projectFileAlt, ProjectFile, projectFileAlt)
+}
+
+func displayDir(d string) string {
+	if d == "" {
+		return "the current directory"
+	}
+	return d
+}
+
+// envMap turns KEY=VALUE entries into a map; the last entry of a repeated
+// name wins, as with exec.Cmd.
+func envMap(env []string) map[string]string {
+	m := make(map[string]string, len(env))
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			continue
+		}
+		m[k] = v
+	}
+	return m
+}
+
+// fromFlags reads the flag layer.
+func (s *schema) fromFlags(flags map[string]string) ([]setting, []error) {
+	keys := make([]string, 0, len(flags))
+	for k := range flags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []setting
+	var errs []error
+	for _, k := range keys {
+		src := Source{Kind: KindFlag, Name: "--set " + k}
+		lf := s.byKey[k]
+		if lf == nil {
+			errs = append(errs, fmt.Errorf("flag --set %s: unknown key %q%s", k, k, s.suggestKey(k)))
+			continue
+		}
+		v, err := lf.parseText(flags[k])
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %s: %v", src, k, err))
+			continue
+		}
+		out = append(out, setting{leaf: lf, value: v, src: src})
+	}
+	return out, errs
+}
+
+// keyWord finds candidate keys in Validate's messages.
+var keyWord = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*`)
+
+// blame prefixes a validation error with where the offending keys were set.
+// Validate names keys in its messages; groups (phases.GREEN) blame their
+// non-default leaves.
+func (l *Loaded) blame(s *schema, verr error) error {
+	msg := verr.Error()
+	var keys []string
+	seen := map[string]bool{}
+	for _, w := range keyWord.FindAllString(msg, -1) {
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		if s.byKey[w] != nil {
+			keys = append(keys, w)
+			continue
+		}
+		// A bare word naming a group is more likely prose than a key.
+		if s.groups[w] && strings.Contains(w, ".") {
+			for _, lf := range s.leaves {
+				if strings.HasPrefix(lf.key, w+".") && l.Sources[lf.key].Kind != KindDefault {
+					keys = append(keys, lf.key)
+				}
+			}
+		}
+	}
+	switch len(keys) {
+	case 0:
+		return fmt.Errorf("invalid configuration: %w", verr)
+	case 1:
+		return fmt.Errorf("%s: %w", l.Sources[keys[0]], verr)
+	}
+	var from []string
+	for _, k := range keys {
+		from = append(from, fmt.Sprintf("%s from %s", k, l.Sources[k]))
+	}
+	return fmt.Errorf("%w (%s)", verr, strings.Join(from, "; "))
+}

@@ -1,0 +1,111 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker"
+)
+
+// Print writes every key with its effective value and source, sorted by key.
+// Text: one line per key, "key  value  source" in aligned columns, source
+// as Source.String ("project loopbreaker.yaml:12", "env LOOPBREAKER_COOLDOWN",
+// "default"). JSON: an array of {key, value, source, origin} where value is
+// typed (number, boolean, or string for durations and strings), source is
+// the kind ("default", "user", "project", "env", "flag") and origin is
+// Source.Location ("loopbreaker.yaml:12", "" for a default).
+func (l *Loaded) Print(w io.Writer, asJSON bool) error {
+	sch, err := buildSchema()
+	if err != nil {
+		return err
+	}
+	leaves := append([]*leaf(nil), sch.leaves...)
+	sort.Slice(leaves, func(i, j int) bool { return leaves[i].key < leaves[j].key })
+
+	if asJSON {
+		type row struct {
+			Key    string `json:"key"`
+			Value  any    `json:"value"`
+			Source string `json:"source"`
+			Origin string `json:"origin"`
+		}
+		rows := make([]row, 0, len(leaves))
+		for _, lf := range leaves {
+			v := lf.get(&l.Config)
+			if d, ok := v.(time.Duration); ok {
+				v = formatDuration(d)
+			}
+			src := l.source(lf.key)
+			rows = append(rows, row{Key: lf.key, Value: v, Source: src.Kind, Origin: src.Location()})
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, lf := range leaves {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", lf.key, formatValue(lf.get(&l.Config)), l.source(lf.key))
+	}
+	return tw.Flush()
+}
+
+// source is where key came from; a Loaded built by hand without Sources
+// reads as defaults.
+func (l *Loaded) source(key string) Source {
+	if s, ok := l.Sources[key]; ok {
+		return s
+	}
+	return Source{Kind: KindDefault}
+}
+
+// SampleYAML is a loopbreaker.yaml with every key at its default and a
+// comment on each saying what it does (written by `loopbreaker init`). It
+// loads back to exactly loopbreaker.Defaults().
+func SampleYAML() string {
+	sch, err := buildSchema()
+	if err != nil {
+		return "# " + err.Error() + "\n"
+	}
+	def := loopbreaker.Defaults()
+	var b strings.Builder
+	b.WriteString(`# loopbreaker.yaml: settings of the loopbreaker circuit breaker.
+#
+# Every key is shown at its default. Delete a key to follow future defaults.
+# Priority, highest first: --set key=value flags, LOOPBREAKER_<KEY>
+# environment variables (e.g. LOOPBREAKER_NO_PROGRESS_THRESHOLD), this file,
+# the user file ~/.config/loopbreaker/config.yaml, built-in defaults.
+# Durations need a unit: 45s, 30m, 1h30m.
+`)
+	var write func(n *node, depth int)
+	write = func(n *node, depth int) {
+		indent := strings.Repeat("  ", depth)
+		if depth == 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s# %s\n", indent, sch.describe(n.key))
+		if n.leaf == nil {
+			fmt.Fprintf(&b, "%s%s:\n", indent, n.name)
+			for _, c := range n.children {
+				write(c, depth+1)
+			}
+			return
+		}
+		v := n.leaf.get(&def)
+		val := formatValue(v)
+		if s, ok := v.(string); ok {
+			val = strconv.Quote(s)
+		}
+		fmt.Fprintf(&b, "%s%s: %s\n", indent, n.name, val)
+	}
+	for _, c := range sch.root.children {
+		write(c, 0)
+	}
+	return b.String()
+}

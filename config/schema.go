@@ -1,0 +1,325 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker"
+)
+
+// Value types of keys.
+const (
+	TypeInt      = "int"
+	TypeBool     = "bool"
+	TypeDuration = "duration"
+	TypeString   = "string"
+)
+
+// KeyInfo describes one dotted key.
+type KeyInfo struct {
+	Key         string
+	Type        string // "int", "bool", "duration" or "string"
+	Description string
+	Default     string // the default value as it would be written in YAML
+}
+
+// Keys lists every dotted key, sorted, with its type, description and
+// default.
+func Keys() []KeyInfo {
+	sch, err := buildSchema()
+	if err != nil {
+		// Only a Config field of a type this package does not know yet gets
+		// here; the tests catch that, so there is nothing useful to list.
+		return nil
+	}
+	def := loopbreaker.Defaults()
+	out := make([]KeyInfo, 0, len(sch.leaves))
+	for _, lf := range sch.leaves {
+		out = append(out, KeyInfo{
+			Key:         lf.key,
+			Type:        lf.typ,
+			Description: sch.describe(lf.key),
+			Default:     formatValue(lf.get(&def)),
+		})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// pathStep is one step from Config to a field: a struct field index, or a
+// map key when mapKey is valid.
+type pathStep struct {
+	field  int
+	mapKey reflect.Value
+}
+
+// leaf is a key that holds a value.
+type leaf struct {
+	key  string
+	typ  string
+	path []pathStep
+	// goType is the field's Go type, for conversions and overflow checks.
+	goType reflect.Type
+}
+
+// node is the key tree in Config's field order (used to write SampleYAML).
+// A list-of-structs key (scoped breakers) would become a leaf with its own
+// type whose value is decoded from a YAML sequence by recursing into the
+// element struct's schema.
+type node struct {
+	name     string
+	key      string
+	leaf     *leaf
+	children []*node
+}
+
+// schema is the set of keys derived from Config's yaml tags.
+type schema struct {
+	root   *node
+	leaves []*leaf          // in field order
+	byKey  map[string]*leaf // dotted key -> leaf
+	groups map[string]bool  // dotted keys that hold other keys
+}
+
+// buildSchema derives the keys by reflection over loopbreaker.Config.
+func buildSchema() (*schema, error) {
+	s := &schema{root: &node{}, byKey: map[string]*leaf{}, groups: map[string]bool{}}
+	if err := s.walk(s.root, reflect.TypeFor[loopbreaker.Config](), nil); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+var durationType = reflect.TypeFor[time.Duration]()
+
+func (s *schema) walk(parent *node, t reflect.Type, path []pathStep) error {
+	switch t.Kind() {
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" {
+				name = strings.ToLower(f.Name) // yaml's own rule for untagged fields
+			}
+			if err := s.child(parent, name, f.Type, append(clonePath(path), pathStep{field: i})); err != nil {
+				return err
+			}
+		}
+		return nil
+	case reflect.Map:
+		keys := knownMapKeys(t)
+		if keys == nil {
+			return fmt.Errorf("config: %s: map of %s has no known keys; teach knownMapKeys about it", parent.key, t.Key())
+		}
+		for _, k := range keys {
+			mk := reflect.ValueOf(k).Convert(t.Key())
+			if err := s.child(parent, k, t.Elem(), append(clonePath(path), pathStep{mapKey: mk})); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("config: %s: unsupported type %s", parent.key, t)
+}
+
+// child adds the key name under parent: a leaf for a scalar, a group
+// otherwise.
+func (s *schema) child(parent *node, name string, t reflect.Type, path []pathStep) error {
+	key := name
+	if parent.key != "" {
+		key = parent.key + "." + name
+	}
+	n := &node{name: name, key: key}
+	parent.children = append(parent.children, n)
+	typ := scalarType(t)
+	if typ == "" {
+		s.groups[key] = true
+		return s.walk(n, t, path)
+	}
+	lf := &leaf{key: key, typ: typ, path: path, goType: t}
+	n.leaf = lf
+	s.leaves = append(s.leaves, lf)
+	s.byKey[key] = lf
+	return nil
+}
+
+func scalarType(t reflect.Type) string {
+	if t == durationType {
+		return TypeDuration
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return TypeInt
+	case reflect.Bool:
+		return TypeBool
+	case reflect.String:
+		return TypeString
+	}
+	return ""
+}
+
+// knownMapKeys lists the keys a map-typed field may have; nil for a map
+// type this package does not know.
+func knownMapKeys(t reflect.Type) []string {
+	if t.Key() == reflect.TypeFor[loopbreaker.Phase]() {
+		return []string{
+			string(loopbreaker.PhaseRed), string(loopbreaker.PhaseGreen),
+			string(loopbreaker.PhaseRefactor), string(loopbreaker.PhaseDocument),
+		}
+	}
+	return nil
+}
+
+func clonePath(p []pathStep) []pathStep { return append([]pathStep(nil), p...) }
+
+// get returns the leaf's value in cfg as int64, bool, time.Duration or
+// string. A missing map entry reads as the zero value.
+func (l *leaf) get(cfg *loopbreaker.Config) any {
+	v := reflect.ValueOf(cfg).Elem()
+	for _, st := range l.path {
+		if st.mapKey.IsValid() {
+			e := v.MapIndex(st.mapKey)
+			if !e.IsValid() {
+				e = reflect.Zero(v.Type().Elem())
+			}
+			v = e
+			continue
+		}
+		v = v.Field(st.field)
+	}
+	switch l.typ {
+	case TypeDuration:
+		return time.Duration(v.Int())
+	case TypeInt:
+		return v.Int()
+	case TypeBool:
+		return v.Bool()
+	}
+	return v.String()
+}
+
+// set stores value (as returned by the parsers) in cfg.
+func (l *leaf) set(cfg *loopbreaker.Config, value any) error {
+	x := reflect.ValueOf(value)
+	if !x.Type().ConvertibleTo(l.goType) {
+		return fmt.Errorf("cannot store %T in %s", value, l.goType)
+	}
+	if l.typ == TypeInt && reflect.Zero(l.goType).OverflowInt(x.Int()) {
+		return fmt.Errorf("%d is out of range", x.Int())
+	}
+	setPath(reflect.ValueOf(cfg).Elem(), l.path, x.Convert(l.goType))
+	return nil
+}
+
+// setPath sets the field at path; map values are not addressable, so a map
+// entry is copied, changed and put back.
+func setPath(v reflect.Value, path []pathStep, x reflect.Value) {
+	if len(path) == 0 {
+		v.Set(x)
+		return
+	}
+	st := path[0]
+	if !st.mapKey.IsValid() {
+		setPath(v.Field(st.field), path[1:], x)
+		return
+	}
+	if v.IsNil() {
+		v.Set(reflect.MakeMap(v.Type()))
+	}
+	elem := reflect.New(v.Type().Elem()).Elem()
+	if cur := v.MapIndex(st.mapKey); cur.IsValid() {
+		elem.Set(cur)
+	}
+	setPath(elem, path[1:], x)
+	v.SetMapIndex(st.mapKey, elem)
+}
+
+// envName is the LOOPBREAKER_ variable for a dotted key.
+func envName(key string) string {
+	return "LOOPBREAKER_" + strings.NewReplacer(".", "_", "-", "_").Replace(strings.ToUpper(key))
+}
+
+// describe is the one-line description of a dotted key or group.
+func (s *schema) describe(key string) string {
+	if d, ok := descriptions()[key]; ok {
+		return d
+	}
+	// phases.<PHASE>[.<field>] share their wording.
+	if rest, ok := strings.CutPrefix(key, "phases."); ok {
+		phase, field, _ := strings.Cut(rest, ".")
+		switch field {
+		case "":
+			return fmt.Sprintf("Thresholds while the agent is in the %s phase.", phase)
+		case "no_progress":
+			return fmt.Sprintf("No-progress threshold in the %s phase; 0 uses no_progress.threshold.", phase)
+		case "same_error":
+			return fmt.Sprintf("Same-error threshold in the %s phase; 0 uses same_error.threshold.", phase)
+		}
+	}
+	return ""
+}
+
+// descriptions holds the wording of every key and group that is not
+// generated by describe. The tests fail when a key has none.
+func descriptions() map[string]string {
+	return map[string]string{
+		"enabled":       "Master switch: when false every check and record lets the agent go on and nothing is recorded.",
+		"on_error":      `When the breaker itself fails (corrupt state, I/O error): "stop" halts the agent, "continue" lets it go on with a loud warning.`,
+		"cooldown":      "How long the breaker stays OPEN before it lets one probe through (HALF_OPEN).",
+		"auto_reset":    "Reset an OPEN breaker when a loop starts (Ralph's CB_AUTO_RESET).",
+		"probe_timeout": "How long a half-open probe may stay unanswered before another caller may take it.",
+		"warn_margin":   "Warn (HALF_OPEN) when a detector's count reaches its threshold minus this; 0 disables warnings.",
+
+		"no_progress":             "No-progress detector: iterations that change nothing.",
+		"no_progress.threshold":   "Consecutive iterations without progress that open the breaker (a phase may override it).",
+		"no_progress.files_count": "Count changed files as progress.",
+
+		"same_error":                   "Same-error detector: the same normalised error again and again.",
+		"same_error.threshold":         "Consecutive iterations with the same error signature that open the breaker (a phase may override it).",
+		"same_error.session_threshold": "Times any one error signature may be seen since the last reset before the breaker opens; 0 means same_error.threshold.",
+
+		"output_decline":             "Output-decline detector: the agent writes less and less.",
+		"output_decline.percent":     "An iteration declines when its output is below this percent of the mean of the previous window.",
+		"output_decline.window":      "How many previous measured iterations make the rolling mean.",
+		"output_decline.min_samples": "Measured iterations needed before a decline is judged.",
+		"output_decline.threshold":   "Consecutive declining iterations without progress that open the breaker.",
+
+		"phase_failure":           "Phase-failure detector: the same phase fails again and again.",
+		"phase_failure.threshold": "Consecutive failures of the same phase that open the breaker.",
+
+		"permission_denials":           "Permission-denial detector: the agent keeps asking for what it may not do.",
+		"permission_denials.threshold": "Permission denials that open the breaker.",
+
+		"test_attempts":           "Attempts per test and per slice (TDD implementers).",
+		"test_attempts.per_test":  "Failed attempts on one test that open the breaker.",
+		"test_attempts.per_slice": "Failed attempts across all tests of a slice that open the breaker.",
+
+		"failure_window":           "Sliding window of reviewed outcomes: too many failures within a time window.",
+		"failure_window.threshold": "Failures within the window that open the breaker.",
+		"failure_window.window":    "How far back failures count.",
+
+		"tool_calls":             "Tool-call loop detection (hooks): the same call again and again, or short cycles of calls.",
+		"tool_calls.repeat_warn": "Identical calls with identical results in a row that warn; 0 disables the warning.",
+		"tool_calls.repeat":      "Identical calls with identical results in a row that open the breaker.",
+		"tool_calls.cycle_warn":  "Repetitions of a short cycle of calls (A,B,A,B... of length 2 to 5) that warn; 0 disables the warning.",
+		"tool_calls.cycle":       "Repetitions of a short cycle of calls that open the breaker.",
+		"tool_calls.same_error":  "Times the same call fails with the same error, with no edit in between, before the breaker opens.",
+		"tool_calls.history":     "How many recent calls are remembered (at least repeat and twice cycle).",
+
+		"phases": "Per-phase thresholds for TDD loops (RED, GREEN, REFACTOR, DOCUMENT); 0 uses the global threshold.",
+
+		"journal":           "The journal of everything the breaker saw and decided.",
+		"journal.max_bytes": "Rotate the journal when it grows past this many bytes; 0 never rotates.",
+		"journal.keep":      "How many rotated journals to keep.",
+		"journal.fsync":     "Flush every journal write to disk (power-loss safety); a killed process loses nothing either way.",
+	}
+}
