@@ -21,9 +21,11 @@ type BreakerState struct {
 	Seq       uint64    `json:"seq"`
 	UpdatedAt time.Time `json:"updated_at"`
 
-	Iterations     int        `json:"iterations"`
-	LastProgressAt *time.Time `json:"last_progress_at,omitempty"`
-	TotalOpens     int        `json:"total_opens"`
+	Iterations     int       `json:"iterations"`
+	LastProgressAt time.Time `json:"last_progress_at,omitzero"`
+	TotalOpens     int       `json:"total_opens"`
+	// Resets counts resets; attempts are tagged with it (their epoch).
+	Resets int `json:"resets"`
 
 	Counters Counters `json:"counters"`
 
@@ -143,17 +145,6 @@ func NewBreakerState(scope string) *BreakerState {
 	return &BreakerState{Scope: scope, State: Closed}
 }
 
-// Epoch is the number of resets so far (attempts are tagged with it).
-func (s *BreakerState) Epoch() int {
-	n := 0
-	for _, t := range s.Transitions {
-		if t.Detector == DetectorReset {
-			n++
-		}
-	}
-	return n
-}
-
 // CheckInvariants reports the first invariant s breaks. The engine calls it
 // after every change and refuses to hand back a state that breaks one.
 func (s *BreakerState) CheckInvariants() error {
@@ -199,7 +190,7 @@ func (s *BreakerState) CheckInvariants() error {
 		{"output_decline", c.OutputDecline}, {"phase_failure", c.PhaseFailure},
 		{"permission_denials", c.PermissionDenials}, {"tool_repeat", c.ToolRepeat},
 		{"tool_cycle", c.ToolCycle}, {"tool_error", c.ToolError},
-		{"iterations", s.Iterations}, {"total_opens", s.TotalOpens},
+		{"iterations", s.Iterations}, {"total_opens", s.TotalOpens}, {"resets", s.Resets},
 	}
 	for _, n := range counts {
 		if n.v < 0 {
@@ -211,9 +202,11 @@ func (s *BreakerState) CheckInvariants() error {
 			return bad("test %q has a negative attempt count", t.Name)
 		}
 	}
-	for slice, n := range s.SliceFailures {
-		if n < 0 {
-			return bad("slice %q has a negative failure count", slice)
+	if len(s.SliceFailures) > 0 {
+		for slice, n := range s.SliceFailures {
+			if n < 0 {
+				return bad("slice %q has a negative failure count", slice)
+			}
 		}
 	}
 	return nil

@@ -156,6 +156,9 @@ const (
 
 // NoProgressThreshold is the no-progress threshold in phase p.
 func (c *Config) NoProgressThreshold(p Phase) int {
+	if p == PhaseNone {
+		return c.NoProgress.Threshold
+	}
 	if prof, ok := c.Phases[p]; ok && prof.NoProgress > 0 {
 		return prof.NoProgress
 	}
@@ -164,6 +167,9 @@ func (c *Config) NoProgressThreshold(p Phase) int {
 
 // SameErrorThreshold is the consecutive same-error threshold in phase p.
 func (c *Config) SameErrorThreshold(p Phase) int {
+	if p == PhaseNone {
+		return c.SameError.Threshold
+	}
 	if prof, ok := c.Phases[p]; ok && prof.SameError > 0 {
 		return prof.SameError
 	}

@@ -20,9 +20,9 @@ type Status struct {
 	RetryAt    *time.Time `json:"retry_at,omitempty"`
 	// CooldownRemaining is the time until an OPEN breaker may be probed,
 	// in seconds (0 when not OPEN or already due).
-	CooldownRemaining float64    `json:"cooldown_remaining_seconds"`
-	LastProgressAt    *time.Time `json:"last_progress_at,omitempty"`
-	Probe             *Probe     `json:"probe,omitempty"`
+	CooldownRemaining float64   `json:"cooldown_remaining_seconds"`
+	LastProgressAt    time.Time `json:"last_progress_at,omitzero"`
+	Probe             *Probe    `json:"probe,omitempty"`
 
 	// Counters lists every detector's count against its threshold.
 	Counters    []Counter      `json:"counters"`

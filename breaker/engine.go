@@ -1,0 +1,276 @@
+// Package breaker is the engine of loopbreaker: it applies events to a
+// breaker state and decides whether the agent may go on. It does no I/O;
+// time comes from the events themselves or from an injected clock.
+package breaker
+
+import (
+	"fmt"
+	"time"
+
+	lb "github.com/loopbreaker/loopbreaker"
+)
+
+// Bounds on what a state remembers, so that a state (and the cost of saving
+// it) does not grow with the length of a session.
+const (
+	maxTransitions  = 20
+	maxAttempts     = 30
+	maxErrorCounts  = 64
+	maxGuidance     = 10
+	maxViolations   = 50
+	maxTests        = 200
+	maxFailures     = 1000
+	maxRawErrorText = 8 << 10
+)
+
+// DefaultSlice names the slice of events that name none.
+const DefaultSlice = "default"
+
+// Engine applies events to breaker states. Its zero value is not usable:
+// set Config (usually from loopbreaker.Defaults or package config).
+type Engine struct {
+	Config lb.Config
+	// Now is the clock for events that carry no time. nil means time.Now.
+	Now func() time.Time
+}
+
+// New returns an engine with cfg and the real clock.
+func New(cfg lb.Config) *Engine { return &Engine{Config: cfg} }
+
+// Applied is the effect of one event.
+type Applied struct {
+	Decision lb.Decision
+	// Transitions the event caused, oldest first (an event can cause two:
+	// a lazy cooldown transition, then the probe's result).
+	Transitions []lb.Transition
+	// Changed reports whether the state changed and must be saved.
+	Changed bool
+}
+
+func (e *Engine) now() time.Time {
+	if e.Now != nil {
+		return e.Now()
+	}
+	return time.Now()
+}
+
+// Apply applies ev to s and decides. ev.Time is filled from the clock when
+// zero, so that a journaled event replays identically. s must satisfy its
+// invariants (states loaded from outside are checked by Validate first).
+// On error (an unknown event, or a broken invariant) s must be discarded.
+func (e *Engine) Apply(s *lb.BreakerState, ev *lb.Event) (Applied, error) {
+	if ev.Time.IsZero() {
+		ev.Time = e.now()
+	}
+	var a Applied
+	var err error
+	switch ev.Kind {
+	case lb.EventIteration:
+		if ev.Iteration == nil {
+			return Applied{}, fmt.Errorf("iteration event without iteration data")
+		}
+		a = e.recordIteration(s, ev)
+	case lb.EventCheck:
+		a = e.check(s, ev)
+	case lb.EventReset:
+		r := lb.Reset{}
+		if ev.Reset != nil {
+			r = *ev.Reset
+		}
+		a = e.reset(s, ev, r)
+	case lb.EventOutcome:
+		if ev.Outcome == nil || !ev.Outcome.Result.Valid() {
+			return Applied{}, fmt.Errorf("outcome event needs a result of success, failure, abandoned or partial")
+		}
+		a = e.recordOutcome(s, ev)
+	case lb.EventToolCall:
+		if ev.ToolCall == nil {
+			return Applied{}, fmt.Errorf("tool_call event without tool call data")
+		}
+		a = e.recordToolCall(s, ev)
+	case lb.EventScopeViolation:
+		if ev.Violation == nil {
+			return Applied{}, fmt.Errorf("scope_violation event without violation data")
+		}
+		a = e.recordViolation(s, ev)
+	default:
+		return Applied{}, fmt.Errorf("unknown event kind %q", ev.Kind)
+	}
+	if a.Changed {
+		s.UpdatedAt = ev.Time
+	}
+	if err = s.CheckInvariants(); err != nil {
+		return Applied{}, fmt.Errorf("after applying %s event: %w", ev.Kind, err)
+	}
+	a.Decision.Scope = s.Scope
+	return a, nil
+}
+
+// Validate checks a state that comes from outside the engine (a store, a
+// caller) before events are applied to it.
+func Validate(s *lb.BreakerState) error {
+	if s == nil {
+		return fmt.Errorf("%w: no state", lb.ErrInvariant)
+	}
+	return s.CheckInvariants()
+}
+
+// expire performs the lazy, time-driven moves: an OPEN breaker whose
+// cooldown is over becomes HALF_OPEN (probe), and an unanswered probe past
+// its deadline is released for another caller.
+func (e *Engine) expire(s *lb.BreakerState, now time.Time, a *Applied) {
+	if s.State == lb.Open && s.OpenedAt != nil && !now.Before(s.OpenedAt.Add(e.Config.Cooldown)) {
+		e.transition(s, now, a, lb.HalfOpen, lb.ModeProbe, lb.DetectorCooldown,
+			fmt.Sprintf("cooldown of %s is over; the next caller may probe (was: %s)", e.Config.Cooldown, s.Reason))
+	}
+	if s.Probe != nil && !now.Before(s.Probe.ExpiresAt) {
+		s.Probe = nil
+		a.Changed = true
+	}
+}
+
+// transition moves s to a new state and records why.
+func (e *Engine) transition(s *lb.BreakerState, now time.Time, a *Applied, to lb.State, mode lb.HalfOpenMode, detector, reason string) {
+	from := s.State
+	s.State, s.Mode, s.Reason, s.Detector = to, mode, reason, detector
+	switch to {
+	case lb.Open:
+		t := now
+		s.OpenedAt = &t
+		s.Probe = nil
+		s.TotalOpens++
+	case lb.Closed:
+		s.OpenedAt = nil
+		s.Probe = nil
+		s.Reason, s.Detector = "", ""
+	case lb.HalfOpen:
+		if mode == lb.ModeWarning {
+			s.OpenedAt = nil
+			s.Probe = nil
+		} else if s.OpenedAt == nil {
+			t := now
+			s.OpenedAt = &t
+		}
+	}
+	tr := lb.Transition{Time: now, From: from, To: to, Mode: mode, Reason: reason, Detector: detector, Iteration: s.Iterations}
+	s.Transitions = appendBounded(s.Transitions, tr, maxTransitions)
+	a.Transitions = append(a.Transitions, tr)
+	a.Changed = true
+}
+
+// decide fills the decision from the state as it now is, for caller.
+func (e *Engine) decide(s *lb.BreakerState, caller string, a *Applied) {
+	d := &a.Decision
+	d.State, d.Mode, d.Reason, d.Detector = s.State, s.Mode, s.Reason, s.Detector
+	switch {
+	case s.State == lb.Closed:
+		d.Allowed = true
+	case s.State == lb.HalfOpen && s.Mode == lb.ModeWarning:
+		d.Allowed, d.Warning = true, true
+	case s.State == lb.HalfOpen: // probe
+		if s.Probe != nil && s.Probe.Caller == caller {
+			d.Allowed, d.Probe = true, true
+		} else if s.Probe != nil {
+			d.Reason = fmt.Sprintf("another caller (%s) holds the half-open probe until %s; wait for its result",
+				s.Probe.Caller, s.Probe.ExpiresAt.UTC().Format(time.RFC3339))
+		} else {
+			d.Reason = "the breaker is HALF_OPEN and waits for a probe: run `loopbreaker check` to take it"
+		}
+	case s.State == lb.Open:
+		if s.OpenedAt != nil {
+			t := s.OpenedAt.Add(e.Config.Cooldown)
+			d.RetryAt = &t
+		}
+	}
+	if n := len(a.Transitions); n > 0 {
+		t := a.Transitions[n-1]
+		d.Transition = &t
+	}
+}
+
+// check answers whether the caller may go on, taking the half-open probe
+// when it is free.
+func (e *Engine) check(s *lb.BreakerState, ev *lb.Event) Applied {
+	var a Applied
+	e.expire(s, ev.Time, &a)
+	if s.State == lb.HalfOpen && s.Mode == lb.ModeProbe && s.Probe == nil {
+		s.Probe = &lb.Probe{Caller: ev.Caller, TakenAt: ev.Time, ExpiresAt: ev.Time.Add(e.Config.ProbeTimeout)}
+		a.Changed = true
+	}
+	e.decide(s, ev.Caller, &a)
+	if a.Decision.Probe {
+		a.Decision.Reason = fmt.Sprintf("you hold the half-open probe (until %s): progress closes the breaker, stagnation opens it again",
+			s.Probe.ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	return a
+}
+
+// reset is a person's reset: force to CLOSED, or probe-first to HALF_OPEN.
+// It works from every state, including a HALF_OPEN whose probe never
+// reported back.
+func (e *Engine) reset(s *lb.BreakerState, ev *lb.Event, r lb.Reset) Applied {
+	var a Applied
+	now := ev.Time
+	who := r.By
+	if who == "" {
+		who = ev.Caller
+	}
+	reason := "reset"
+	if who != "" {
+		reason += " by " + who
+	}
+	if r.Reason != "" {
+		reason += ": " + r.Reason
+	}
+	if r.Guidance != "" {
+		reason += " (with guidance)"
+		s.Guidance = appendBounded(s.Guidance, lb.Guidance{Time: now, Text: r.Guidance, By: who}, maxGuidance)
+	}
+	clearCounters(s)
+	s.Resets++
+	if r.ProbeFirst {
+		e.transition(s, now, &a, lb.HalfOpen, lb.ModeProbe, lb.DetectorReset, reason+"; probe first")
+		s.Probe = nil
+	} else {
+		e.transition(s, now, &a, lb.Closed, "", lb.DetectorReset, reason)
+	}
+	e.decide(s, ev.Caller, &a)
+	return a
+}
+
+// clearCounters forgets the stagnation evidence; attempts stay in the log
+// (tagged with their epoch) so that the next agent knows what was tried.
+func clearCounters(s *lb.BreakerState) {
+	s.Counters = lb.Counters{}
+	s.LastErrorSig = ""
+	s.ErrorCounts = s.ErrorCounts[:0]
+	s.LastFailedPhase = ""
+	s.Tools = s.Tools[:0]
+	s.Failures = s.Failures[:0]
+	for i := range s.Tests {
+		s.Tests[i].Failed = 0
+	}
+	for k := range s.SliceFailures {
+		delete(s.SliceFailures, k)
+	}
+}
+
+// appendBounded appends v and keeps between max and 2×max of the newest
+// elements: trimming only when 2×max is reached makes appends O(1)
+// amortised and, once the backing array is grown, allocation-free.
+// Readers that want exactly the newest max use newest.
+func appendBounded[T any](xs []T, v T, max int) []T {
+	if len(xs) >= 2*max {
+		n := copy(xs, xs[len(xs)-max+1:])
+		xs = xs[:n]
+	}
+	return append(xs, v)
+}
+
+// newest returns the last max elements of xs.
+func newest[T any](xs []T, max int) []T {
+	if len(xs) > max {
+		return xs[len(xs)-max:]
+	}
+	return xs
+}

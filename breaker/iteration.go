@@ -1,0 +1,382 @@
+package breaker
+
+import (
+	"fmt"
+	"time"
+
+	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/errsig"
+)
+
+// recordIteration applies one loop iteration: measure progress, update each
+// detector's count, then let the verdict move the state machine.
+func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event) Applied {
+	a := Applied{Changed: true}
+	now := ev.Time
+	it := ev.Iteration
+	e.expire(s, now, &a)
+
+	s.Iterations++
+	slice := it.Slice
+	if slice == "" {
+		slice = s.Slice
+	}
+	if slice == "" {
+		slice = DefaultSlice
+	}
+	s.Slice = slice
+
+	progress := e.progress(s, it)
+	a.Decision.Progress = progress
+	if progress {
+		s.Counters.NoProgress = 0
+		s.LastProgressAt = now
+	} else {
+		s.Counters.NoProgress++
+	}
+
+	sig := e.countErrors(s, it.Errors, now)
+	e.countOutput(s, it.OutputBytes, progress)
+	countPhaseFailure(s, it)
+	if it.PermissionDenials > 0 {
+		s.Counters.PermissionDenials++
+	} else {
+		s.Counters.PermissionDenials = 0
+	}
+	failed := e.countTests(s, slice, it.Tests)
+
+	var firstErr string
+	if len(it.Errors) > 0 {
+		firstErr = it.Errors[0].Raw
+	}
+	s.Attempts = appendBounded(s.Attempts, lb.Attempt{
+		Iteration: s.Iterations, Time: now, Phase: it.Phase, Slice: slice,
+		Summary: it.Summary, Files: it.Files, Failed: failed,
+		Error: firstErr, Signature: sig, Progress: progress, Epoch: s.Resets,
+	}, maxAttempts)
+	for i := range s.Guidance {
+		s.Guidance[i].Delivered = true
+	}
+
+	e.settle(s, ev, it.Phase, progress, &a)
+	return a
+}
+
+// settle turns the detectors' verdict into a state change after an event
+// that carries evidence (an iteration or a tool call).
+func (e *Engine) settle(s *lb.BreakerState, ev *lb.Event, phase lb.Phase, progress bool, a *Applied) {
+	now := ev.Time
+	v := e.verdict(s, phase, now)
+	switch {
+	case s.State == lb.Open:
+		// Evidence recorded while OPEN (the agent ran anyway) is counted,
+		// but only the cooldown or a person moves the state.
+	case s.State == lb.HalfOpen && s.Mode == lb.ModeProbe:
+		if s.Probe != nil && s.Probe.Caller != ev.Caller {
+			break // someone else's probe: only its own result settles it
+		}
+		if v.level == levelTrip {
+			e.transition(s, now, a, lb.Open, "", v.detector, "probe failed: "+v.reason)
+		} else if !progress {
+			e.transition(s, now, a, lb.Open, "", lb.DetectorProbe, "probe failed: the probe iteration made no progress")
+		} else {
+			e.transition(s, now, a, lb.Closed, "", lb.DetectorProbe, "probe succeeded: progress detected, breaker closed")
+			clearStagnation(s)
+		}
+	case v.level == levelTrip:
+		e.transition(s, now, a, lb.Open, "", v.detector, v.reason)
+	case v.level == levelWarn:
+		if s.State == lb.Closed {
+			e.transition(s, now, a, lb.HalfOpen, lb.ModeWarning, v.detector, v.reason)
+		} else {
+			s.Reason, s.Detector = v.reason, v.detector
+		}
+	case s.State == lb.HalfOpen: // warning mode, nothing warns any more
+		why := "stagnation signals cleared, breaker closed"
+		if progress {
+			why = "progress detected, breaker closed"
+		}
+		e.transition(s, now, a, lb.Closed, "", lb.DetectorNoProgress, why)
+	}
+	e.decide(s, ev.Caller, a)
+}
+
+// clearStagnation resets the consecutive counters after a successful probe;
+// per-test attempts stay until a person gives guidance (seed 000 FR-8).
+func clearStagnation(s *lb.BreakerState) {
+	s.Counters = lb.Counters{}
+	s.Tools = s.Tools[:0]
+	s.LastErrorSig = ""
+	s.ErrorCounts = s.ErrorCounts[:0]
+	s.LastFailedPhase = ""
+}
+
+// progress reports whether the iteration made measurable progress, and
+// remembers this iteration's measurements for the next comparison.
+func (e *Engine) progress(s *lb.BreakerState, it *lb.Iteration) bool {
+	progress := it.Complete
+	if e.Config.NoProgress.FilesCount && it.FilesChanged != nil && *it.FilesChanged > 0 {
+		progress = true
+	}
+	if it.TestsPassing != nil {
+		if s.LastTestsPassing != nil && *it.TestsPassing > *s.LastTestsPassing {
+			progress = true
+		}
+		if it.TestsFailing != nil && s.LastTestsPassing != nil && s.LastTestsFailing != nil &&
+			*it.TestsFailing < *s.LastTestsFailing &&
+			*it.TestsPassing+*it.TestsFailing == *s.LastTestsPassing+*s.LastTestsFailing {
+			progress = true
+		}
+		v := *it.TestsPassing
+		s.LastTestsPassing = &v
+	}
+	if it.TestsFailing != nil {
+		v := *it.TestsFailing
+		s.LastTestsFailing = &v
+	}
+	// A test that failed before and passes now is progress even when the
+	// runner's totals are not reported.
+	for _, t := range it.Tests {
+		if !t.Passed {
+			continue
+		}
+		if i := findTest(s.Tests, t.Name); i >= 0 && !s.Tests[i].Passed && s.Tests[i].Failed > 0 {
+			progress = true
+		}
+	}
+	for name, v := range it.Metrics {
+		dir := metricDirection(it.Phase, name)
+		if last, ok := s.LastMetrics[name]; ok && dir*(v-last) > 0 {
+			progress = true
+		}
+		if s.LastMetrics == nil {
+			s.LastMetrics = make(map[string]float64, len(it.Metrics))
+		}
+		s.LastMetrics[name] = v
+	}
+	return progress
+}
+
+// metricDirection is +1 when a rising metric is progress, -1 when a falling
+// one is (seed 001: complexity_score falls during REFACTOR).
+func metricDirection(_ lb.Phase, name string) float64 {
+	switch name {
+	case "complexity_score", "duplication", "lint_errors", "warnings":
+		return -1
+	}
+	return 1
+}
+
+// countErrors updates the same-error counters and returns the iteration's
+// combined signature ("" when it had no errors).
+func (e *Engine) countErrors(s *lb.BreakerState, errs []lb.ErrorText, now time.Time) string {
+	if len(errs) == 0 {
+		s.Counters.SameError = 0
+		s.LastErrorSig = ""
+		return ""
+	}
+	var sigs [8]string
+	list := sigs[:0]
+	for i := range errs {
+		if errs[i].Signature == "" {
+			errs[i].Signature = errsig.Signature(errs[i].Raw)
+		}
+		if errs[i].Signature != "" {
+			list = append(list, errs[i].Signature)
+		}
+	}
+	sig := errsig.Combine(list)
+	switch {
+	case sig == "":
+		s.Counters.SameError = 0
+	case sig == s.LastErrorSig:
+		s.Counters.SameError++
+	default:
+		s.Counters.SameError = 1
+	}
+	s.LastErrorSig = sig
+	// Session-wide counts: each distinct signature once per iteration.
+	for i, sg := range list {
+		if sg == "" || containsBefore(list, i, sg) {
+			continue
+		}
+		s.ErrorCounts = bumpError(s.ErrorCounts, sg, errs, now)
+	}
+	return sig
+}
+
+func containsBefore(xs []string, i int, v string) bool {
+	for _, x := range xs[:i] {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func bumpError(counts []lb.ErrorCount, sig string, errs []lb.ErrorText, now time.Time) []lb.ErrorCount {
+	for i := range counts {
+		if counts[i].Signature == sig {
+			counts[i].Count++
+			counts[i].LastSeen = now
+			return counts
+		}
+	}
+	example := ""
+	for _, e := range errs {
+		if e.Signature == sig {
+			example = truncate(e.Raw, 1024)
+			break
+		}
+	}
+	c := lb.ErrorCount{Signature: sig, Count: 1, Example: example, LastSeen: now}
+	if len(counts) < maxErrorCounts {
+		return append(counts, c)
+	}
+	// Full: replace the least recently seen signature.
+	oldest := 0
+	for i := range counts {
+		if counts[i].LastSeen.Before(counts[oldest].LastSeen) {
+			oldest = i
+		}
+	}
+	counts[oldest] = c
+	return counts
+}
+
+// countOutput updates the output-decline counter: an iteration declines
+// when its output is below percent % of the mean of the previous samples.
+// A declining iteration that made progress is not counted.
+func (e *Engine) countOutput(s *lb.BreakerState, out *int64, progress bool) {
+	if out == nil {
+		return
+	}
+	cfg := e.Config.OutputDecline
+	declined := false
+	if n := len(s.OutputSizes); n >= cfg.MinSamples && n > 0 {
+		var sum int64
+		for _, v := range s.OutputSizes {
+			sum += v
+		}
+		// out < percent/100 * sum/n, in integers.
+		declined = *out*100*int64(n) < int64(cfg.Percent)*sum
+	}
+	if declined && !progress {
+		s.Counters.OutputDecline++
+	} else {
+		s.Counters.OutputDecline = 0
+	}
+	s.OutputSizes = appendBounded(s.OutputSizes, *out, cfg.Window)
+}
+
+// countPhaseFailure counts consecutive failed iterations of the same phase
+// (seed 004): a failure is a known, non-zero exit code.
+func countPhaseFailure(s *lb.BreakerState, it *lb.Iteration) {
+	if it.ExitCode == nil {
+		return
+	}
+	if *it.ExitCode == 0 {
+		s.Counters.PhaseFailure = 0
+		s.LastFailedPhase = ""
+		return
+	}
+	if s.Counters.PhaseFailure > 0 && s.LastFailedPhase == it.Phase {
+		s.Counters.PhaseFailure++
+	} else {
+		s.Counters.PhaseFailure = 1
+	}
+	s.LastFailedPhase = it.Phase
+}
+
+// countTests records per-test attempts (seed 000): a failed attempt counts
+// for the test and for the slice unless the infrastructure failed.
+// It returns the names of the tests that failed.
+func (e *Engine) countTests(s *lb.BreakerState, slice string, tests []lb.TestResult) []string {
+	var failed []string
+	for _, t := range tests {
+		if t.Name == "" {
+			continue
+		}
+		i := findTest(s.Tests, t.Name)
+		if i < 0 {
+			if len(s.Tests) >= maxTests {
+				s.Tests = dropOldestPassed(s.Tests)
+			}
+			s.Tests = append(s.Tests, lb.TestAttempts{Name: t.Name, Slice: slice})
+			i = len(s.Tests) - 1
+		}
+		ta := &s.Tests[i]
+		ta.Slice = slice
+		if t.Passed {
+			ta.Passed = true
+			continue
+		}
+		ta.Passed = false
+		if t.Message != "" {
+			ta.LastError = truncate(t.Message, 4096)
+		}
+		if t.Infra {
+			continue
+		}
+		ta.Failed++
+		if s.SliceFailures == nil {
+			s.SliceFailures = make(map[string]int)
+		}
+		s.SliceFailures[slice]++
+		failed = append(failed, t.Name)
+	}
+	return failed
+}
+
+func findTest(tests []lb.TestAttempts, name string) int {
+	for i := range tests {
+		if tests[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func dropOldestPassed(tests []lb.TestAttempts) []lb.TestAttempts {
+	for i := range tests {
+		if tests[i].Passed || tests[i].Failed == 0 {
+			return append(tests[:i], tests[i+1:]...)
+		}
+	}
+	return tests[1:]
+}
+
+// truncate keeps at most max bytes of s for reports.
+func truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return errsig.Truncate(s, max)
+}
+
+// recordViolation logs an out-of-scope edit (seed 000 FR-5); an unjustified
+// one counts as a failed attempt of its test.
+func (e *Engine) recordViolation(s *lb.BreakerState, ev *lb.Event) Applied {
+	a := Applied{Changed: true}
+	e.expire(s, ev.Time, &a)
+	v := *ev.Violation
+	if v.Slice == "" {
+		v.Slice = s.Slice
+	}
+	if v.Slice == "" {
+		v.Slice = DefaultSlice
+	}
+	s.Violations = appendBounded(s.Violations, v, maxViolations)
+	if v.Verdict == "violation" {
+		if v.Test != "" {
+			e.countTests(s, v.Slice, []lb.TestResult{{Name: v.Test, Message: fmt.Sprintf("out-of-scope edit of %s without justification", v.File)}})
+		} else {
+			if s.SliceFailures == nil {
+				s.SliceFailures = make(map[string]int)
+			}
+			s.SliceFailures[v.Slice]++
+		}
+	}
+	e.settle(s, ev, "", false, &a)
+	return a
+}

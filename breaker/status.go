@@ -1,0 +1,58 @@
+package breaker
+
+import (
+	"time"
+
+	lb "github.com/loopbreaker/loopbreaker"
+)
+
+// Status describes s as of now without changing it: an OPEN breaker whose
+// cooldown is over still reads OPEN, with no cooldown remaining (the next
+// check moves it).
+func (e *Engine) Status(s *lb.BreakerState, now time.Time) lb.Status {
+	st := lb.Status{
+		Scope: s.Scope, State: s.State, Mode: s.Mode, Reason: s.Reason,
+		Detector: s.Detector, Enabled: e.Config.Enabled,
+		Iterations: s.Iterations, TotalOpens: s.TotalOpens,
+		OpenedAt: s.OpenedAt, LastProgressAt: s.LastProgressAt, Probe: s.Probe,
+		Tests: s.Tests, Guidance: s.Guidance,
+		Transitions: s.Transitions,
+	}
+	if st.Transitions == nil {
+		st.Transitions = []lb.Transition{}
+	}
+	switch {
+	case s.State == lb.Closed:
+		st.Allowed = true
+	case s.State == lb.HalfOpen && s.Mode == lb.ModeWarning:
+		st.Allowed, st.Warning = true, true
+	case s.State == lb.HalfOpen:
+		st.Allowed = s.Probe == nil || !now.Before(s.Probe.ExpiresAt)
+	case s.State == lb.Open && s.OpenedAt != nil:
+		retry := s.OpenedAt.Add(e.Config.Cooldown)
+		st.RetryAt = &retry
+		if rem := retry.Sub(now); rem > 0 {
+			st.CooldownRemaining = rem.Seconds()
+		}
+	}
+	if !e.Config.Enabled {
+		st.Allowed, st.Warning = true, false
+		st.Reason = "the breaker is disabled (enabled: false); nothing is checked"
+	}
+	ms := e.measures(s, currentPhase(s), now)
+	st.Counters = make([]lb.Counter, 0, len(ms))
+	for i, m := range ms {
+		st.Counters = append(st.Counters, lb.Counter{
+			Name: measureName(i), Value: m.value, Threshold: m.threshold, WarnAt: m.warnAt, Detail: detail(s, i),
+		})
+	}
+	return st
+}
+
+// currentPhase is the phase of the latest iteration.
+func currentPhase(s *lb.BreakerState) lb.Phase {
+	if n := len(s.Attempts); n > 0 {
+		return s.Attempts[n-1].Phase
+	}
+	return lb.PhaseNone
+}

@@ -1,0 +1,114 @@
+package breaker
+
+import (
+	"fmt"
+	"testing"
+
+	lb "github.com/loopbreaker/loopbreaker"
+)
+
+// call builds a tool call; result "" and errSig "" mean success with no
+// output of note.
+func call(tool, args, result, errSig string, edit bool) lb.ToolCall {
+	tc := lb.ToolCall{Tool: tool, ArgsHash: args, ResultHash: result, Edit: edit}
+	if errSig != "" {
+		tc.Error = &lb.ErrorText{Raw: errSig, Signature: errSig}
+	}
+	return tc
+}
+
+func (r *rig) tool(tc lb.ToolCall) lb.Decision {
+	r.t.Helper()
+	return r.apply(lb.Event{Kind: lb.EventToolCall, Caller: "agent", ToolCall: &tc}).Decision
+}
+
+func TestToolRepeat(t *testing.T) {
+	r := newRig(t)
+	for i := 1; i <= 5; i++ {
+		d := r.tool(call("Bash", "ls", "same-listing", "", false))
+		switch {
+		case i == 5:
+			r.expect(d, lb.Open, false, "fifth identical call")
+			if d.Detector != lb.DetectorToolRepeat {
+				t.Fatalf("detector %q", d.Detector)
+			}
+		case i >= 3:
+			r.expect(d, lb.HalfOpen, true, fmt.Sprintf("identical call %d warns", i))
+		default:
+			r.expect(d, lb.Closed, true, fmt.Sprintf("identical call %d", i))
+		}
+	}
+}
+
+func TestToolCallsThatAreNotLoops(t *testing.T) {
+	tests := []struct {
+		name  string
+		calls func(i int) lb.ToolCall
+	}{
+		{"polling whose output changes", func(i int) lb.ToolCall {
+			return call("Bash", "tail build.log", fmt.Sprintf("log-%d", i), "", false)
+		}},
+		{"same edit tool on different files", func(i int) lb.ToolCall {
+			return call("Edit", fmt.Sprintf("file-%d.go", i), "ok", "", true)
+		}},
+		{"re-running failing tests after real edits", func(i int) lb.ToolCall {
+			if i%2 == 0 {
+				return call("Bash", "go test ./...", "", "FAIL TestA", false)
+			}
+			return call("Edit", fmt.Sprintf("edit-%d", i), "ok", "", true)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig(t)
+			for i := 0; i < 20; i++ {
+				r.expect(r.tool(tt.calls(i)), lb.Closed, true, fmt.Sprintf("call %d", i))
+			}
+		})
+	}
+}
+
+func TestToolCycle(t *testing.T) {
+	r := newRig(t)
+	seq := []lb.ToolCall{
+		call("Read", "a.go", "A", "", false),
+		call("Grep", "needle", "B", "", false),
+		call("Read", "b.go", "C", "", false),
+	}
+	var d lb.Decision
+	for i := 0; i < 15; i++ {
+		d = r.tool(seq[i%3])
+		if i < 8 && d.State != lb.Closed {
+			t.Fatalf("call %d: state %s (%s) before the third repetition", i, d.State, d.Reason)
+		}
+	}
+	r.expect(d, lb.Open, false, "cycle of 3 repeated 5 times")
+	if d.Detector != lb.DetectorToolCycle {
+		t.Fatalf("detector %q reason %q", d.Detector, d.Reason)
+	}
+}
+
+func TestSameFailingToolCall(t *testing.T) {
+	r := newRig(t)
+	fail := call("Bash", "npm test", "", "sig-cannot-find-module", false)
+	r.tool(fail)
+	r.tool(call("Read", "package.json", "P", "", false)) // reading is not an edit
+	r.tool(fail)
+	d := r.tool(fail)
+	r.expect(d, lb.Open, false, "third identical failure with no edit in between")
+	if d.Detector != lb.DetectorToolError && d.Detector != lb.DetectorToolRepeat {
+		t.Fatalf("detector %q", d.Detector)
+	}
+}
+
+func TestToolCallFeedsTestAttempts(t *testing.T) {
+	r := newRig(t)
+	var d lb.Decision
+	for i := 0; i < 3; i++ {
+		tc := call("Bash", "go test ./...", "", "", false)
+		tc.Tests = []lb.TestResult{{Name: "pkg.TestParse", Message: "want 1 got 2"}}
+		d = r.tool(tc)
+		r.tool(call("Edit", fmt.Sprintf("parse-%d", i), "ok", "", true))
+	}
+	r.expect(d, lb.Open, false, "third failed attempt at pkg.TestParse")
+}
