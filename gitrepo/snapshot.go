@@ -26,9 +26,12 @@ type Tree string
 // temporary index file, seeded from a copy of the real index so that git
 // only re-reads files whose stat data changed.
 func (r *Repo) Snapshot(ctx context.Context) (Tree, error) {
-	tmp, err := os.MkdirTemp("", "loopbreaker-index-")
+	// The temporary index lives in the git directory, never in the work
+	// tree: TMPDIR may point inside the repository, and a fresh temp dir
+	// there would itself look like a change.
+	tmp, err := os.MkdirTemp(r.GitDir, "loopbreaker-index-")
 	if err != nil {
-		return "", fmt.Errorf("gitrepo: snapshot: create a temporary index directory: %w: check that the temp directory (%s) is writable", err, os.TempDir())
+		return "", fmt.Errorf("gitrepo: snapshot: create a temporary index directory: %w: check that %s is writable", err, r.GitDir)
 	}
 	defer os.RemoveAll(tmp)
 	index := filepath.Join(tmp, "index")
@@ -56,21 +59,22 @@ func (r *Repo) Snapshot(ctx context.Context) (Tree, error) {
 // given index file and writes it as a tree. A seeded index may track
 // excluded paths (state committed by mistake); they are dropped from it, so
 // that a snapshot, and a rescue made from one, never holds them.
-func (r *Repo) writeWorkTree(ctx context.Context, index string, seeded bool) (Tree, error) {
+func (r *Repo) writeWorkTree(ctx context.Context, index string, _ bool) (Tree, error) {
 	o := runOpts{env: []string{"GIT_INDEX_FILE=" + index}}
 	// Writing a split index would add a shared index file to the git
 	// directory; the temporary index is kept whole instead.
 	noSplit := []string{"-c", "core.splitIndex=false"}
-	excluded := r.excludePathspecs(false)
-	if seeded && len(excluded) > 0 {
+	// Excluded paths are dropped after adding rather than excluded by a
+	// pathspec: git refuses (exit 1) an exclude pathspec that names a path
+	// .gitignore already ignores, which is the usual case for .loopbreaker.
+	if _, err := r.run(ctx, o, slices.Concat(noSplit, []string{"add", "-A", "--", ":/"})...); err != nil {
+		return "", err
+	}
+	if excluded := r.excludePathspecs(false); len(excluded) > 0 {
 		args := slices.Concat(noSplit, []string{"rm", "-r", "-q", "--cached", "--ignore-unmatch", "--"}, excluded)
 		if _, err := r.run(ctx, o, args...); err != nil {
 			return "", err
 		}
-	}
-	args := slices.Concat(noSplit, []string{"add", "-A", "--", ":/"}, r.excludePathspecs(true))
-	if _, err := r.run(ctx, o, args...); err != nil {
-		return "", err
 	}
 	out, err := r.run(ctx, o, slices.Concat(noSplit, []string{"write-tree"})...)
 	if err != nil {

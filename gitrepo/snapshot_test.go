@@ -378,3 +378,52 @@ func TestSnapshotSurvivesACorruptIndex(t *testing.T) {
 		t.Errorf("snapshot with a corrupt index = %s, want %s", got, want)
 	}
 }
+
+// The state directory is usually listed in .gitignore; snapshots must work
+// then too (git refuses an exclude pathspec naming an ignored path).
+func TestSnapshotWithStateDirInGitignore(t *testing.T) {
+	dir := newRepo(t)
+	writeFile(t, dir, ".gitignore", ".loopbreaker/\n")
+	writeFile(t, dir, "a.txt", "one\n")
+	commitAll(t, dir, "initial")
+	writeFile(t, dir, ".loopbreaker/state.json", "{}\n")
+	r := openRepo(t, dir)
+	before := snapshot(t, r)
+	writeFile(t, dir, "a.txt", "two\n")
+	after := snapshot(t, r)
+	changed, err := r.Changed(context.Background(), before, after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changed) != 1 || changed[0] != "a.txt" {
+		t.Fatalf("changed %v, want [a.txt]", changed)
+	}
+}
+
+// TMPDIR inside the work tree (as under testscript) must not show up as a
+// change, and no temporary index may be left in the git directory.
+func TestSnapshotWithTmpdirInsideWorkTree(t *testing.T) {
+	dir := newRepo(t)
+	writeFile(t, dir, "a.txt", "one\n")
+	commitAll(t, dir, "initial")
+	t.Setenv("TMPDIR", filepath.Join(dir, ".tmp"))
+	if err := os.MkdirAll(filepath.Join(dir, ".tmp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := openRepo(t, dir)
+	first := snapshot(t, r)
+	second := snapshot(t, r)
+	if first != second {
+		changed, _ := r.Changed(context.Background(), first, second)
+		t.Fatalf("nothing changed but the snapshots differ: %v", changed)
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "loopbreaker-index-") {
+			t.Fatalf("temporary index %s left in the git directory", e.Name())
+		}
+	}
+}
