@@ -15,4 +15,5 @@ require (
 	go.uber.org/atomic v1.12.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/tools v0.42.0 // indirect
 )

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+
+	lb "github.com/loopbreaker/loopbreaker"
+)
+
+type checkOptions struct {
+	common
+	start bool
+}
+
+// runCheck answers whether the loop may go on: exit 0 to proceed (CLOSED,
+// or HALF_OPEN with the warning on stderr), 2 when OPEN, 1 on error.
+func runCheck(ctx context.Context, env *Env, args []string) error {
+	var o checkOptions
+	fs := newFlagSet("check", env)
+	o.register(fs, env, true)
+	fs.BoolVar(&o.start, "start", false, "this check starts a loop: with auto_reset an OPEN breaker is reset first (Ralph's CB_AUTO_RESET)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	w, err := o.open(env)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	if o.start && w.cfg.AutoReset && w.cfg.Enabled {
+		st, err := w.store.Load(ctx, w.scope)
+		if err != nil {
+			return err
+		}
+		if st.State == lb.Open {
+			if _, err := w.apply(ctx, lb.Event{Kind: lb.EventReset, Reset: &lb.Reset{By: "auto_reset", Reason: "loop start with auto_reset: true"}}); err != nil {
+				return err
+			}
+			fmt.Fprintln(env.Stderr, "loopbreaker: auto_reset: the OPEN breaker was reset at loop start")
+		}
+	}
+	res, err := w.apply(ctx, lb.Event{Kind: lb.EventCheck})
+	if err != nil {
+		return err
+	}
+	return w.finish(o.json, res.States, res.Decision, nil)
+}
+
+// finish prints a decision (text or JSON) and turns it into the exit code.
+func (w *workspace) finish(asJSON bool, states []*lb.BreakerState, d lb.Decision, progress *bool) error {
+	var st *lb.BreakerState
+	if len(states) > 0 {
+		st = states[0]
+	}
+	out := w.output(st, &d)
+	out.Progress = progress
+	if asJSON {
+		enc := json.NewEncoder(w.env.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		msg := describe(out, w.env.Now())
+		if out.Allowed && !out.Warning {
+			fmt.Fprintln(w.env.Stdout, msg)
+		} else {
+			fmt.Fprintln(w.env.Stderr, msg)
+		}
+	}
+	if !out.Allowed {
+		return halt()
+	}
+	return nil
+}
+
+func newFlagSet(name string, env *Env) *flag.FlagSet {
+	fs := flag.NewFlagSet("loopbreaker "+name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	return fs
+}
+
+// parse parses flags; -h prints usage and succeeds, a bad flag is a usage
+// error (exit 1). No positional arguments are accepted unless allowed.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return &exitError{code: ExitOK}
+		}
+		return &exitError{code: ExitError}
+	}
+	if fs.NArg() > 0 {
+		return usagef("%s: unexpected argument %q (flags go before arguments; see -h)", fs.Name(), fs.Arg(0))
+	}
+	return nil
+}

@@ -1,0 +1,27 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+)
+
+// runCompact rotates the session's journal now: the old journal is kept
+// (up to journal.keep of them) and the new one starts with a snapshot.
+func runCompact(ctx context.Context, env *Env, args []string) error {
+	var o common
+	fs := newFlagSet("compact", env)
+	o.register(fs, env, false)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	w, err := o.open(env)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	if err := w.store.Compact(ctx, w.scope); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "loopbreaker: journal of %s rotated\n", w.scope)
+	return nil
+}

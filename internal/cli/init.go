@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/loopbreaker/loopbreaker/config"
+	"github.com/loopbreaker/loopbreaker/filestore"
+)
+
+type initOptions struct {
+	dir   string
+	force bool
+}
+
+// runInit writes a commented loopbreaker.yaml with every key at its
+// default, and the state directory (kept out of git by its own
+// .gitignore).
+func runInit(_ context.Context, env *Env, args []string) error {
+	var o initOptions
+	flags := newFlagSet("init", env)
+	flags.StringVar(&o.dir, "C", "", "project `dir`ectory (default: the working directory)")
+	flags.BoolVar(&o.force, "force", false, "overwrite an existing loopbreaker.yaml")
+	if err := parse(flags, args); err != nil {
+		return err
+	}
+	project := env.Dir
+	if o.dir != "" {
+		project = abs(env, o.dir)
+	}
+	path := filepath.Join(project, config.ProjectFile)
+	wrote := true
+	_, err := os.Stat(path)
+	switch {
+	case err == nil && !o.force:
+		wrote = false
+		fmt.Fprintf(env.Stdout, "kept %s (it exists; --force overwrites it)\n", path)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	if wrote {
+		if err := os.WriteFile(path, []byte(config.SampleYAML()), 0o644); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		fmt.Fprintf(env.Stdout, "wrote %s\n", path)
+	}
+	stateDir := env.Getenv("LOOPBREAKER_DIR")
+	if stateDir == "" {
+		stateDir = filepath.Join(project, StateDirName)
+	} else {
+		stateDir = abs(env, stateDir)
+	}
+	st, err := filestore.Open(stateDir, filestore.Options{})
+	if err != nil {
+		return err
+	}
+	st.Close()
+	fmt.Fprintf(env.Stdout, "state in %s (ignored by git)\n", stateDir)
+	fmt.Fprintln(env.Stdout, "next: in your loop, `loopbreaker check || break` before each iteration and `loopbreaker record ...` after it")
+	return nil
+}

@@ -1,0 +1,337 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/errsig"
+	"github.com/loopbreaker/loopbreaker/gitrepo"
+)
+
+// maxErrorFileBytes bounds how much of an --error-file is read: enough for
+// any real error, safe against a multi-gigabyte log.
+const maxErrorFileBytes = 4 << 20
+
+type recordOptions struct {
+	common
+	phase             string
+	slice             string
+	summary           string
+	filesChanged      optInt
+	testsPassing      optInt
+	testsFailing      optInt
+	exitCode          optInt
+	outputBytes       optInt
+	permissionDenials int
+	complete          bool
+	errors            multiFlag
+	errorFiles        multiFlag
+	outputFile        string
+	metrics           multiFlag
+	tests             testList
+}
+
+// optInt is an integer flag that remembers whether it was given.
+type optInt struct {
+	set bool
+	v   int64
+}
+
+func (o *optInt) String() string {
+	if !o.set {
+		return ""
+	}
+	return strconv.FormatInt(o.v, 10)
+}
+
+func (o *optInt) Set(s string) error {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("want an integer, got %q", s)
+	}
+	o.v, o.set = v, true
+	return nil
+}
+
+func (o *optInt) intp() *int {
+	if !o.set {
+		return nil
+	}
+	v := int(o.v)
+	return &v
+}
+
+// testList builds per-test outcomes from ordered flags:
+// --test NAME --failed [--infra] [--message M] --test NAME2 --passed ...
+type testList struct {
+	tests []lb.TestResult
+	// decided records whether each test got --passed or --failed.
+	decided []bool
+}
+
+func (l *testList) last(flagName string) (*lb.TestResult, error) {
+	if len(l.tests) == 0 {
+		return nil, fmt.Errorf("%s must follow --test NAME", flagName)
+	}
+	return &l.tests[len(l.tests)-1], nil
+}
+
+func (l *testList) register(fs interface {
+	Func(name, usage string, fn func(string) error)
+	BoolFunc(name, usage string, fn func(string) error)
+}) {
+	fs.Func("test", "a test `name` whose outcome follows (--failed or --passed; repeatable)", func(v string) error {
+		if strings.TrimSpace(v) == "" {
+			return errors.New("--test needs a test name")
+		}
+		l.tests = append(l.tests, lb.TestResult{Name: v})
+		l.decided = append(l.decided, false)
+		return nil
+	})
+	fs.BoolFunc("failed", "the preceding --test failed (counts as an attempt)", func(string) error {
+		t, err := l.last("--failed")
+		if err == nil {
+			t.Passed = false
+			l.decided[len(l.decided)-1] = true
+		}
+		return err
+	})
+	fs.BoolFunc("passed", "the preceding --test passed", func(string) error {
+		t, err := l.last("--passed")
+		if err == nil {
+			t.Passed = true
+			l.decided[len(l.decided)-1] = true
+		}
+		return err
+	})
+	fs.BoolFunc("infra", "the preceding --test failed for an infrastructure reason (did not build, command not found): not an attempt", func(string) error {
+		t, err := l.last("--infra")
+		if err == nil {
+			t.Infra = true
+		}
+		return err
+	})
+	fs.Func("message", "failure `text` of the preceding --test", func(v string) error {
+		t, err := l.last("--message")
+		if err == nil {
+			t.Message = errsig.Truncate(v, 4096)
+		}
+		return err
+	})
+}
+
+// runRecord records one iteration and decides: exit 0 when the loop may go
+// on, 2 when the breaker is OPEN, 1 on a usage or I/O error.
+func runRecord(ctx context.Context, env *Env, args []string) error {
+	var o recordOptions
+	fs := newFlagSet("record", env)
+	o.register(fs, env, true)
+	fs.StringVar(&o.phase, "phase", "", "TDD `phase` of the iteration: RED, GREEN, REFACTOR or DOCUMENT (selects thresholds)")
+	fs.StringVar(&o.slice, "slice", "", "`slice` (unit of work) the tests belong to")
+	fs.StringVar(&o.summary, "summary", "", "what the iteration tried, in a few words (for the report)")
+	fs.Var(&o.filesChanged, "files-changed", "`N` files changed since the previous iteration (default: computed with git when inside a repository)")
+	fs.Var(&o.testsPassing, "tests-passing", "`N` tests passing")
+	fs.Var(&o.testsFailing, "tests-failing", "`N` tests failing")
+	fs.Var(&o.errors, "error", "an error `text` the iteration produced (repeatable)")
+	fs.Var(&o.errorFiles, "error-file", "read an error from `file` (repeatable; - for stdin)")
+	fs.StringVar(&o.outputFile, "output-file", "", "the iteration's output `file`: its size feeds output-decline detection")
+	fs.Var(&o.outputBytes, "output-bytes", "the iteration's output size in `bytes`")
+	fs.Var(&o.exitCode, "exit-code", "the agent's or phase's exit `code` (non-zero: the phase failed)")
+	fs.IntVar(&o.permissionDenials, "permission-denials", 0, "`N` permission denials in the iteration")
+	fs.BoolVar(&o.complete, "complete", false, "the agent signalled completion (counts as progress)")
+	fs.Var(&o.metrics, "metric", "a phase metric `name=value` (e.g. tests_generated=4; repeatable)")
+	o.tests.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	it, err := o.iteration(env)
+	if err != nil {
+		return err
+	}
+	w, err := o.open(env)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	if !o.filesChanged.set {
+		if err := w.measureFiles(ctx, o.session, it); err != nil {
+			fmt.Fprintf(env.Stderr, "loopbreaker: files changed not measured (%v); pass --files-changed N\n", err)
+		}
+	}
+	res, err := w.apply(ctx, lb.Event{Kind: lb.EventIteration, Iteration: it})
+	if err != nil {
+		return err
+	}
+	progress := res.Decision.Progress
+	return w.finish(o.json, res.States, res.Decision, &progress)
+}
+
+// iteration turns the flags into an Iteration, reading the files named.
+func (o *recordOptions) iteration(env *Env) (*lb.Iteration, error) {
+	phase := lb.Phase(strings.ToUpper(o.phase))
+	switch phase {
+	case lb.PhaseNone, lb.PhaseRed, lb.PhaseGreen, lb.PhaseRefactor, lb.PhaseDocument:
+	default:
+		return nil, usagef("--phase %q: want RED, GREEN, REFACTOR or DOCUMENT", o.phase)
+	}
+	for i, d := range o.tests.decided {
+		if !d {
+			return nil, usagef("--test %q: say --failed or --passed after it", o.tests.tests[i].Name)
+		}
+	}
+	for _, v := range []struct {
+		name string
+		o    optInt
+	}{{"--files-changed", o.filesChanged}, {"--tests-passing", o.testsPassing}, {"--tests-failing", o.testsFailing}, {"--output-bytes", o.outputBytes}} {
+		if v.o.set && v.o.v < 0 {
+			return nil, usagef("%s must not be negative", v.name)
+		}
+	}
+	if o.permissionDenials < 0 {
+		return nil, usagef("--permission-denials must not be negative")
+	}
+	if o.outputFile != "" && o.outputBytes.set {
+		return nil, usagef("give --output-file or --output-bytes, not both")
+	}
+	it := &lb.Iteration{
+		Phase: phase, Slice: o.slice, Summary: o.summary,
+		FilesChanged: o.filesChanged.intp(), TestsPassing: o.testsPassing.intp(),
+		TestsFailing: o.testsFailing.intp(), ExitCode: o.exitCode.intp(),
+		PermissionDenials: o.permissionDenials, Complete: o.complete, Tests: o.tests.tests,
+	}
+	if o.outputBytes.set {
+		it.OutputBytes = &o.outputBytes.v
+	}
+	if o.outputFile != "" {
+		fi, err := os.Stat(abs(env, o.outputFile))
+		if err != nil {
+			return nil, fmt.Errorf("--output-file: %w", err)
+		}
+		n := fi.Size()
+		it.OutputBytes = &n
+	}
+	for _, text := range o.errors {
+		it.Errors = append(it.Errors, errorText(text))
+	}
+	for _, name := range o.errorFiles {
+		text, err := readBounded(env, name)
+		if err != nil {
+			return nil, fmt.Errorf("--error-file: %w", err)
+		}
+		if strings.TrimSpace(text) != "" {
+			it.Errors = append(it.Errors, errorText(text))
+		}
+	}
+	for _, kv := range o.metrics {
+		k, v, ok := strings.Cut(kv, "=")
+		f, err := strconv.ParseFloat(v, 64)
+		if !ok || k == "" || err != nil {
+			return nil, usagef("--metric %q: want name=number, e.g. --metric tests_generated=4", kv)
+		}
+		if it.Metrics == nil {
+			it.Metrics = map[string]float64{}
+		}
+		it.Metrics[k] = f
+	}
+	return it, nil
+}
+
+// errorText keeps the raw text (bounded) and the signature of the whole.
+func errorText(text string) lb.ErrorText {
+	return lb.ErrorText{Raw: errsig.Truncate(text, 8<<10), Signature: errsig.Signature(text)}
+}
+
+func abs(env *Env, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(env.Dir, p)
+}
+
+// readBounded reads a file (or stdin for "-") up to maxErrorFileBytes,
+// keeping its head and tail when it is larger.
+func readBounded(env *Env, name string) (string, error) {
+	var r io.Reader = env.Stdin
+	if name != "-" {
+		f, err := os.Open(abs(env, name))
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return "", err
+		}
+		if fi.Size() > maxErrorFileBytes {
+			head := make([]byte, maxErrorFileBytes/2)
+			if _, err := io.ReadFull(f, head); err != nil {
+				return "", err
+			}
+			tail := make([]byte, maxErrorFileBytes/2)
+			if _, err := f.ReadAt(tail, fi.Size()-int64(len(tail))); err != nil && err != io.EOF {
+				return "", err
+			}
+			return string(head) + "\n…\n" + string(tail), nil
+		}
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxErrorFileBytes))
+	return string(b), err
+}
+
+// measureFiles fills FilesChanged from git: the working tree (committed,
+// staged, unstaged and new files) is compared with the snapshot taken at
+// the previous record of this session, not with HEAD. The first record of
+// a session compares with HEAD.
+func (w *workspace) measureFiles(ctx context.Context, session string, it *lb.Iteration) error {
+	repo, err := gitrepo.Open(w.project)
+	if err != nil {
+		if errors.Is(err, gitrepo.ErrNotRepo) {
+			return errors.New("not inside a git repository")
+		}
+		return err
+	}
+	now, err := repo.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(w.stateDir, "snapshots", escapeFileName(session))
+	prev := gitrepo.Tree("HEAD")
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		prev = gitrepo.Tree(strings.TrimSpace(string(b)))
+	}
+	files, err := repo.Changed(ctx, prev, now)
+	if err != nil {
+		return err
+	}
+	n := len(files)
+	it.FilesChanged, it.Files = &n, files
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(string(now)+"\n"), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// escapeFileName makes a session name a safe file name.
+func escapeFileName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			b.WriteRune(r)
+		} else {
+			fmt.Fprintf(&b, "%%%X", r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	lb "github.com/loopbreaker/loopbreaker"
+)
+
+type recoverOptions struct {
+	common
+	discard bool
+}
+
+// runRecover rebuilds a session's state from its journal (the newest
+// snapshot entry plus every event after it), or with --discard starts it
+// over from CLOSED. Either way the old state file is kept aside and the
+// journal records what was done.
+func runRecover(ctx context.Context, env *Env, args []string) error {
+	var o recoverOptions
+	fs := newFlagSet("recover", env)
+	o.register(fs, env, true)
+	fs.BoolVar(&o.discard, "discard", false, "do not replay: start over from CLOSED (the breaker's memory is lost)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	w, err := o.open(env)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	_, loadErr := w.store.Load(ctx, w.scope)
+	if loadErr != nil && !errors.Is(loadErr, lb.ErrCorruptState) {
+		return loadErr
+	}
+	if o.discard {
+		fresh := lb.NewBreakerState(w.scope)
+		if err := w.store.Replace(ctx, w.scope, fresh); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "loopbreaker: %s discarded and started over from CLOSED (the journal keeps the old history)\n", w.scope)
+		return nil
+	}
+	stats, err := w.store.JournalStats(ctx, w.scope)
+	if err != nil {
+		return err
+	}
+	st, replayed, err := w.svc.Rebuild(ctx, w.scope)
+	if err != nil {
+		return fmt.Errorf("%w\nthe journal cannot be replayed; `loopbreaker recover --discard` starts over from CLOSED", err)
+	}
+	if stats.Entries == 0 && loadErr != nil {
+		return fmt.Errorf("no journal to rebuild %s from (%s); `loopbreaker recover --discard` starts over from CLOSED", w.scope, stats.Path)
+	}
+	if err := w.store.Replace(ctx, w.scope, st); err != nil {
+		return err
+	}
+	how := "the state file was fine; rebuilt anyway"
+	if loadErr != nil {
+		how = "the corrupt state file was kept aside"
+	}
+	fmt.Fprintf(env.Stdout, "loopbreaker: %s rebuilt from %s: %d events replayed, state %s (%s)\n", w.scope, stats.Path, replayed, st.State, how)
+	if stats.Skipped > 0 || stats.TruncatedTail {
+		fmt.Fprintf(env.Stdout, "  skipped %d unreadable journal lines", stats.Skipped)
+		if stats.TruncatedTail {
+			fmt.Fprint(env.Stdout, " and a half-written last line")
+		}
+		fmt.Fprintln(env.Stdout)
+	}
+	return nil
+}

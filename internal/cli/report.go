@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/loopbreaker/loopbreaker/gitrepo"
+	"github.com/loopbreaker/loopbreaker/report"
+)
+
+type reportOptions struct {
+	common
+	expects string
+}
+
+// runReport prints the diagnostic report (seed 000's "debug now" pull
+// cord) at any moment, in Markdown or, with --json, as the same data.
+// It changes nothing.
+func runReport(ctx context.Context, env *Env, args []string) error {
+	var o reportOptions
+	fs := newFlagSet("report", env)
+	o.register(fs, env, true)
+	fs.StringVar(&o.expects, "expects", "", "what the failing test expects, when you know it (shown as such)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	w, err := o.open(env)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	r, err := w.report(ctx, o.expects)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return r.JSON(env.Stdout)
+	}
+	return r.Markdown(env.Stdout)
+}
+
+// report builds the diagnostic report of the session's breaker.
+func (w *workspace) report(ctx context.Context, expects string) (report.Report, error) {
+	st, err := w.store.Load(ctx, w.scope)
+	if err != nil {
+		return report.Report{}, err
+	}
+	opts := report.Options{
+		Now: w.env.Now(), Session: w.scope, Program: "loopbreaker", Expectation: expects,
+	}
+	if st.Slice != "" {
+		if repo, err := gitrepo.Open(w.project); err == nil {
+			if cps, err := repo.Checkpoints(ctx); err == nil {
+				for _, cp := range cps {
+					if cp.Slice == st.Slice {
+						opts.CheckpointTag = cp.Tag
+					}
+				}
+			}
+		}
+	}
+	return report.Build(st, w.svc.Engine.Status(st, w.env.Now()), opts), nil
+}

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os/user"
+
+	lb "github.com/loopbreaker/loopbreaker"
+)
+
+type resetOptions struct {
+	common
+	probeFirst bool
+	guidance   string
+	reason     string
+	by         string
+}
+
+// runReset is a person's reset: to CLOSED, or with --probe-first to
+// HALF_OPEN where one probe decides. It works from OPEN and from a
+// HALF_OPEN whose probe never reported back. Guidance resets the per-test
+// and slice counters and is handed to the next iteration.
+func runReset(ctx context.Context, env *Env, args []string) error {
+	var o resetOptions
+	fs := newFlagSet("reset", env)
+	o.register(fs, env, true)
+	fs.BoolVar(&o.probeFirst, "probe-first", false, "move to HALF_OPEN: the next iteration is a probe (progress closes, stagnation re-opens)")
+	fs.StringVar(&o.guidance, "guidance", "", "what the agent should do differently (fed to the next iteration)")
+	fs.StringVar(&o.reason, "reason", "", "why you reset (kept in the history)")
+	fs.StringVar(&o.by, "by", defaultUser(env), "who resets (kept in the history)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	w, err := o.open(env)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	res, err := w.apply(ctx, lb.Event{Kind: lb.EventReset, Reset: &lb.Reset{
+		ProbeFirst: o.probeFirst, Guidance: o.guidance, Reason: o.reason, By: o.by,
+	}})
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return w.finish(true, res.States, res.Decision, nil)
+	}
+	d := res.Decision
+	from := "?"
+	if d.Transition != nil {
+		from = string(d.Transition.From)
+	}
+	fmt.Fprintf(env.Stdout, "loopbreaker: %s reset %s -> %s", w.scope, from, d.State)
+	if d.State == lb.HalfOpen {
+		fmt.Fprint(env.Stdout, " (the next check takes the probe)")
+	}
+	fmt.Fprintln(env.Stdout)
+	if o.guidance != "" {
+		fmt.Fprintln(env.Stdout, "guidance saved: the next iteration receives it with what was already tried")
+	}
+	return nil
+}
+
+func defaultUser(env *Env) string {
+	if u := env.Getenv("USER"); u != "" {
+		return u
+	}
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return ""
+}

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	lb "github.com/loopbreaker/loopbreaker"
+)
+
+// runStatus prints state, reason, every counter against its threshold,
+// the time until the cooldown ends and the last transitions. It changes
+// nothing.
+func runStatus(ctx context.Context, env *Env, args []string) error {
+	var o common
+	fs := newFlagSet("status", env)
+	o.register(fs, env, true)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	w, err := o.open(env)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	st, err := w.store.Load(ctx, w.scope)
+	if err != nil {
+		return err
+	}
+	out := w.output(st, nil)
+	if o.json {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	printStatus(env.Stdout, out, env.Now())
+	return nil
+}
+
+func printStatus(w io.Writer, o output, now time.Time) {
+	state := string(o.State)
+	if o.Mode != "" {
+		state += " (" + string(o.Mode) + ")"
+	}
+	fmt.Fprintf(w, "scope:       %s\nstate:       %s\n", o.Scope, state)
+	if !o.Enabled {
+		fmt.Fprintln(w, "enabled:     false (nothing is checked or recorded)")
+	}
+	if o.Reason != "" {
+		fmt.Fprintf(w, "reason:      %s\n", o.Reason)
+	}
+	fmt.Fprintf(w, "may go on:   %v\n", o.Allowed)
+	fmt.Fprintf(w, "iterations:  %d (opened %d times)\n", o.Iterations, o.TotalOpens)
+	if !o.LastProgressAt.IsZero() {
+		fmt.Fprintf(w, "progress:    last at %s (%s ago)\n", o.LastProgressAt.UTC().Format(time.RFC3339), now.Sub(o.LastProgressAt).Round(time.Second))
+	}
+	if o.State == lb.Open && o.RetryAt != nil {
+		if o.CooldownRemaining > 0 {
+			fmt.Fprintf(w, "cooldown:    %s left (until %s)\n", (time.Duration(o.CooldownRemaining * float64(time.Second))).Round(time.Second), o.RetryAt.UTC().Format(time.RFC3339))
+		} else {
+			fmt.Fprintln(w, "cooldown:    over; the next check takes the probe")
+		}
+	}
+	if o.Probe != nil {
+		fmt.Fprintf(w, "probe:       held by %s until %s\n", o.Probe.Caller, o.Probe.ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	fmt.Fprintln(w, "\ncounters:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  detector\tcount\twarn at\topens at\tabout")
+	for _, c := range o.Counters {
+		warn := "-"
+		if c.WarnAt > 0 {
+			warn = fmt.Sprint(c.WarnAt)
+		}
+		mark := ""
+		switch {
+		case c.Threshold > 0 && c.Value >= c.Threshold:
+			mark = "  << tripped"
+		case c.WarnAt > 0 && c.Value >= c.WarnAt:
+			mark = "  < warning"
+		}
+		fmt.Fprintf(tw, "  %s\t%d\t%s\t%d\t%s%s\n", c.Name, c.Value, warn, c.Threshold, c.Detail, mark)
+	}
+	tw.Flush()
+	if len(o.Transitions) > 0 {
+		fmt.Fprintln(w, "\nlast transitions:")
+		ts := o.Transitions
+		if len(ts) > 5 {
+			ts = ts[len(ts)-5:]
+		}
+		for _, t := range ts {
+			fmt.Fprintf(w, "  %s  %s -> %s  %s\n", t.Time.UTC().Format(time.RFC3339), t.From, t.To, oneLine(t.Reason))
+		}
+	}
+	if n := len(o.Guidance); n > 0 {
+		fmt.Fprintf(w, "\nlast guidance: %q\n", o.Guidance[n-1].Text)
+	}
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if r := []rune(s); len(r) > 160 {
+		s = string(r[:160]) + "…"
+	}
+	return s
+}
