@@ -40,7 +40,7 @@ func BenchmarkBreakerCheck(b *testing.B) {
 	br := NewBreaker("bench", lb.Defaults())
 	b.ReportAllocs()
 	for b.Loop() {
-		if d, err := br.Check("loop"); err != nil || !d.Allowed {
+		if d, err := br.Check(); err != nil || !d.Allowed {
 			b.Fatal(err, d.Reason)
 		}
 	}

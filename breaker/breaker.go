@@ -18,6 +18,8 @@ type Breaker struct {
 	engine  Engine
 	state   *lb.BreakerState
 	pending []lb.ErrorText
+	// caller is this breaker's identity for events that name none.
+	caller string
 	// broken is why the state was dropped; every later call reports it.
 	broken error
 	// OnTransition, when set, is called after every state change, outside
@@ -34,12 +36,16 @@ func WithClock(now func() time.Time) Option { return func(b *Breaker) { b.engine
 // WithState starts from a saved state instead of a new CLOSED one.
 func WithState(s *lb.BreakerState) Option { return func(b *Breaker) { b.state = s } }
 
+// WithCaller names the loop this breaker guards (default "local"); the
+// half-open probe is tied to it.
+func WithCaller(name string) Option { return func(b *Breaker) { b.caller = name } }
+
 // OnTransition registers a listener for state changes.
 func OnTransition(fn func(lb.Transition)) Option { return func(b *Breaker) { b.onTransition = fn } }
 
 // NewBreaker returns a CLOSED breaker with cfg.
 func NewBreaker(scope string, cfg lb.Config, opts ...Option) *Breaker {
-	b := &Breaker{engine: Engine{Config: cfg}}
+	b := &Breaker{engine: Engine{Config: cfg}, caller: "local"}
 	for _, o := range opts {
 		o(b)
 	}
@@ -82,8 +88,13 @@ func (b *Breaker) RecordOutcome(o *lb.Outcome) (lb.Decision, error) {
 	return b.apply(lb.Event{Kind: lb.EventOutcome, Outcome: o, Caller: o.DecisionID})
 }
 
-// Check asks whether caller may take its next step.
-func (b *Breaker) Check(caller string) (lb.Decision, error) {
+// Check asks whether the loop may take its next step (seed 002's check).
+func (b *Breaker) Check() (lb.Decision, error) {
+	return b.apply(lb.Event{Kind: lb.EventCheck})
+}
+
+// CheckAs asks on behalf of one of several callers sharing the breaker.
+func (b *Breaker) CheckAs(caller string) (lb.Decision, error) {
 	return b.apply(lb.Event{Kind: lb.EventCheck, Caller: caller})
 }
 
@@ -118,6 +129,9 @@ func (b *Breaker) apply(ev lb.Event) (lb.Decision, error) {
 		err := fmt.Errorf("breaker halted after an internal error (create a new one from a saved state): %w", b.broken)
 		b.mu.Unlock()
 		return lb.Decision{State: lb.Open, Reason: err.Error()}, err
+	}
+	if ev.Caller == "" {
+		ev.Caller = b.caller
 	}
 	if ev.Kind == lb.EventIteration && len(b.pending) > 0 {
 		ev.Iteration.Errors = append(ev.Iteration.Errors, b.pending...)

@@ -467,7 +467,7 @@ func TestBrokenStateIsRefused(t *testing.T) {
 		t.Fatalf("want ErrInvariant, got %v", err)
 	}
 	b := NewBreaker("s", lb.Defaults(), WithState(broken))
-	d, err := b.Check("loop")
+	d, err := b.Check()
 	if !errors.Is(err, lb.ErrInvariant) || d.Allowed {
 		t.Fatalf("a breaker built on a broken state must refuse to decide: %+v, %v", d, err)
 	}

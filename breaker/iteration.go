@@ -119,7 +119,13 @@ func (e *Engine) progress(s *lb.BreakerState, it *lb.Iteration) bool {
 		progress = true
 	}
 	if it.TestsPassing != nil {
-		if s.LastTestsPassing != nil && *it.TestsPassing > *s.LastTestsPassing {
+		// Before any measurement the baseline is zero (seed 001's
+		// last_progress_metric starts at 0).
+		last := 0
+		if s.LastTestsPassing != nil {
+			last = *s.LastTestsPassing
+		}
+		if *it.TestsPassing > last {
 			progress = true
 		}
 		if it.TestsFailing != nil && s.LastTestsPassing != nil && s.LastTestsFailing != nil &&
@@ -146,7 +152,8 @@ func (e *Engine) progress(s *lb.BreakerState, it *lb.Iteration) bool {
 	}
 	for name, v := range it.Metrics {
 		dir := metricDirection(it.Phase, name)
-		if last, ok := s.LastMetrics[name]; ok && dir*(v-last) > 0 {
+		last, seen := s.LastMetrics[name]
+		if seen && dir*(v-last) > 0 || !seen && dir > 0 && v > 0 {
 			progress = true
 		}
 		if s.LastMetrics == nil {

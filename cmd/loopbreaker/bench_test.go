@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/breaker"
+	"github.com/loopbreaker/loopbreaker/filestore"
+)
+
+// Whole-process benchmarks: the cost a loop or a hook pays per call,
+// start-up included, with a short and a long journal. The median is
+// reported as ms-median; the README records the figures.
+//
+//	go test -run='^$' -bench=Process -benchtime=200x ./cmd/loopbreaker/
+
+func buildBinary(b *testing.B) string {
+	b.Helper()
+	bin := filepath.Join(b.TempDir(), "loopbreaker")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("go build: %v", err)
+	}
+	return bin
+}
+
+// seedProject makes a project whose session journal holds n events,
+// written through the real service and store.
+func seedProject(b *testing.B, n int) string {
+	b.Helper()
+	dir := b.TempDir()
+	store, err := filestore.Open(filepath.Join(dir, ".loopbreaker"), filestore.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	svc := &breaker.Service{Store: store, Engine: breaker.New(lb.Defaults())}
+	files := 1
+	ctx := context.Background()
+	for i := 0; i < n; i++ {
+		it := lb.Iteration{FilesChanged: &files, Summary: "edit"}
+		if _, err := svc.Apply(ctx, []string{"session:default"}, lb.Event{Kind: lb.EventIteration, Caller: "default", Iteration: &it}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func benchProcess(b *testing.B, args ...string) {
+	bin := buildBinary(b)
+	for _, n := range []int{100, 100_000} {
+		b.Run(journalName(n), func(b *testing.B) {
+			dir := seedProject(b, n)
+			var times []time.Duration
+			b.ResetTimer()
+			for b.Loop() {
+				cmd := exec.Command(bin, args...)
+				cmd.Dir = dir
+				cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "PATH=" + os.Getenv("PATH")}
+				start := time.Now()
+				out, err := cmd.CombinedOutput()
+				times = append(times, time.Since(start))
+				if err != nil {
+					b.Fatalf("%v: %v\n%s", args, err, out)
+				}
+			}
+			b.StopTimer()
+			slices.Sort(times)
+			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms-median")
+		})
+	}
+}
+
+func journalName(n int) string { return "journal=" + strconv.Itoa(n) }
+
+func BenchmarkProcessCheck(b *testing.B) { benchProcess(b, "check") }
+
+func BenchmarkProcessRecord(b *testing.B) {
+	benchProcess(b, "record", "--files-changed", "1", "--tests-passing", "3", "--tests-failing", "1")
+}
