@@ -2,6 +2,7 @@ package loopbreaker
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -37,6 +38,78 @@ type Config struct {
 	ToolCalls         ToolCallsConfig        `yaml:"tool_calls"`
 	Phases            map[Phase]PhaseProfile `yaml:"phases"`
 	Journal           JournalConfig          `yaml:"journal"`
+
+	// Run configures the loop supervisor (`loopbreaker run`).
+	Run RunConfig `yaml:"run"`
+	// Scope is the slice's scope lock (seed 000 FR-5).
+	Scope ScopeConfig `yaml:"scope"`
+
+	// Breakers are scoped breakers over reviewed outcomes (seed 003).
+	Breakers []BreakerConfig `yaml:"breakers"`
+	// BreakerTemplate configures breakers for scopes not listed in
+	// Breakers, created on first use (Scope is ignored).
+	BreakerTemplate BreakerConfig `yaml:"breaker_template"`
+	// EvictAfter forgets a template breaker that is CLOSED with no failures
+	// and unused for this long.
+	EvictAfter time.Duration `yaml:"evict_after"`
+	Server     ServerConfig  `yaml:"server"`
+	Notify     NotifyConfig  `yaml:"notify"`
+}
+
+// RunConfig configures `loopbreaker run`.
+type RunConfig struct {
+	// MaxIterations stops the loop after this many iterations (0: no limit).
+	MaxIterations int `yaml:"max_iterations"`
+	// IterationTimeout stops an iteration that runs longer (0: no limit).
+	IterationTimeout time.Duration `yaml:"iteration_timeout"`
+	// KeepOutputs is how many iterations' outputs are kept in the state
+	// directory.
+	KeepOutputs int `yaml:"keep_outputs"`
+	// Checkpoint tags a checkpoint before the first attempt of a slice.
+	Checkpoint bool `yaml:"checkpoint"`
+}
+
+// ScopeConfig is the scope lock: which files an agent may edit for the
+// current slice. Globs use the syntax of path.Match plus "**".
+type ScopeConfig struct {
+	// Allow: edits need no justification.
+	Allow []string `yaml:"allow"`
+	// Justify: edits need a one-sentence justification tied to the
+	// failing test (`loopbreaker scope justify`).
+	Justify []string `yaml:"justify"`
+	// Deny: edits are refused.
+	Deny []string `yaml:"deny"`
+	// FilesInScope names a JSON file with {"files_in_scope": [...]}, whose
+	// files are allowed too.
+	FilesInScope string `yaml:"files_in_scope"`
+}
+
+// BreakerConfig is one scoped breaker (seed 003).
+type BreakerConfig struct {
+	// Scope is global, category:X, stakes:X, agent:X, tag:X, session:X
+	// or slice:X.
+	Scope            string        `yaml:"scope"`
+	FailureThreshold int           `yaml:"failure_threshold"`
+	Window           time.Duration `yaml:"window"`
+	Cooldown         time.Duration `yaml:"cooldown"`
+	Notify           bool          `yaml:"notify"`
+}
+
+// ServerConfig configures `loopbreaker serve`.
+type ServerConfig struct {
+	Addr         string `yaml:"addr"`
+	MaxBodyBytes int64  `yaml:"max_body_bytes"`
+}
+
+// NotifyConfig configures webhook notifications of state changes.
+type NotifyConfig struct {
+	// WebhookURL receives a JSON POST per state change ("" disables).
+	WebhookURL string `yaml:"webhook_url"`
+	// Debounce is the least time between two notifications of one scope.
+	Debounce time.Duration `yaml:"debounce"`
+	// Retries is how often a failed delivery is retried, with backoff.
+	Retries int           `yaml:"retries"`
+	Timeout time.Duration `yaml:"timeout"`
 }
 
 // NoProgressConfig configures the no-progress detector.
@@ -145,6 +218,13 @@ func Defaults() Config {
 			PhaseDocument: {NoProgress: 3, SameError: 5},
 		},
 		Journal: JournalConfig{MaxBytes: 32 << 20, Keep: 3},
+		Run:     RunConfig{KeepOutputs: 50, Checkpoint: true},
+		BreakerTemplate: BreakerConfig{
+			FailureThreshold: 5, Window: time.Hour, Cooldown: 30 * time.Minute, Notify: true,
+		},
+		EvictAfter: 24 * time.Hour,
+		Server:     ServerConfig{Addr: "127.0.0.1:7777", MaxBodyBytes: 1 << 20},
+		Notify:     NotifyConfig{Debounce: time.Minute, Retries: 3, Timeout: 5 * time.Second},
 	}
 }
 
@@ -263,8 +343,63 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("phases.%s: thresholds must not be negative", p)
 		}
 	}
+	if c.Run.MaxIterations < 0 || c.Run.IterationTimeout < 0 || c.Run.KeepOutputs < 0 {
+		return fmt.Errorf("run.max_iterations, run.iteration_timeout and run.keep_outputs must not be negative")
+	}
+	for i, b := range c.Breakers {
+		if err := b.validate(fmt.Sprintf("breakers[%d]", i), true); err != nil {
+			return err
+		}
+	}
+	if err := c.BreakerTemplate.validate("breaker_template", false); err != nil {
+		return err
+	}
+	if c.EvictAfter <= 0 {
+		return fmt.Errorf("evict_after must be positive, got %s", c.EvictAfter)
+	}
+	if c.Server.MaxBodyBytes <= 0 {
+		return fmt.Errorf("server.max_body_bytes must be positive, got %d", c.Server.MaxBodyBytes)
+	}
+	if c.Notify.Debounce < 0 || c.Notify.Retries < 0 || c.Notify.Timeout <= 0 {
+		return fmt.Errorf("notify.debounce and notify.retries must not be negative, notify.timeout must be positive")
+	}
 	if c.Journal.MaxBytes < 0 || c.Journal.Keep < 0 {
 		return fmt.Errorf("journal.max_bytes and journal.keep must not be negative")
 	}
 	return nil
+}
+
+// validate checks one breaker's settings; key names it in errors.
+func (b BreakerConfig) validate(key string, needScope bool) error {
+	if needScope {
+		if err := ValidScope(b.Scope); err != nil {
+			return fmt.Errorf("%s.scope: %w", key, err)
+		}
+	}
+	if b.FailureThreshold < 1 {
+		return fmt.Errorf("%s.failure_threshold must be at least 1, got %d", key, b.FailureThreshold)
+	}
+	if b.Window <= 0 {
+		return fmt.Errorf("%s.window must be positive, got %s", key, b.Window)
+	}
+	if b.Cooldown < 0 {
+		return fmt.Errorf("%s.cooldown must not be negative, got %s", key, b.Cooldown)
+	}
+	return nil
+}
+
+// ValidScope checks a scope name: global, or kind:value with a known kind.
+func ValidScope(scope string) error {
+	if scope == "global" {
+		return nil
+	}
+	kind, value, ok := strings.Cut(scope, ":")
+	if !ok || value == "" {
+		return fmt.Errorf("scope %q: want global or kind:value (category, stakes, agent, tag, session, slice)", scope)
+	}
+	switch kind {
+	case "category", "stakes", "agent", "tag", "session", "slice":
+		return nil
+	}
+	return fmt.Errorf("scope %q: unknown kind %q (want category, stakes, agent, tag, session or slice)", scope, kind)
 }
