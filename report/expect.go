@@ -1,0 +1,145 @@
+package report
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// Assertion shapes of common test frameworks, one line each: "expected
+// 409, got 500" (many), "want 409, got 500", "got 500, want 409" (Go).
+var (
+	expectedGotRE = regexp.MustCompile(`(?i)\bexpected\b[\s:]*(.+?)[,;]?\s+(?:but\s+)?(?:got|received|was|actual|found)\b[\s:]*(.+)$`)
+	wantGotRE     = regexp.MustCompile(`(?i)\bwant(?:ed)?\b[\s:]*(.+?)[,;]?\s+got\b[\s:]*(.+)$`)
+	gotWantRE     = regexp.MustCompile(`(?i)\bgot\b[\s:]*(.+?)[,;]?\s+want(?:ed)?\b[\s:]*(.+)$`)
+	// Labelled lines on their own: testify ("expected: 409" / "actual  :
+	// 500"), Jest ("Expected: 409" / "Received: 500").
+	expectedLineRE = regexp.MustCompile(`(?im)^\s*(?:expected|want(?:ed)?)\s*:\s*(.+?)\s*$`)
+	actualLineRE   = regexp.MustCompile(`(?im)^\s*(?:actual|got|received)\s*:\s*(.+?)\s*$`)
+)
+
+// expected is what the test expects and where that came from.
+type expected struct {
+	text   string
+	source string
+	// value is the expected value alone ("409"), got what was produced,
+	// when the failure message states them.
+	value, got string
+}
+
+// expectation says what the test expects: the caller's knowledge first,
+// then the failure message's own words, else where to look.
+func expectation(known, failure, test string) expected {
+	if k := strings.TrimSpace(known); k != "" {
+		return expected{text: clip(oneLine(k), 2*maxLineBytes), source: "options"}
+	}
+	if want, got, line, ok := parseAssertion(failure); ok {
+		return expected{
+			text:   fmt.Sprintf("expects %s (the failure message says: %s)", want, line),
+			source: "failure message", value: want, got: got,
+		}
+	}
+	where := "the slice's contract or the test's source"
+	if test != "" {
+		where = fmt.Sprintf("the assertion in %s's source or the slice's contract", test)
+	}
+	if failure == "" {
+		return expected{text: "unknown: no failure message was recorded; read " + where, source: "unknown"}
+	}
+	return expected{text: "unknown: the failure message does not state an expected value; read " + where, source: "unknown"}
+}
+
+// parseAssertion finds "expected X, got Y" in any of its usual shapes and
+// returns X, Y and the line it read them from.
+func parseAssertion(msg string) (want, got, line string, ok bool) {
+	for l := range strings.Lines(msg) {
+		l = strings.TrimSpace(l)
+		if m := expectedGotRE.FindStringSubmatch(l); m != nil {
+			return value(m[1]), value(m[2]), clip(l, maxLineBytes), true
+		}
+		if m := wantGotRE.FindStringSubmatch(l); m != nil {
+			return value(m[1]), value(m[2]), clip(l, maxLineBytes), true
+		}
+		if m := gotWantRE.FindStringSubmatch(l); m != nil {
+			return value(m[2]), value(m[1]), clip(l, maxLineBytes), true
+		}
+	}
+	if e := expectedLineRE.FindStringSubmatch(msg); e != nil {
+		if a := actualLineRE.FindStringSubmatch(msg); a != nil {
+			w, g := value(e[1]), value(a[1])
+			return w, g, clip("expected: "+w+" / actual: "+g, maxLineBytes), true
+		}
+	}
+	return "", "", "", false
+}
+
+func value(s string) string {
+	return clip(strings.TrimRight(strings.TrimSpace(s), ",;."), maxLineBytes/2)
+}
+
+// sourcePathRE matches file paths with a source-like extension. A match
+// counts only with a directory or a line number, so that "response.json()"
+// or "fmt.Println" are not taken for files.
+var sourcePathRE = regexp.MustCompile(`[A-Za-z0-9_.@+\-/\\]*[A-Za-z0-9_\-]\.(?:go|py|js|mjs|cjs|jsx|ts|tsx|rs|java|kt|kts|rb|php|c|h|cc|cpp|cxx|hpp|cs|swift|scala|sql|ya?ml|json|toml|sh|vue|svelte|ex|exs|erl|hs|ml|lua|dart|css|scss|html|proto)\b(:\d+)?`)
+
+// filesInText lists the project files an error names, in order, without
+// test files (tests are the truth, not the suspect) and without toolchain
+// or dependency paths.
+func filesInText(text string) []string {
+	var out []string
+	for _, m := range sourcePathRE.FindAllStringSubmatch(text, 200) {
+		p, lineNo := m[0], m[1]
+		p = strings.TrimSuffix(p, lineNo)
+		p = strings.ReplaceAll(p, `\`, "/")
+		if lineNo == "" && !strings.Contains(p, "/") {
+			continue
+		}
+		p = strings.TrimPrefix(p, "./")
+		if isTestFile(p) || isOutsideProject(p) {
+			continue
+		}
+		if !containsPath(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func isTestFile(p string) bool {
+	base := path.Base(p)
+	return strings.Contains(base, "_test.") || strings.HasPrefix(base, "test_") ||
+		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") || strings.Contains(base, "_spec.") ||
+		strings.Contains(p, "/__tests__/")
+}
+
+func isOutsideProject(p string) bool {
+	for _, s := range []string{"/pkg/mod/", "/usr/local/go/", "/usr/lib/go", "/goroot/", "node_modules/", "site-packages/", "dist-packages/", "/lib/python", "/rustc/", "/.cargo/registry/"} {
+		if strings.Contains(p, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// samePath reports whether two spellings name the same file: an error may
+// print an absolute path where the attempt recorded a relative one.
+func samePath(a, b string) bool {
+	a, b = strings.TrimPrefix(a, "./"), strings.TrimPrefix(b, "./")
+	if a == b {
+		return true
+	}
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	return strings.HasSuffix(a, "/"+b)
+}
+
+func containsPath(list []string, p string) bool {
+	for _, q := range list {
+		if samePath(q, p) {
+			return true
+		}
+	}
+	return false
+}
