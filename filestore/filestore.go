@@ -1,0 +1,588 @@
+// Package filestore is the embedded default loopbreaker.Store: each scope's
+// state and journal live in files under a project's .loopbreaker/ folder,
+// with no server to run.
+//
+// Layout of the store directory:
+//
+//	.gitignore                 "*": the state never lands in git
+//	lock                       flock target; writers hold it only during one call
+//	txn.json                   exists only while a multi-scope update commits
+//	scopes/<scope>/state.json  the committed state + the last update's entries
+//	scopes/<scope>/journal.jsonl          append-only journal, one entry a line
+//	scopes/<scope>/journal-<seq>.jsonl    rotated journals, <seq> = first seq
+//
+// Scope names are escaped into one path element (see escapeScope).
+//
+// Crash safety: an update commits by renaming a new state.json into place;
+// the journal lines are appended after that and also kept in state.json, so
+// the next writer appends them if the process died in between and cuts off
+// a half-written last line. A process killed at any instant thus leaves a
+// state that loads (from before or after its update) and a journal that the
+// next writer repairs. Options.Fsync extends this to power loss.
+package filestore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker"
+)
+
+const (
+	// DefaultMaxJournalBytes is the journal size that triggers rotation.
+	DefaultMaxJournalBytes = 32 << 20
+	// DefaultKeepJournals is how many rotated journals a scope keeps.
+	DefaultKeepJournals = 3
+
+	scopesDir   = "scopes"
+	stateName   = "state.json"
+	journalName = "journal.jsonl"
+	lockName    = "lock"
+	txnName     = "txn.json"
+)
+
+// Options tune a Store; the zero value is the default.
+type Options struct {
+	// MaxJournalBytes rotates a journal once an append makes it larger
+	// (0: DefaultMaxJournalBytes; negative: only Compact rotates).
+	MaxJournalBytes int64
+	// KeepJournals is how many rotated journals to keep per scope, the
+	// oldest are deleted (0: DefaultKeepJournals; negative: none).
+	KeepJournals int
+	// Fsync makes every commit durable against power loss, at the cost of
+	// a few fsyncs per update. Without it a commit survives a killed
+	// process, not necessarily a power cut.
+	Fsync bool
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// Store is a loopbreaker.Store on the local file system. It is safe for
+// concurrent use by goroutines and by processes sharing the directory.
+type Store struct {
+	dir    string
+	opts   Options
+	closed atomic.Bool
+}
+
+var _ loopbreaker.Store = (*Store)(nil)
+
+// Open opens the store in dir, creating dir (and a .gitignore inside it
+// that keeps it out of git) if it is missing. It holds no lock.
+func Open(dir string, opts Options) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("filestore: empty directory; pass the state directory, e.g. <project>/.loopbreaker")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("filestore: resolve %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(filepath.Join(abs, scopesDir), 0o755); err != nil {
+		return nil, ioError("create state directory", abs, err)
+	}
+	gitignore := filepath.Join(abs, ".gitignore")
+	if f, err := os.OpenFile(gitignore, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+		_, err = f.WriteString("# loopbreaker state: never commit it\n*\n")
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, ioError("write", gitignore, err)
+		}
+	} else if !errors.Is(err, fs.ErrExist) {
+		return nil, ioError("create", gitignore, err)
+	}
+	lock := filepath.Join(abs, lockName)
+	f, err := os.OpenFile(lock, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, ioError("create lock file", lock, err)
+	}
+	_ = f.Close()
+
+	if opts.MaxJournalBytes == 0 {
+		opts.MaxJournalBytes = DefaultMaxJournalBytes
+	}
+	if opts.KeepJournals == 0 {
+		opts.KeepJournals = DefaultKeepJournals
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Store{dir: abs, opts: opts}, nil
+}
+
+// Dir is the store's directory (absolute).
+func (s *Store) Dir() string { return s.dir }
+
+// Close makes further calls fail with ErrClosed. The store holds no lock
+// or file between calls, so there is nothing else to release.
+func (s *Store) Close() error {
+	s.closed.Store(true)
+	return nil
+}
+
+func (s *Store) usable(ctx context.Context) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	return ctx.Err()
+}
+
+func (s *Store) lock(ctx context.Context) (func(), error) {
+	return lockExclusive(ctx, filepath.Join(s.dir, lockName))
+}
+
+// commit is one scope's share of an update.
+type commit struct {
+	files   scopeFiles
+	state   *loopbreaker.BreakerState
+	entries []loopbreaker.JournalEntry
+	data    []byte
+	tail    journalTail
+}
+
+// Update runs load-apply-save for scopes under the store's exclusive lock.
+// The entries fn returns get consecutive Seq numbers after the state's
+// Seq, their Scope, and Now as Time when it is zero (fn's slices are
+// updated in place). A state fn changed but returned no entries for is
+// not saved. An error wrapping ErrCommitted means the update was saved.
+func (s *Store) Update(ctx context.Context, scopes []string, fn loopbreaker.UpdateFunc) error {
+	if err := s.usable(ctx); err != nil {
+		return err
+	}
+	if len(scopes) == 0 {
+		return errors.New("filestore: Update without scopes; pass at least one scope")
+	}
+	if fn == nil {
+		return errors.New("filestore: Update without an UpdateFunc")
+	}
+	files := make([]scopeFiles, len(scopes))
+	for i, scope := range scopes {
+		f, err := s.files(scope)
+		if err != nil {
+			return err
+		}
+		if slices.Contains(scopes[:i], scope) {
+			return fmt.Errorf("filestore: scope %q is listed twice in one Update; list each scope once", scope)
+		}
+		files[i] = f
+	}
+
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := s.finishTxn(); err != nil {
+		return err
+	}
+
+	states := make([]*loopbreaker.BreakerState, len(scopes))
+	baseSeq := make([]uint64, len(scopes))
+	tails := make([]journalTail, len(scopes))
+	for i, f := range files {
+		sf, _, err := s.readState(f)
+		if err != nil {
+			return err
+		}
+		if tails[i], err = s.repairJournal(f, sf); err != nil {
+			return err
+		}
+		states[i], baseSeq[i] = sf.State, sf.State.Seq
+	}
+
+	entries, err := fn(states)
+	if err != nil {
+		return err
+	}
+	if len(entries) > len(states) {
+		return fmt.Errorf("filestore: UpdateFunc returned entries for %d states, it was given %d", len(entries), len(states))
+	}
+	now := s.opts.Now()
+	var commits []commit
+	for i, es := range entries {
+		if len(es) == 0 {
+			continue
+		}
+		st, f := states[i], files[i]
+		if st == nil || st.Scope != f.scope {
+			return fmt.Errorf("filestore: UpdateFunc replaced the state of scope %q (change it in place instead); nothing saved", f.scope)
+		}
+		seq := baseSeq[i]
+		for j := range es {
+			e := &es[j]
+			if e.Type == "" {
+				return fmt.Errorf("filestore: journal entry %d for scope %q has no type; nothing saved", j, f.scope)
+			}
+			seq++
+			e.Seq, e.Scope = seq, f.scope
+			if e.Time.IsZero() {
+				e.Time = now
+			}
+		}
+		st.Seq = seq
+		if err := st.CheckInvariants(); err != nil {
+			return fmt.Errorf("filestore: not saving scope %q: %w", f.scope, err)
+		}
+		data, err := encodeState(st, es)
+		if err != nil {
+			return err
+		}
+		commits = append(commits, commit{files: f, state: st, entries: es, data: data, tail: tails[i]})
+	}
+	if len(commits) == 0 {
+		return nil
+	}
+	return s.commit(commits)
+}
+
+// commit saves the states, then appends the journals. With several scopes
+// the commit point is txn.json, which the next writer rolls forward if the
+// process dies before every state.json is in place; with one scope it is
+// the rename of its state.json.
+func (s *Store) commit(commits []commit) error {
+	for _, c := range commits {
+		if err := os.MkdirAll(c.files.dir, 0o755); err != nil {
+			return ioError("create scope directory", c.files.dir, err)
+		}
+	}
+	txnPath := filepath.Join(s.dir, txnName)
+	if len(commits) > 1 {
+		txn := txnFile{Version: stateFormat}
+		for _, c := range commits {
+			txn.States = append(txn.States, txnState{Scope: c.files.scope, File: stateFile{Version: stateFormat, State: c.state, Pending: c.entries}})
+		}
+		data, err := json.Marshal(txn)
+		if err != nil {
+			return fmt.Errorf("filestore: encode multi-scope update: %w", err)
+		}
+		if err := s.writeAtomic(txnPath, data); err != nil {
+			return err
+		}
+		if err := s.syncDir(s.dir); err != nil {
+			return fmt.Errorf("%w: %w", ErrCommitted, err)
+		}
+	}
+	for i, c := range commits {
+		if err := s.writeAtomic(c.files.state, c.data); err != nil {
+			if len(commits) > 1 || i > 0 {
+				return fmt.Errorf("%w: %w", ErrCommitted, err)
+			}
+			return err
+		}
+		if err := s.syncDir(c.files.dir); err != nil {
+			return fmt.Errorf("%w: %w", ErrCommitted, err)
+		}
+	}
+	if len(commits) > 1 {
+		if err := os.Remove(txnPath); err != nil {
+			return fmt.Errorf("%w: %w", ErrCommitted, ioError("remove", txnPath, err))
+		}
+	}
+	var errs []error
+	for _, c := range commits {
+		if err := s.appendEntries(c.files, &c.tail, c.entries); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := s.maybeRotate(c.files, &c.tail, c.state); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%w (the next update appends the missing journal lines): %w", ErrCommitted, err)
+	}
+	return nil
+}
+
+// txnFile is a multi-scope update between its commit and the last rename.
+type txnFile struct {
+	Version int        `json:"version"`
+	States  []txnState `json:"states"`
+}
+
+type txnState struct {
+	Scope string    `json:"scope"`
+	File  stateFile `json:"file"`
+}
+
+// finishTxn rolls a committed multi-scope update forward (under the lock).
+func (s *Store) finishTxn() error {
+	path := filepath.Join(s.dir, txnName)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return ioError("read", path, err)
+	}
+	var txn txnFile
+	if err := json.Unmarshal(data, &txn); err != nil || txn.Version != stateFormat {
+		// Only a power cut without Fsync can leave this; the state files
+		// are checked on their own. Keep the file for inspection.
+		aside := fmt.Sprintf("%s.corrupt-%d", path, s.opts.Now().UnixNano())
+		if err := os.Rename(path, aside); err != nil {
+			return ioError("move unreadable "+path+" to", aside, err)
+		}
+		return nil
+	}
+	for _, ts := range txn.States {
+		f, err := s.files(ts.Scope)
+		if err != nil {
+			return fmt.Errorf("filestore: roll forward %s: %w", path, err)
+		}
+		if ts.File.State == nil {
+			return fmt.Errorf("filestore: roll forward %s: scope %q has no state; move the file aside to go on", path, ts.Scope)
+		}
+		data, err := encodeState(ts.File.State, ts.File.Pending)
+		if err != nil {
+			return err
+		}
+		if _, problem := parseState(ts.Scope, data); problem != "" {
+			return fmt.Errorf("filestore: roll forward %s: the state of scope %q %s; move the file aside to go on", path, ts.Scope, problem)
+		}
+		if err := os.MkdirAll(f.dir, 0o755); err != nil {
+			return ioError("create scope directory", f.dir, err)
+		}
+		if err := s.writeAtomic(f.state, data); err != nil {
+			return err
+		}
+		if err := s.syncDir(f.dir); err != nil {
+			return err
+		}
+	}
+	if err := os.Remove(path); err != nil {
+		return ioError("remove", path, err)
+	}
+	if err := s.syncDir(s.dir); err != nil {
+		return err
+	}
+	// Append the update's journal lines now rather than when each scope is
+	// next updated, so that Journal shows them.
+	for _, ts := range txn.States {
+		f, _ := s.files(ts.Scope)
+		if _, err := s.repairJournal(f, ts.File); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Load reads a scope's committed state without locking (state files are
+// replaced by rename, so a reader sees a whole one). A scope never seen
+// loads as a new CLOSED state; an unusable state file is a
+// *CorruptStateError. After a crash in the middle of a multi-scope update,
+// Load may show some scopes before it and some after until the next Update
+// finishes it.
+func (s *Store) Load(ctx context.Context, scope string) (*loopbreaker.BreakerState, error) {
+	if err := s.usable(ctx); err != nil {
+		return nil, err
+	}
+	f, err := s.files(scope)
+	if err != nil {
+		return nil, err
+	}
+	sf, _, err := s.readState(f)
+	if err != nil {
+		return nil, err
+	}
+	return sf.State, nil
+}
+
+// Scopes lists the scopes that have a state file, sorted.
+func (s *Store) Scopes(ctx context.Context) ([]string, error) {
+	if err := s.usable(ctx); err != nil {
+		return nil, err
+	}
+	root := filepath.Join(s.dir, scopesDir)
+	des, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, ioError("list scopes in", root, err)
+	}
+	var scopes []string
+	for _, de := range des {
+		scope, ok := unescapeScope(de.Name())
+		if !ok || !de.IsDir() {
+			continue // not made by the store
+		}
+		if _, err := os.Stat(filepath.Join(root, de.Name(), stateName)); err == nil {
+			scopes = append(scopes, scope)
+		}
+	}
+	slices.Sort(scopes)
+	return scopes, nil
+}
+
+// Replace writes state as the scope's state, at the next seq, and journals
+// it as a snapshot entry. It works when the current state file is corrupt:
+// that file is first copied to state.json.corrupt-<unixnano>. state is not
+// modified; an empty state.Scope means scope.
+func (s *Store) Replace(ctx context.Context, scope string, state *loopbreaker.BreakerState) error {
+	if err := s.usable(ctx); err != nil {
+		return err
+	}
+	if state == nil {
+		return errors.New("filestore: Replace with a nil state; pass loopbreaker.NewBreakerState(scope) to start over")
+	}
+	f, err := s.files(scope)
+	if err != nil {
+		return err
+	}
+	st := *state
+	if st.Scope == "" {
+		st.Scope = scope
+	}
+	if st.Scope != scope {
+		return fmt.Errorf("filestore: Replace of scope %q with the state of scope %q; set state.Scope to %q", scope, st.Scope, scope)
+	}
+	if err := st.CheckInvariants(); err != nil {
+		return fmt.Errorf("filestore: not saving scope %q: %w", scope, err)
+	}
+
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := s.finishTxn(); err != nil {
+		return err
+	}
+
+	var base uint64
+	var tail journalTail
+	sf, exists, err := s.readState(f)
+	var corrupt *CorruptStateError
+	switch {
+	case errors.As(err, &corrupt):
+		if exists {
+			if err := s.keepCorrupt(f); err != nil {
+				return err
+			}
+		}
+		if tail, err = s.loadTail(f); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	default:
+		base = sf.State.Seq
+		tail, err = s.repairJournal(f, sf)
+		if errors.As(err, &corrupt) { // the state is behind its journal
+			tail, err = s.loadTail(f)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	// Never reuse a seq the journals already hold.
+	maxSeq, err := s.maxJournalSeq(f)
+	if err != nil {
+		return err
+	}
+	st.Seq = max(base, maxSeq) + 1
+	entry := loopbreaker.JournalEntry{Seq: st.Seq, Time: s.opts.Now(), Scope: scope, Type: loopbreaker.EntrySnapshot, Snapshot: &st}
+	pending := []loopbreaker.JournalEntry{entry}
+	data, err := encodeState(&st, pending)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(f.dir, 0o755); err != nil {
+		return ioError("create scope directory", f.dir, err)
+	}
+	if err := s.writeAtomic(f.state, data); err != nil {
+		return err
+	}
+	if err := s.syncDir(f.dir); err != nil {
+		return fmt.Errorf("%w: %w", ErrCommitted, err)
+	}
+	if tail.garbage {
+		err = s.startJournal(f, &tail, entry)
+	} else if err = s.appendEntries(f, &tail, pending); err == nil {
+		err = s.maybeRotate(f, &tail, &st)
+	}
+	if err != nil {
+		return fmt.Errorf("%w (the next update appends the missing journal line): %w", ErrCommitted, err)
+	}
+	return nil
+}
+
+// keepCorrupt copies an unusable state file aside before it is replaced.
+func (s *Store) keepCorrupt(f scopeFiles) error {
+	data, err := os.ReadFile(f.state)
+	if err != nil {
+		return ioError("read", f.state, err)
+	}
+	stamp := s.opts.Now().UnixNano()
+	for n := 0; ; n++ {
+		aside := fmt.Sprintf("%s.corrupt-%d", f.state, stamp)
+		if n > 0 {
+			aside = fmt.Sprintf("%s-%d", aside, n)
+		}
+		out, err := os.OpenFile(aside, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return ioError("keep the corrupt state file as", aside, err)
+		}
+		_, err = out.Write(data)
+		if err == nil && s.opts.Fsync {
+			err = out.Sync()
+		}
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return ioError("keep the corrupt state file as", aside, err)
+		}
+		return nil
+	}
+}
+
+// Compact rotates the scope's journal now: the current journal becomes
+// journal-<firstseq>.jsonl and a new one starts with a snapshot of the
+// state. It does nothing when the journal holds only that snapshot.
+func (s *Store) Compact(ctx context.Context, scope string) error {
+	if err := s.usable(ctx); err != nil {
+		return err
+	}
+	f, err := s.files(scope)
+	if err != nil {
+		return err
+	}
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := s.finishTxn(); err != nil {
+		return err
+	}
+	sf, exists, err := s.readState(f)
+	if err != nil || !exists {
+		return err
+	}
+	tail, err := s.repairJournal(f, sf)
+	if err != nil {
+		return err
+	}
+	if first, ok := s.firstEntry(f.journal); ok && first.Type == loopbreaker.EntrySnapshot && first.Seq == sf.State.Seq {
+		return nil
+	}
+	return s.startJournal(f, &tail, snapshotEntry(sf.State, s.opts.Now()))
+}
+
+func snapshotEntry(st *loopbreaker.BreakerState, now time.Time) loopbreaker.JournalEntry {
+	return loopbreaker.JournalEntry{Seq: st.Seq, Time: now, Scope: st.Scope, Type: loopbreaker.EntrySnapshot, Snapshot: st}
+}

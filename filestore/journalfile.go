@@ -1,0 +1,455 @@
+package filestore
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/loopbreaker/loopbreaker"
+)
+
+// loadTail reads the end of a scope's journal and cuts off a half-written
+// last line; callers hold the lock. A journal that a killed rotation left
+// only under its temporary name is put back first.
+func (s *Store) loadTail(f scopeFiles) (journalTail, error) {
+	jf, err := os.OpenFile(f.journal, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		restored, rerr := s.finishRotation(f)
+		if rerr != nil || !restored {
+			return journalTail{partialAt: -1}, rerr
+		}
+		jf, err = os.OpenFile(f.journal, os.O_RDWR, 0)
+	}
+	if err != nil {
+		return journalTail{}, ioError("open journal", f.journal, err)
+	}
+	defer jf.Close()
+	fi, err := jf.Stat()
+	if err != nil {
+		return journalTail{}, ioError("stat journal", f.journal, err)
+	}
+	t, err := readTail(jf, fi.Size())
+	if err != nil {
+		return journalTail{}, fmt.Errorf("%w (file %s)", err, f.journal)
+	}
+	if t.partialAt >= 0 {
+		// A writer died in the middle of its append; the state file still
+		// holds those entries, repairJournal appends them again.
+		if err := jf.Truncate(t.partialAt); err != nil {
+			return journalTail{}, ioError("cut the half-written last line of", f.journal, err)
+		}
+		if s.opts.Fsync {
+			if err := jf.Sync(); err != nil {
+				return journalTail{}, ioError("sync", f.journal, err)
+			}
+		}
+		t.partialAt = -1
+	}
+	return t, nil
+}
+
+// finishRotation completes a rotation killed between moving the old
+// journal away and moving the new one (already complete) into place.
+func (s *Store) finishRotation(f scopeFiles) (bool, error) {
+	tmp := f.journal + ".tmp"
+	data, err := os.ReadFile(tmp)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, ioError("read", tmp, err)
+	}
+	if bytes.IndexByte(data, '\n') == len(data)-1 {
+		if _, ok := decodeEntry(data[:len(data)-1]); ok {
+			if err := os.Rename(tmp, f.journal); err != nil {
+				return false, ioError("rename "+tmp+" to", f.journal, err)
+			}
+			return true, s.syncDir(f.dir)
+		}
+	}
+	if err := os.Remove(tmp); err != nil {
+		return false, ioError("remove", tmp, err)
+	}
+	return false, nil
+}
+
+// repairJournal makes the journal reach the state's seq (under the lock):
+// it appends the state file's pending entries the journal lacks, or, when
+// the journal lost more than those or ends in garbage, starts a new journal
+// from a snapshot of the state (the old one is kept as a rotated journal).
+// Its cost does not depend on the journal's length.
+func (s *Store) repairJournal(f scopeFiles, sf stateFile) (journalTail, error) {
+	t, err := s.loadTail(f)
+	if err != nil {
+		return t, err
+	}
+	st := sf.State
+	if st.Seq == 0 {
+		return t, nil
+	}
+	if t.garbage {
+		return t, s.startJournal(f, &t, snapshotEntry(st, s.opts.Now()))
+	}
+	var last uint64
+	if t.lastOK {
+		last = t.last.Seq
+	}
+	switch {
+	case last > st.Seq:
+		return t, s.corrupt(f, fmt.Sprintf("is at seq %d but its journal already reaches seq %d (is it an older copy of the state file?)", st.Seq, last))
+	case last == st.Seq:
+		return t, nil
+	}
+	first := st.Seq - uint64(len(sf.Pending)) + 1
+	if last+1 >= first {
+		return t, s.appendEntries(f, &t, sf.Pending[last+1-first:])
+	}
+	return t, s.startJournal(f, &t, snapshotEntry(st, s.opts.Now()))
+}
+
+// appendEntries appends entries to the journal in one write, so that a
+// concurrent reader or a crash sees at most one unfinished last line.
+func (s *Store) appendEntries(f scopeFiles, t *journalTail, entries []loopbreaker.JournalEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	for _, e := range entries {
+		line, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("filestore: encode journal entry %d of scope %q: %w", e.Seq, f.scope, err)
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	jf, err := os.OpenFile(f.journal, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return ioError("open journal", f.journal, err)
+	}
+	_, err = jf.Write(buf.Bytes())
+	if err == nil && s.opts.Fsync {
+		err = jf.Sync()
+	}
+	if cerr := jf.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return ioError("append to journal", f.journal, err)
+	}
+	if !t.exists {
+		if err := s.syncDir(f.dir); err != nil {
+			return err
+		}
+	}
+	t.exists, t.size = true, t.size+int64(buf.Len())
+	t.last, t.lastOK, t.garbage = entries[len(entries)-1], true, false
+	return nil
+}
+
+// maybeRotate rotates the journal once it has outgrown MaxJournalBytes.
+func (s *Store) maybeRotate(f scopeFiles, t *journalTail, st *loopbreaker.BreakerState) error {
+	if s.opts.MaxJournalBytes <= 0 || t.size <= s.opts.MaxJournalBytes {
+		return nil
+	}
+	return s.startJournal(f, t, snapshotEntry(st, s.opts.Now()))
+}
+
+// startJournal makes first the only line of a new current journal; a
+// non-empty old one becomes journal-<its first seq>.jsonl. The new journal
+// is complete under a temporary name before the old one moves, so a crash
+// in between is finished by finishRotation. Rotated journals beyond
+// KeepJournals are deleted.
+func (s *Store) startJournal(f scopeFiles, t *journalTail, first loopbreaker.JournalEntry) error {
+	line, err := json.Marshal(first)
+	if err != nil {
+		return fmt.Errorf("filestore: encode snapshot of scope %q: %w", f.scope, err)
+	}
+	line = append(line, '\n')
+	if err := os.MkdirAll(f.dir, 0o755); err != nil {
+		return ioError("create scope directory", f.dir, err)
+	}
+	tmp := f.journal + ".tmp"
+	if err := s.writeFile(tmp, line); err != nil {
+		return err
+	}
+	if t.exists && t.size > 0 {
+		var firstSeq uint64
+		if e, ok := s.firstEntry(f.journal); ok {
+			firstSeq = e.Seq
+		}
+		rotated := s.rotatedPath(f, firstSeq)
+		if err := os.Rename(f.journal, rotated); err != nil {
+			return ioError("rotate "+f.journal+" to", rotated, err)
+		}
+	}
+	if err := os.Rename(tmp, f.journal); err != nil {
+		return ioError("rename "+tmp+" to", f.journal, err)
+	}
+	if err := s.syncDir(f.dir); err != nil {
+		return err
+	}
+	*t = journalTail{exists: true, size: int64(len(line)), partialAt: -1, last: first, lastOK: true}
+	return s.prune(f)
+}
+
+// writeFile writes data to path (truncating it), with fsync if asked.
+func (s *Store) writeFile(path string, data []byte) error {
+	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return ioError("create", path, err)
+	}
+	_, err = out.Write(data)
+	if err == nil && s.opts.Fsync {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return ioError("write", path, err)
+	}
+	return nil
+}
+
+// rotatedPath names a rotated journal after its first seq; a clash (only
+// possible after a repair started a journal at a seq already used) gets a
+// counter.
+func (s *Store) rotatedPath(f scopeFiles, firstSeq uint64) string {
+	for n := 0; ; n++ {
+		name := fmt.Sprintf("journal-%d.jsonl", firstSeq)
+		if n > 0 {
+			name = fmt.Sprintf("journal-%d-%d.jsonl", firstSeq, n)
+		}
+		p := filepath.Join(f.dir, name)
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			return p
+		}
+	}
+}
+
+type rotatedJournal struct {
+	path     string
+	firstSeq uint64
+	n        uint64
+}
+
+// rotatedJournals lists a scope's rotated journals, oldest first.
+func rotatedJournals(dir string) ([]rotatedJournal, error) {
+	des, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, ioError("list", dir, err)
+	}
+	var out []rotatedJournal
+	for _, de := range des {
+		name := de.Name()
+		mid, ok := strings.CutPrefix(name, "journal-")
+		if !ok {
+			continue
+		}
+		if mid, ok = strings.CutSuffix(mid, ".jsonl"); !ok {
+			continue
+		}
+		seqText, nText, hasN := strings.Cut(mid, "-")
+		seq, err := strconv.ParseUint(seqText, 10, 64)
+		if err != nil {
+			continue
+		}
+		var n uint64
+		if hasN {
+			if n, err = strconv.ParseUint(nText, 10, 64); err != nil {
+				continue
+			}
+		}
+		out = append(out, rotatedJournal{path: filepath.Join(dir, name), firstSeq: seq, n: n})
+	}
+	slices.SortFunc(out, func(a, b rotatedJournal) int {
+		return cmp.Or(cmp.Compare(a.firstSeq, b.firstSeq), cmp.Compare(a.n, b.n))
+	})
+	return out, nil
+}
+
+// prune deletes the oldest rotated journals beyond KeepJournals.
+func (s *Store) prune(f scopeFiles) error {
+	rotated, err := rotatedJournals(f.dir)
+	if err != nil {
+		return err
+	}
+	keep := max(s.opts.KeepJournals, 0)
+	var errs []error
+	for i := 0; i < len(rotated)-keep; i++ {
+		if err := os.Remove(rotated[i].path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, ioError("delete old journal", rotated[i].path, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// firstEntry reads the first line of a journal.
+func (s *Store) firstEntry(path string) (loopbreaker.JournalEntry, bool) {
+	jf, err := os.Open(path)
+	if err != nil {
+		return loopbreaker.JournalEntry{}, false
+	}
+	defer jf.Close()
+	var buf []byte
+	line, complete, tooLong, err := readLine(bufio.NewReader(jf), &buf)
+	if err != nil || !complete || tooLong || line == nil {
+		return loopbreaker.JournalEntry{}, false
+	}
+	return decodeEntry(line)
+}
+
+// maxJournalSeq is the highest seq in the scope's journals; it reads whole
+// files only when a journal's last line is unreadable.
+func (s *Store) maxJournalSeq(f scopeFiles) (uint64, error) {
+	rotated, err := rotatedJournals(f.dir)
+	if err != nil {
+		return 0, err
+	}
+	paths := []string{f.journal}
+	for _, r := range rotated {
+		paths = append(paths, r.path)
+	}
+	var top uint64
+	for _, p := range paths {
+		jf, err := os.Open(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return 0, ioError("open journal", p, err)
+		}
+		fi, err := jf.Stat()
+		if err == nil {
+			var t journalTail
+			if t, err = readTail(jf, fi.Size()); err == nil && t.lastOK {
+				top = max(top, t.last.Seq)
+			} else if err == nil {
+				_, err = readJournal(io.NewSectionReader(jf, 0, fi.Size()), func(e loopbreaker.JournalEntry) error {
+					top = max(top, e.Seq)
+					return nil
+				})
+			}
+		}
+		_ = jf.Close()
+		if err != nil {
+			return 0, fmt.Errorf("filestore: read journal %s: %w", p, err)
+		}
+	}
+	return top, nil
+}
+
+// Journal returns the last limit entries of the scope's current journal
+// (all of it when limit <= 0), oldest first. Rotated journals are not
+// read: right after a rotation the current journal holds only a snapshot
+// entry of the state. Unreadable lines are skipped; JournalStats counts
+// them. With limit > 0 the cost is O(limit), not O(journal).
+func (s *Store) Journal(ctx context.Context, scope string, limit int) ([]loopbreaker.JournalEntry, error) {
+	if err := s.usable(ctx); err != nil {
+		return nil, err
+	}
+	f, err := s.files(scope)
+	if err != nil {
+		return nil, err
+	}
+	jf, err := os.Open(f.journal)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, ioError("open journal", f.journal, err)
+	}
+	defer jf.Close()
+	if limit <= 0 {
+		var out []loopbreaker.JournalEntry
+		_, err := readJournal(jf, func(e loopbreaker.JournalEntry) error {
+			out = append(out, e)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%w (file %s)", err, f.journal)
+		}
+		return out, nil
+	}
+	fi, err := jf.Stat()
+	if err != nil {
+		return nil, ioError("stat journal", f.journal, err)
+	}
+	out, _, err := tailEntries(jf, fi.Size(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("%w (file %s)", err, f.journal)
+	}
+	return out, nil
+}
+
+// JournalStats describes a scope's journals, for `loopbreaker recover`
+// and for people.
+type JournalStats struct {
+	// Path is the current journal.
+	Path string
+	// Entries counts its readable entries; FirstSeq and LastSeq are the
+	// seqs of the first and last of them (0 when there are none).
+	Entries           int
+	FirstSeq, LastSeq uint64
+	// Skipped counts complete lines that are not entries (garbage).
+	Skipped int
+	// TruncatedTail is set when the last line lacks its newline: a writer
+	// was killed while appending; the next Update repairs it.
+	TruncatedTail bool
+	// Rotated are the rotated journals, oldest first.
+	Rotated []string
+}
+
+// JournalStats reads the scope's whole current journal and lists the
+// rotated ones. A scope without a journal gives zero stats.
+func (s *Store) JournalStats(ctx context.Context, scope string) (JournalStats, error) {
+	if err := s.usable(ctx); err != nil {
+		return JournalStats{}, err
+	}
+	f, err := s.files(scope)
+	if err != nil {
+		return JournalStats{}, err
+	}
+	js := JournalStats{Path: f.journal}
+	rotated, err := rotatedJournals(f.dir)
+	if err != nil {
+		return js, err
+	}
+	for _, r := range rotated {
+		js.Rotated = append(js.Rotated, r.path)
+	}
+	jf, err := os.Open(f.journal)
+	if errors.Is(err, fs.ErrNotExist) {
+		return js, nil
+	}
+	if err != nil {
+		return js, ioError("open journal", f.journal, err)
+	}
+	defer jf.Close()
+	st, err := readJournal(jf, func(e loopbreaker.JournalEntry) error {
+		if js.FirstSeq == 0 {
+			js.FirstSeq = e.Seq
+		}
+		js.LastSeq = e.Seq
+		return nil
+	})
+	js.Entries, js.Skipped, js.TruncatedTail = st.entries, st.garbage, st.truncatedTail
+	if err != nil {
+		return js, fmt.Errorf("%w (file %s)", err, f.journal)
+	}
+	return js, nil
+}

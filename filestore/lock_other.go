@@ -1,0 +1,15 @@
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
+
+package filestore
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+)
+
+// lockExclusive is not implemented here: without a cross-process lock the
+// store could lose updates, so it refuses to write.
+func lockExclusive(ctx context.Context, path string) (func(), error) {
+	return nil, fmt.Errorf("filestore: file locking is not supported on %s; use the Redis store instead", runtime.GOOS)
+}

@@ -1,0 +1,70 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package filestore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// lockExclusive takes an exclusive flock on path and returns the function
+// that releases it. Every call opens its own file description, so that
+// goroutines of one process exclude each other as processes do. The kernel
+// drops the lock when the process dies, so a killed writer never leaves a
+// stale lock behind.
+//
+// While waiting it honours ctx: the blocking flock runs in a goroutine, and
+// if ctx ends first that goroutine releases the lock as soon as it gets it.
+func lockExclusive(ctx context.Context, path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("filestore: open lock file %s: %w (%s)", path, err, hint(err, path))
+	}
+	unlock := func() {
+		// Closing the last descriptor releases the flock.
+		_ = f.Close()
+	}
+	err = flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+	if err == nil {
+		return unlock, nil
+	}
+	if !errors.Is(err, syscall.EWOULDBLOCK) {
+		_ = f.Close()
+		return nil, fmt.Errorf("filestore: lock %s: %w", path, err)
+	}
+	if ctx.Done() == nil {
+		if err := flock(f, syscall.LOCK_EX); err != nil {
+			_ = f.Close()
+			return nil, fmt.Errorf("filestore: lock %s: %w", path, err)
+		}
+		return unlock, nil
+	}
+	got := make(chan error, 1)
+	go func() { got <- flock(f, syscall.LOCK_EX) }()
+	select {
+	case err := <-got:
+		if err != nil {
+			_ = f.Close()
+			return nil, fmt.Errorf("filestore: lock %s: %w", path, err)
+		}
+		return unlock, nil
+	case <-ctx.Done():
+		go func() {
+			<-got
+			_ = f.Close()
+		}()
+		return nil, fmt.Errorf("filestore: waiting for the lock %s (another loopbreaker process holds it): %w", path, ctx.Err())
+	}
+}
+
+func flock(f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}

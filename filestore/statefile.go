@@ -1,0 +1,187 @@
+package filestore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/loopbreaker/loopbreaker"
+)
+
+// stateFormat is the version of the state file layout.
+const stateFormat = 1
+
+// stateFile is what state.json holds: the committed state, and the journal
+// entries of the update that produced it. Those entries are appended to the
+// journal after the state is committed; keeping them here lets the next
+// writer append them if the process died in between.
+type stateFile struct {
+	Version int                        `json:"version"`
+	State   *loopbreaker.BreakerState  `json:"state"`
+	Pending []loopbreaker.JournalEntry `json:"pending,omitempty"`
+}
+
+// scopeFiles names the files of one scope.
+type scopeFiles struct {
+	scope   string
+	dir     string
+	state   string
+	journal string
+}
+
+func (s *Store) files(scope string) (scopeFiles, error) {
+	esc, err := escapeScope(scope)
+	if err != nil {
+		return scopeFiles{}, err
+	}
+	dir := filepath.Join(s.dir, scopesDir, esc)
+	return scopeFiles{
+		scope:   scope,
+		dir:     dir,
+		state:   filepath.Join(dir, stateName),
+		journal: filepath.Join(dir, journalName),
+	}, nil
+}
+
+// readState reads a scope's state file. A scope never seen gives a new
+// CLOSED state and exists == false; a file that cannot be used gives a
+// *CorruptStateError.
+func (s *Store) readState(f scopeFiles) (sf stateFile, exists bool, err error) {
+	data, err := os.ReadFile(f.state)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A journal without a state means the state file was deleted: never
+		// come back CLOSED silently (restart bypass). The state file is
+		// written before the journal and never removed, so reading it again
+		// rules out a first commit that raced with us.
+		if fi, jerr := os.Stat(f.journal); jerr == nil && fi.Size() > 0 {
+			data, err = os.ReadFile(f.state)
+			if errors.Is(err, fs.ErrNotExist) {
+				return stateFile{}, false, s.corrupt(f, "is missing although the scope has a journal (was it deleted?)")
+			}
+		} else {
+			return stateFile{State: loopbreaker.NewBreakerState(f.scope)}, false, nil
+		}
+	}
+	if err != nil {
+		return stateFile{}, false, ioError("read state file", f.state, err)
+	}
+	sf, problem := parseState(f.scope, data)
+	if problem != "" {
+		return stateFile{}, true, s.corrupt(f, problem)
+	}
+	return sf, true, nil
+}
+
+// parseState decodes and checks a state file; problem says what is wrong.
+func parseState(scope string, data []byte) (stateFile, string) {
+	if len(data) == 0 {
+		return stateFile{}, "is empty (0 bytes)"
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return stateFile{}, fmt.Sprintf("holds only blanks (%d bytes)", len(data))
+	}
+	var sf stateFile
+	if err := json.Unmarshal(data, &sf); err != nil {
+		if strings.Contains(err.Error(), "unexpected end of JSON input") {
+			return stateFile{}, fmt.Sprintf("is truncated (%d bytes, the JSON ends early)", len(data))
+		}
+		return stateFile{}, fmt.Sprintf("is not a state file (%d bytes): %v", len(data), err)
+	}
+	if sf.Version != stateFormat {
+		return stateFile{}, fmt.Sprintf("has format version %d, this loopbreaker reads version %d (written by another version?)", sf.Version, stateFormat)
+	}
+	st := sf.State
+	if st == nil {
+		return stateFile{}, "has no \"state\" object"
+	}
+	if st.Scope != scope {
+		return stateFile{}, fmt.Sprintf("holds the state of scope %q, not of %q (copied from another scope?)", st.Scope, scope)
+	}
+	if err := st.CheckInvariants(); err != nil {
+		return stateFile{}, fmt.Sprintf("holds an invalid state: %v", err)
+	}
+	if n := uint64(len(sf.Pending)); n > st.Seq {
+		return stateFile{}, fmt.Sprintf("lists %d pending journal entries but the state is at seq %d", n, st.Seq)
+	}
+	first := st.Seq - uint64(len(sf.Pending)) + 1
+	for i, e := range sf.Pending {
+		if e.Seq != first+uint64(i) || e.Scope != scope || e.Type == "" {
+			return stateFile{}, fmt.Sprintf("has a pending journal entry (seq %d, scope %q, type %q) that does not follow on seqs %d..%d", e.Seq, e.Scope, e.Type, first, st.Seq)
+		}
+	}
+	return sf, ""
+}
+
+// corrupt builds the error for an unusable state file, counting the
+// entries recovery could replay.
+func (s *Store) corrupt(f scopeFiles, problem string) error {
+	n := 0
+	if jf, err := os.Open(f.journal); err == nil {
+		st, _ := readJournal(jf, func(loopbreaker.JournalEntry) error { return nil })
+		n = st.entries
+		_ = jf.Close()
+	}
+	return &CorruptStateError{Scope: f.scope, Path: f.state, Problem: problem, Journal: f.journal, JournalEntries: n}
+}
+
+// encodeState renders a state file.
+func encodeState(st *loopbreaker.BreakerState, pending []loopbreaker.JournalEntry) ([]byte, error) {
+	data, err := json.MarshalIndent(stateFile{Version: stateFormat, State: st, Pending: pending}, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("filestore: encode state of scope %q: %w", st.Scope, err)
+	}
+	return append(data, '\n'), nil
+}
+
+// writeAtomic replaces path with data: write a temporary file in the same
+// directory, then rename it over path, so that a reader or a crash sees the
+// old content or the new one, never a mix. Writers hold the store lock, so
+// one fixed temporary name is enough; one left by a killed writer is
+// simply overwritten.
+func (s *Store) writeAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return ioError("create", tmp, err)
+	}
+	_, err = f.Write(data)
+	if err == nil && s.opts.Fsync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return ioError("write", tmp, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return ioError("rename "+tmp+" to", path, err)
+	}
+	return s.syncDir(filepath.Dir(path))
+}
+
+// syncDir makes renames and new files in dir durable (Fsync only).
+func (s *Store) syncDir(dir string) error {
+	if !s.opts.Fsync {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return ioError("open directory", dir, err)
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return ioError("sync directory", dir, err)
+	}
+	return nil
+}
