@@ -132,4 +132,8 @@ var (
 	ErrInvariant = errors.New("breaker invariant violated")
 	// ErrCorruptState marks a state file or record that cannot be read.
 	ErrCorruptState = errors.New("breaker state is corrupt")
+	// ErrCommitted marks a store update that WAS saved, but whose
+	// follow-up (journal append, rotation) failed; the next update finishes
+	// it. The decision stands; do not apply the event again.
+	ErrCommitted = errors.New("the update was saved, but finishing it failed")
 )

@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	lb "github.com/loopbreaker/loopbreaker"
@@ -76,11 +77,13 @@ func (s *Service) Apply(ctx context.Context, scopes []string, ev lb.Event) (Resu
 		}
 		return entries, nil
 	})
-	if err != nil {
+	if err != nil && !(errors.Is(err, lb.ErrCommitted) && res.States != nil) {
 		return Result{}, err
 	}
+	// A committed update stands even when finishing it failed; the caller
+	// sees the error (to report it) along with the decision.
 	res.Decision = MostRestrictive(res.Decisions)
-	return res, nil
+	return res, err
 }
 
 // MostRestrictive picks the decision that decides among several scopes.

@@ -17,7 +17,7 @@ var (
 	// be finished (journal lines not appended, a rotation or a multi-scope
 	// rename that failed). The next Update finishes it from what the state
 	// files hold; the caller must not apply the change again.
-	ErrCommitted = errors.New("filestore: the update was saved, but finishing it failed")
+	ErrCommitted = loopbreaker.ErrCommitted
 )
 
 // CorruptStateError says which state file cannot be read, why, and how to

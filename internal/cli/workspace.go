@@ -140,6 +140,12 @@ func (w *workspace) apply(ctx context.Context, ev lb.Event) (breaker.Result, err
 	if err == nil {
 		return res, nil
 	}
+	if errors.Is(err, lb.ErrCommitted) {
+		// Saved: the decision stands; the next update repairs the rest.
+		fmt.Fprintf(w.env.Stderr, "loopbreaker: warning: %v
+", err)
+		return res, nil
+	}
 	if w.cfg.OnError == lb.OnErrorContinue {
 		fmt.Fprintf(w.env.Stderr, "loopbreaker: WARNING: the breaker failed and on_error is %q, so the agent goes on UNGUARDED:\n  %v\n", w.cfg.OnError, err)
 		d := lb.Decision{Scope: w.scope, State: lb.Closed, Allowed: true, Warning: true,
