@@ -142,8 +142,7 @@ func (w *workspace) apply(ctx context.Context, ev lb.Event) (breaker.Result, err
 	}
 	if errors.Is(err, lb.ErrCommitted) {
 		// Saved: the decision stands; the next update repairs the rest.
-		fmt.Fprintf(w.env.Stderr, "loopbreaker: warning: %v
-", err)
+		fmt.Fprintf(w.env.Stderr, "loopbreaker: warning: %v\n", err)
 		return res, nil
 	}
 	if w.cfg.OnError == lb.OnErrorContinue {
