@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -72,7 +73,28 @@ func (s Source) String() string {
 type Loaded struct {
 	Config loopbreaker.Config
 	// Sources maps every dotted key to where its effective value came from.
+	// A list of mappings (breakers) is one key, set where the list is; see
+	// SourceOf for its entries.
 	Sources map[string]Source
+
+	// entrySources says where each entry of a list of mappings and each of
+	// its fields came from: "breakers[1]", "breakers[1].window".
+	entrySources map[string]Source
+	// inherited maps an entry field the entry leaves out to the template
+	// key it was taken from: "breakers[1].window" -> "breaker_template.window".
+	inherited map[string]string
+}
+
+// SourceOf is where the value of key came from. Besides the dotted keys of
+// Sources it knows the entries of lists of mappings and their fields
+// ("breakers[0]", "breakers[0].window", counted from 0); a field an entry
+// leaves out reports the source of the template key it was taken from.
+// Unknown keys read as defaults.
+func (l *Loaded) SourceOf(key string) Source {
+	if s, ok := l.entrySources[key]; ok {
+		return s
+	}
+	return l.source(key)
 }
 
 // Options tells Load where to look.
@@ -144,22 +166,73 @@ func Load(opts Options) (*Loaded, error) {
 		return nil, errors.Join(problems...)
 	}
 
-	l := &Loaded{Config: loopbreaker.Defaults(), Sources: map[string]Source{}}
+	l := &Loaded{Config: loopbreaker.Defaults(), Sources: map[string]Source{},
+		entrySources: map[string]Source{}, inherited: map[string]string{}}
 	for _, lf := range sch.leaves {
 		l.Sources[lf.key] = Source{Kind: KindDefault}
 	}
+	// A list of mappings is filled in last, from the winning layer's
+	// entries and the effective template.
+	lists := map[*leaf]setting{}
 	for _, layer := range layers {
 		for _, s := range layer {
+			l.Sources[s.leaf.key] = s.src
+			if s.leaf.typ == TypeMappingList {
+				lists[s.leaf] = s
+				continue
+			}
 			if err := s.leaf.set(&l.Config, s.value); err != nil {
 				return nil, fmt.Errorf("%s: %s: %v", s.src, s.leaf.key, err)
 			}
-			l.Sources[s.leaf.key] = s.src
+		}
+	}
+	for _, lf := range sch.leaves {
+		if s, ok := lists[lf]; ok {
+			if err := l.fillList(sch, s); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := l.Config.Validate(); err != nil {
 		return nil, l.blame(sch, err)
 	}
 	return l, nil
+}
+
+// fillList stores a list of mappings: each entry starts as a copy of the
+// effective template (zero without one) and gets the fields it sets.
+func (l *Loaded) fillList(sch *schema, s setting) error {
+	lf, list := s.leaf, s.value.(entryList)
+	root := reflect.ValueOf(&l.Config).Elem()
+	tmpl := lf.elem.template
+	out := reflect.Zero(lf.goType) // an empty list is nil, as in Defaults
+	if len(list) > 0 {
+		out = reflect.MakeSlice(lf.goType, len(list), len(list))
+	}
+	for i, ent := range list {
+		ev := out.Index(i)
+		if tmpl != "" {
+			ev.Set(valueAt(root, sch.groupPaths[tmpl]))
+		}
+		name := fmt.Sprintf("%s[%d]", lf.key, i)
+		l.entrySources[name] = Source{Kind: s.src.Kind, Name: s.src.Name, Line: ent.line}
+		for _, f := range lf.elem.fields {
+			fkey := name + "." + f.key
+			if fv, ok := ent.fields[f.key]; ok {
+				if err := f.setIn(ev, fv.value); err != nil {
+					return fmt.Errorf("%s:%d: %s: %v", s.src.Name, fv.line, fkey, err)
+				}
+				l.entrySources[fkey] = Source{Kind: s.src.Kind, Name: s.src.Name, Line: fv.line}
+				continue
+			}
+			if tkey := tmpl + "." + f.key; sch.byKey[tkey] != nil {
+				l.entrySources[fkey] = l.source(tkey)
+				l.inherited[fkey] = tkey
+			}
+		}
+	}
+	setPath(root, lf.path, out)
+	return nil
 }
 
 // userFile finds the user configuration file; "" when there is none.
@@ -247,6 +320,10 @@ func (s *schema) fromFlags(flags map[string]string) ([]setting, []error) {
 	var errs []error
 	for _, k := range keys {
 		src := Source{Kind: KindFlag, Name: "--set " + k}
+		if msg := s.refused(k, func(key string) string { return key }, "with --set"); msg != "" {
+			errs = append(errs, fmt.Errorf("flag --set %s: %s", k, msg))
+			continue
+		}
 		lf := s.byKey[k]
 		if lf == nil {
 			errs = append(errs, fmt.Errorf("flag --set %s: unknown key %q%s", k, k, s.suggestKey(k)))
@@ -262,21 +339,44 @@ func (s *schema) fromFlags(flags map[string]string) ([]setting, []error) {
 	return out, errs
 }
 
-// keyWord finds candidate keys in Validate's messages.
-var keyWord = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*`)
+// keyWord finds candidate keys in Validate's messages, entries of lists
+// included (breakers[1].window).
+var keyWord = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:\[[0-9]+\]|\.[A-Za-z0-9_]+)*`)
 
 // blame prefixes a validation error with where the offending keys were set.
 // Validate names keys in its messages; groups (phases.GREEN) blame their
-// non-default leaves.
+// non-default leaves; an entry of a list (breakers[1].window) blames its
+// line, or the template key when the entry leaves the field out.
 func (l *Loaded) blame(s *schema, verr error) error {
 	msg := verr.Error()
 	var keys []string
+	var notes []string
 	seen := map[string]bool{}
 	for _, w := range keyWord.FindAllString(msg, -1) {
 		if seen[w] {
 			continue
 		}
 		seen[w] = true
+		if strings.Contains(w, "[") {
+			// The field if known, else its entry (breakers[1].scope ->
+			// breakers[1]).
+			for k := w; k != ""; {
+				if _, ok := l.entrySources[k]; ok {
+					keys = append(keys, k)
+					if tkey, ok := l.inherited[k]; ok {
+						entry, field, _ := strings.Cut(k, "].")
+						notes = append(notes, fmt.Sprintf("%s] leaves %s out, so it comes from %s", entry, field, tkey))
+					}
+					break
+				}
+				i := strings.LastIndexAny(k, ".[")
+				if i < 0 {
+					break
+				}
+				k = k[:i]
+			}
+			continue
+		}
 		if s.byKey[w] != nil {
 			keys = append(keys, w)
 			continue
@@ -290,15 +390,19 @@ func (l *Loaded) blame(s *schema, verr error) error {
 			}
 		}
 	}
+	note := ""
+	if len(notes) > 0 {
+		note = " (" + strings.Join(notes, "; ") + ")"
+	}
 	switch len(keys) {
 	case 0:
 		return fmt.Errorf("invalid configuration: %w", verr)
 	case 1:
-		return fmt.Errorf("%s: %w", l.Sources[keys[0]], verr)
+		return fmt.Errorf("%s: %w%s", l.SourceOf(keys[0]), verr, note)
 	}
 	var from []string
 	for _, k := range keys {
-		from = append(from, fmt.Sprintf("%s from %s", k, l.Sources[k]))
+		from = append(from, fmt.Sprintf("%s from %s", k, l.SourceOf(k)))
 	}
-	return fmt.Errorf("%w (%s)", verr, strings.Join(from, "; "))
+	return fmt.Errorf("%w (%s)%s", verr, strings.Join(from, "; "), note)
 }

@@ -124,7 +124,7 @@ func TestEachLayerAlone(t *testing.T) {
 				if lf.key == tt.key {
 					continue
 				}
-				if got, want := lf.get(&l.Config), lf.get(&def); got != want {
+				if got, want := lf.get(&l.Config), lf.get(&def); !reflect.DeepEqual(got, want) {
 					t.Errorf("%s = %v, want default %v", lf.key, got, want)
 				}
 				if l.Sources[lf.key].Kind != KindDefault {
@@ -507,7 +507,8 @@ func TestKeys(t *testing.T) {
 	if !sort.SliceIsSorted(keys, func(i, j int) bool { return keys[i].Key < keys[j].Key }) {
 		t.Error("keys not sorted")
 	}
-	types := map[string]bool{TypeInt: true, TypeBool: true, TypeDuration: true, TypeString: true}
+	types := map[string]bool{TypeInt: true, TypeBool: true, TypeDuration: true, TypeString: true,
+		TypeStringList: true, TypeMappingList: true}
 	seen := map[string]bool{}
 	for _, k := range keys {
 		if seen[k.Key] {
@@ -523,8 +524,13 @@ func TestKeys(t *testing.T) {
 		if isNonConfigEnv(envName(k.Key)) {
 			t.Errorf("%s: its variable %s is in NonConfigEnv", k.Key, envName(k.Key))
 		}
-		// The default string is valid input for its key.
-		if _, err := sch.byKey[k.Key].parseText(k.Default); err != nil {
+		// The default string is valid input for its key: as text for a
+		// value, as YAML for a list.
+		if k.Type == TypeStringList || k.Type == TypeMappingList {
+			if _, errs := sch.decodeYAML([]byte(k.Key+": "+k.Default+"\n"), "x.yaml", KindProject); len(errs) > 0 {
+				t.Errorf("%s: default %q does not parse: %v", k.Key, k.Default, errs)
+			}
+		} else if _, err := sch.byKey[k.Key].parseText(k.Default); err != nil {
 			t.Errorf("%s: default %q does not parse: %v", k.Key, k.Default, err)
 		}
 	}
@@ -579,7 +585,11 @@ func TestPrint(t *testing.T) {
 			}
 			key, value, src := f[0], f[1], strings.Join(f[2:], " ")
 			count[key]++
-			if want := valueOf(t, l, key); value != want {
+			want := valueOf(t, l, key)
+			if want == "" {
+				want = `""`
+			}
+			if value != want {
 				t.Errorf("%s: printed %s, want %s", key, value, want)
 			}
 			if want, ok := wantSrc[key]; ok && src != want {

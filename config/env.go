@@ -80,7 +80,9 @@ func ralphAliases() []envAlias {
 	}
 }
 
-// fromEnv reads the environment layer. An empty variable counts as unset.
+// fromEnv reads the environment layer. An empty variable counts as unset,
+// except for a list of strings, where it is an empty list (so that a
+// variable can clear a list set in a file).
 func (s *schema) fromEnv(env map[string]string) ([]setting, []error) {
 	byEnv := make(map[string]*leaf, len(s.leaves))
 	for _, lf := range s.leaves {
@@ -120,18 +122,46 @@ func (s *schema) fromEnv(env map[string]string) ([]setting, []error) {
 		if isNonConfigEnv(name) {
 			continue
 		}
+		if msg := s.refused(name, envName, "from the environment"); msg != "" {
+			if env[name] != "" {
+				errs = append(errs, fmt.Errorf("env %s: %s", name, msg))
+			}
+			continue
+		}
 		lf := byEnv[name]
 		if lf == nil {
 			errs = append(errs, fmt.Errorf("env %s: not a loopbreaker setting%s; unset it, or if it is meant for something else add it to config.NonConfigEnv",
 				name, suggestEnv(name, byEnv)))
 			continue
 		}
-		if env[name] == "" {
+		if env[name] == "" && lf.typ != TypeStringList {
 			continue
 		}
 		add(lf, name, env[name], func(l *leaf, raw string) (any, error) { return l.parseText(raw) })
 	}
 	return out, errs
+}
+
+// refused explains why name, a variable or flag key as spelled by nameOf,
+// cannot set anything: a list of mappings (or a part of one) or an unused
+// key. "" when it is not refused. how says where the value came from.
+func (s *schema) refused(name string, nameOf func(key string) string, how string) string {
+	for key, msg := range unusedKeys() {
+		if name == nameOf(key) {
+			return msg
+		}
+	}
+	for _, lf := range s.leaves {
+		if lf.typ != TypeMappingList {
+			continue
+		}
+		whole := nameOf(lf.key)
+		if name == whole || strings.HasPrefix(name, whole+"_") || strings.HasPrefix(name, whole+".") || strings.HasPrefix(name, whole+"[") {
+			return fmt.Sprintf("%s cannot be set %s; list its entries in %s (%s:, then one \"- %s: ...\" per entry)",
+				lf.key, how, ProjectFile, lf.key, lf.elem.names()[0])
+		}
+	}
+	return ""
 }
 
 func suggestEnv(name string, byEnv map[string]*leaf) string {

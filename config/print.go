@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,10 +15,12 @@ import (
 )
 
 // Print writes every key with its effective value and source, sorted by key.
-// Text: one line per key, "key  value  source" in aligned columns, source
+// Text: one line per key, "key  value  source" in aligned columns, an empty
+// string as "", a list on one line as JSON (breakers: [{"scope":...}]); source
 // as Source.String ("project loopbreaker.yaml:12", "env LOOPBREAKER_COOLDOWN",
 // "default"). JSON: an array of {key, value, source, origin} where value is
-// typed (number, boolean, or string for durations and strings), source is
+// typed (number, boolean, string for durations and strings, array for lists,
+// with durations inside written as strings such as "1h"), source is
 // the kind ("default", "user", "project", "env", "flag") and origin is
 // Source.Location ("loopbreaker.yaml:12", "" for a default).
 func (l *Loaded) Print(w io.Writer, asJSON bool) error {
@@ -38,8 +41,12 @@ func (l *Loaded) Print(w io.Writer, asJSON bool) error {
 		rows := make([]row, 0, len(leaves))
 		for _, lf := range leaves {
 			v := lf.get(&l.Config)
-			if d, ok := v.(time.Duration); ok {
-				v = formatDuration(d)
+			switch x := v.(type) {
+			case time.Duration:
+				v = formatDuration(x)
+			case int64, bool, string:
+			default: // lists, as arrays with durations written as in YAML
+				v = json.RawMessage(formatValue(v))
 			}
 			src := l.source(lf.key)
 			rows = append(rows, row{Key: lf.key, Value: v, Source: src.Kind, Origin: src.Location()})
@@ -51,7 +58,11 @@ func (l *Loaded) Print(w io.Writer, asJSON bool) error {
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, lf := range leaves {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", lf.key, formatValue(lf.get(&l.Config)), l.source(lf.key))
+		val := formatValue(lf.get(&l.Config))
+		if val == "" {
+			val = `""` // an empty column would shift the source into it
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", lf.key, val, l.source(lf.key))
 	}
 	return tw.Flush()
 }
@@ -63,6 +74,32 @@ func (l *Loaded) source(key string) Source {
 		return s
 	}
 	return Source{Kind: KindDefault}
+}
+
+// writeExample shows an example list of mappings as comments, one field a
+// line, so that it can be uncommented as is.
+func writeExample(b *strings.Builder, indent, name string, el *elemSchema) {
+	fmt.Fprintf(b, "%s# For example, instead of the empty list above:\n", indent)
+	fmt.Fprintf(b, "%s# %s:\n", indent, name)
+	list := reflect.ValueOf(el.info.example)
+	for i := 0; i < list.Len(); i++ {
+		entry := list.Index(i)
+		for j, f := range el.fields {
+			v := f.getIn(entry)
+			val := formatValue(v)
+			if s, ok := v.(string); ok {
+				val = strconv.Quote(s)
+			}
+			lead := "    "
+			if j == 0 {
+				lead = "  - "
+			}
+			fmt.Fprintf(b, "%s# %s%s: %s\n", indent, lead, f.key, val)
+		}
+	}
+	if el.template != "" {
+		fmt.Fprintf(b, "%s# A field an entry leaves out takes its value from %s.\n", indent, el.template)
+	}
 }
 
 // SampleYAML is a loopbreaker.yaml with every key at its default and a
@@ -103,6 +140,9 @@ func SampleYAML() string {
 			val = strconv.Quote(s)
 		}
 		fmt.Fprintf(&b, "%s%s: %s\n", indent, n.name, val)
+		if n.leaf.elem != nil && n.leaf.elem.info.example != nil {
+			writeExample(&b, indent, n.name, n.leaf.elem)
+		}
 	}
 	for _, c := range sch.root.children {
 		write(c, 0)

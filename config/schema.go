@@ -16,12 +16,18 @@ const (
 	TypeBool     = "bool"
 	TypeDuration = "duration"
 	TypeString   = "string"
+	// TypeStringList is a YAML list of strings (a single string is a list
+	// of one); in variables and flags, comma-separated.
+	TypeStringList = "list of strings"
+	// TypeMappingList is a YAML list of mappings (breakers); only files
+	// can set it.
+	TypeMappingList = "list of mappings"
 )
 
 // KeyInfo describes one dotted key.
 type KeyInfo struct {
 	Key         string
-	Type        string // "int", "bool", "duration" or "string"
+	Type        string // one of the Type* constants
 	Description string
 	Default     string // the default value as it would be written in YAML
 }
@@ -56,19 +62,73 @@ type pathStep struct {
 	mapKey reflect.Value
 }
 
-// leaf is a key that holds a value.
+// leaf is a key that holds a value. The fields of a list entry are leaves
+// too, keyed by their name, with paths relative to the entry.
 type leaf struct {
 	key  string
 	typ  string
 	path []pathStep
 	// goType is the field's Go type, for conversions and overflow checks.
 	goType reflect.Type
+	// elem describes the entries of a TypeMappingList.
+	elem *elemSchema
+}
+
+// elemSchema is the set of keys of one entry of a list of mappings.
+type elemSchema struct {
+	fields []*leaf // in field order
+	byName map[string]*leaf
+	// template is the group whose effective values fill the fields an
+	// entry leaves out ("" when zero values do).
+	template string
+	// required lists the fields the template cannot provide.
+	required []string
+	info     listInfo
+}
+
+func (e *elemSchema) names() []string {
+	names := make([]string, len(e.fields))
+	for i, f := range e.fields {
+		names[i] = f.key
+	}
+	return names
+}
+
+// listInfo says how the entries of one list of mappings are completed and
+// told apart.
+type listInfo struct {
+	// template is the group that gives entries their defaults.
+	template string
+	// identity is the field that names an entry; two entries may not share
+	// it.
+	identity string
+	// example is a value of the list's type that SampleYAML shows in a
+	// comment (the default list being empty).
+	example any
+}
+
+// listInfos is keyed by the dotted key of each list of mappings.
+func listInfos() map[string]listInfo {
+	return map[string]listInfo{
+		"breakers": {
+			template: "breaker_template",
+			identity: "scope",
+			example: []loopbreaker.BreakerConfig{{
+				Scope: "stakes:high", FailureThreshold: 3, Window: 24 * time.Hour, Cooldown: time.Hour, Notify: true,
+			}},
+		},
+	}
+}
+
+// unusedKeys are fields of Config that are not settings, with the message a
+// file, variable or flag that sets one gets.
+func unusedKeys() map[string]string {
+	return map[string]string{
+		"breaker_template.scope": "breaker_template.scope is not used: the template applies to any scope not listed in breakers; delete it, or add a breakers entry with that scope",
+	}
 }
 
 // node is the key tree in Config's field order (used to write SampleYAML).
-// A list-of-structs key (scoped breakers) would become a leaf with its own
-// type whose value is decoded from a YAML sequence by recursing into the
-// element struct's schema.
 type node struct {
 	name     string
 	key      string
@@ -82,13 +142,36 @@ type schema struct {
 	leaves []*leaf          // in field order
 	byKey  map[string]*leaf // dotted key -> leaf
 	groups map[string]bool  // dotted keys that hold other keys
+	// groupPaths leads from Config to each group's struct (templates).
+	groupPaths map[string][]pathStep
 }
 
 // buildSchema derives the keys by reflection over loopbreaker.Config.
 func buildSchema() (*schema, error) {
-	s := &schema{root: &node{}, byKey: map[string]*leaf{}, groups: map[string]bool{}}
+	s := &schema{root: &node{}, byKey: map[string]*leaf{}, groups: map[string]bool{}, groupPaths: map[string][]pathStep{}}
 	if err := s.walk(s.root, reflect.TypeFor[loopbreaker.Config](), nil); err != nil {
 		return nil, err
+	}
+	// Templates may come after their list in Config, so they are tied up
+	// once every key is known.
+	for _, lf := range s.leaves {
+		if lf.elem == nil {
+			continue
+		}
+		info := listInfos()[lf.key]
+		lf.elem.info = info
+		if info.template == "" {
+			continue
+		}
+		if !s.groups[info.template] {
+			return nil, fmt.Errorf("config: %s: template %s is not a group of keys", lf.key, info.template)
+		}
+		lf.elem.template = info.template
+		for _, f := range lf.elem.fields {
+			if s.byKey[info.template+"."+f.key] == nil {
+				lf.elem.required = append(lf.elem.required, f.key)
+			}
+		}
 	}
 	return s, nil
 }
@@ -100,15 +183,9 @@ func (s *schema) walk(parent *node, t reflect.Type, path []pathStep) error {
 	case reflect.Struct:
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
-			if !f.IsExported() {
+			name, ok := yamlName(f)
+			if !ok {
 				continue
-			}
-			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-			if name == "-" {
-				continue
-			}
-			if name == "" {
-				name = strings.ToLower(f.Name) // yaml's own rule for untagged fields
 			}
 			if err := s.child(parent, name, f.Type, append(clonePath(path), pathStep{field: i})); err != nil {
 				return err
@@ -131,25 +208,88 @@ func (s *schema) walk(parent *node, t reflect.Type, path []pathStep) error {
 	return fmt.Errorf("config: %s: unsupported type %s", parent.key, t)
 }
 
-// child adds the key name under parent: a leaf for a scalar, a group
+// child adds the key name under parent: a leaf for a value, a group
 // otherwise.
 func (s *schema) child(parent *node, name string, t reflect.Type, path []pathStep) error {
 	key := name
 	if parent.key != "" {
 		key = parent.key + "." + name
 	}
+	if _, unused := unusedKeys()[key]; unused {
+		return nil
+	}
 	n := &node{name: name, key: key}
 	parent.children = append(parent.children, n)
-	typ := scalarType(t)
+	typ := leafType(t)
 	if typ == "" {
 		s.groups[key] = true
+		s.groupPaths[key] = path
 		return s.walk(n, t, path)
 	}
 	lf := &leaf{key: key, typ: typ, path: path, goType: t}
+	if typ == TypeMappingList {
+		elem, err := elemSchemaOf(key, t.Elem())
+		if err != nil {
+			return err
+		}
+		lf.elem = elem
+	}
 	n.leaf = lf
 	s.leaves = append(s.leaves, lf)
 	s.byKey[key] = lf
 	return nil
+}
+
+// elemSchemaOf lists the keys of a list entry: values and lists of strings,
+// nothing nested deeper.
+func elemSchemaOf(key string, t reflect.Type) (*elemSchema, error) {
+	e := &elemSchema{byName: map[string]*leaf{}}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, ok := yamlName(f)
+		if !ok {
+			continue
+		}
+		typ := leafType(f.Type)
+		if typ == "" || typ == TypeMappingList {
+			return nil, fmt.Errorf("config: %s[].%s: unsupported type %s in a list entry", key, name, f.Type)
+		}
+		lf := &leaf{key: name, typ: typ, path: []pathStep{{field: i}}, goType: f.Type}
+		e.fields = append(e.fields, lf)
+		e.byName[name] = lf
+	}
+	return e, nil
+}
+
+// yamlName is the key of a struct field; false for a field YAML skips.
+func yamlName(f reflect.StructField) (string, bool) {
+	if !f.IsExported() {
+		return "", false
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	switch name {
+	case "-":
+		return "", false
+	case "":
+		return strings.ToLower(f.Name), true // yaml's own rule for untagged fields
+	}
+	return name, true
+}
+
+// leafType is the Type* of a field that holds a value, "" for a group.
+func leafType(t reflect.Type) string {
+	if typ := scalarType(t); typ != "" {
+		return typ
+	}
+	if t.Kind() == reflect.Slice {
+		switch t.Elem().Kind() {
+		case reflect.String:
+			return TypeStringList
+		case reflect.Struct:
+			return TypeMappingList
+		}
+	}
+	return ""
 }
 
 func scalarType(t reflect.Type) string {
@@ -181,11 +321,43 @@ func knownMapKeys(t reflect.Type) []string {
 
 func clonePath(p []pathStep) []pathStep { return append([]pathStep(nil), p...) }
 
-// get returns the leaf's value in cfg as int64, bool, time.Duration or
-// string. A missing map entry reads as the zero value.
+// get returns the leaf's value in cfg: int64, bool, time.Duration, string,
+// []string, or the list of structs itself for a TypeMappingList. A missing
+// map entry reads as the zero value.
 func (l *leaf) get(cfg *loopbreaker.Config) any {
-	v := reflect.ValueOf(cfg).Elem()
-	for _, st := range l.path {
+	return l.getIn(reflect.ValueOf(cfg).Elem())
+}
+
+// getIn is get from the struct the leaf's path starts at.
+func (l *leaf) getIn(root reflect.Value) any {
+	v := valueAt(root, l.path)
+	switch l.typ {
+	case TypeDuration:
+		return time.Duration(v.Int())
+	case TypeInt:
+		return v.Int()
+	case TypeBool:
+		return v.Bool()
+	case TypeStringList:
+		if v.Len() == 0 {
+			return []string(nil)
+		}
+		out := make([]string, v.Len())
+		for i := range out {
+			out[i] = v.Index(i).String()
+		}
+		return out
+	case TypeMappingList:
+		return v.Interface()
+	}
+	return v.String()
+}
+
+// valueAt follows path from root; a missing map entry reads as the zero
+// value.
+func valueAt(root reflect.Value, path []pathStep) reflect.Value {
+	v := root
+	for _, st := range path {
 		if st.mapKey.IsValid() {
 			e := v.MapIndex(st.mapKey)
 			if !e.IsValid() {
@@ -196,19 +368,36 @@ func (l *leaf) get(cfg *loopbreaker.Config) any {
 		}
 		v = v.Field(st.field)
 	}
-	switch l.typ {
-	case TypeDuration:
-		return time.Duration(v.Int())
-	case TypeInt:
-		return v.Int()
-	case TypeBool:
-		return v.Bool()
-	}
-	return v.String()
+	return v
 }
 
 // set stores value (as returned by the parsers) in cfg.
 func (l *leaf) set(cfg *loopbreaker.Config, value any) error {
+	return l.setIn(reflect.ValueOf(cfg).Elem(), value)
+}
+
+// setIn is set in the struct the leaf's path starts at. An empty list is
+// stored as nil, as in Defaults.
+func (l *leaf) setIn(root reflect.Value, value any) error {
+	switch l.typ {
+	case TypeStringList:
+		items, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("cannot store %T in %s", value, l.goType)
+		}
+		x := reflect.Zero(l.goType)
+		if len(items) > 0 {
+			x = reflect.MakeSlice(l.goType, len(items), len(items))
+			for i, it := range items {
+				x.Index(i).Set(reflect.ValueOf(it).Convert(l.goType.Elem()))
+			}
+		}
+		setPath(root, l.path, x)
+		return nil
+	case TypeMappingList:
+		// Entries need the effective template: see Loaded.fillList.
+		return fmt.Errorf("a list of mappings is stored by fillList")
+	}
 	x := reflect.ValueOf(value)
 	if !x.Type().ConvertibleTo(l.goType) {
 		return fmt.Errorf("cannot store %T in %s", value, l.goType)
@@ -216,7 +405,7 @@ func (l *leaf) set(cfg *loopbreaker.Config, value any) error {
 	if l.typ == TypeInt && reflect.Zero(l.goType).OverflowInt(x.Int()) {
 		return fmt.Errorf("%d is out of range", x.Int())
 	}
-	setPath(reflect.ValueOf(cfg).Elem(), l.path, x.Convert(l.goType))
+	setPath(root, l.path, x.Convert(l.goType))
 	return nil
 }
 
@@ -321,5 +510,35 @@ func descriptions() map[string]string {
 		"journal.max_bytes": "Rotate the journal when it grows past this many bytes; 0 never rotates.",
 		"journal.keep":      "How many rotated journals to keep.",
 		"journal.fsync":     "Flush every journal write to disk (power-loss safety); a killed process loses nothing either way.",
+
+		"run":                   "The loop supervisor (loopbreaker run).",
+		"run.max_iterations":    "Stop the loop after this many iterations; 0 means no limit.",
+		"run.iteration_timeout": "Stop an iteration that runs longer than this duration; 0 means no limit.",
+		"run.keep_outputs":      "How many iterations' outputs to keep in the state directory (a count).",
+		"run.checkpoint":        "Tag a git checkpoint before the first attempt of a slice.",
+
+		"scope":                "Scope lock: which files the agent may edit for the current slice (globs as in path.Match, plus ** for any depth).",
+		"scope.allow":          `Globs of files the agent may edit freely (a list; in a variable or --set, comma-separated, "" for none).`,
+		"scope.justify":        "Globs of files the agent may edit only with a one-sentence justification tied to the failing test (loopbreaker scope justify).",
+		"scope.deny":           "Globs of files the agent may never edit for this slice.",
+		"scope.files_in_scope": `Path of a JSON file {"files_in_scope": [...]} whose files are allowed too; "" for none.`,
+
+		"breakers":                           "Scoped breakers over reviewed outcomes, one per scope (global, category:X, stakes:X, agent:X, tag:X, session:X, slice:X); set only in a file, a field an entry leaves out comes from breaker_template.",
+		"breaker_template":                   "Settings of the breaker made on first use for any scope not listed in breakers (and of fields a breakers entry leaves out).",
+		"breaker_template.failure_threshold": "Failures within the window that open a scoped breaker (a count).",
+		"breaker_template.window":            "How far back a scoped breaker counts failures (a duration).",
+		"breaker_template.cooldown":          "How long a scoped breaker stays OPEN before it lets one probe through (a duration).",
+		"breaker_template.notify":            "Send a notification (notify.webhook_url) when a scoped breaker changes state.",
+		"evict_after":                        "Forget a breaker made from the template once it is CLOSED with no failures and unused for this long (a duration).",
+
+		"server":                "The HTTP server (loopbreaker serve).",
+		"server.addr":           "Address the server listens on, host:port.",
+		"server.max_body_bytes": "Largest request body the server accepts, in bytes.",
+
+		"notify":             "Webhook notifications of state changes.",
+		"notify.webhook_url": `URL that receives a JSON POST per state change; "" disables notifications.`,
+		"notify.debounce":    "Least time between two notifications for one scope (a duration); 0 sends every one.",
+		"notify.retries":     "How many times a failed delivery is retried, with backoff; 0 means no retry.",
+		"notify.timeout":     "How long one delivery attempt may take (a duration).",
 	}
 }

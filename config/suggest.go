@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -17,6 +18,48 @@ func (s *schema) suggestKey(unknown string) string {
 	}
 	if best := closest(unknown, cands); best != "" {
 		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	// Compare the last name alone with its siblings, so that a typo in a
+	// short name under a long prefix is still found
+	// (breaker_template.treshold -> breaker_template.failure_threshold).
+	if i := strings.LastIndex(unknown, "."); i > 0 {
+		prefix, last := unknown[:i+1], unknown[i+1:]
+		var siblings []string
+		for _, c := range cands {
+			if rest, ok := strings.CutPrefix(c, prefix); ok && !strings.Contains(rest, ".") {
+				siblings = append(siblings, rest)
+			}
+		}
+		if best := closestName(last, siblings); best != "" {
+			return fmt.Sprintf(" (did you mean %q?)", prefix+best)
+		}
+	}
+	return ""
+}
+
+// closestName is closest, and failing that compares name with the endings
+// of the candidates after an underscore, so that "treshold" finds
+// "failure_threshold".
+func closestName(name string, cands []string) string {
+	if best := closest(name, cands); best != "" {
+		return best
+	}
+	sorted := append([]string(nil), cands...)
+	sort.Strings(sorted)
+	owner := map[string]string{} // ending -> the first candidate with it
+	var endings []string
+	for _, c := range sorted {
+		parts := strings.Split(c, "_")
+		for i := 1; i < len(parts); i++ {
+			end := strings.Join(parts[i:], "_")
+			if _, dup := owner[end]; !dup {
+				owner[end] = c
+				endings = append(endings, end)
+			}
+		}
+	}
+	if end := closest(name, endings); end != "" {
+		return owner[end]
 	}
 	return ""
 }

@@ -1,7 +1,10 @@
 package config
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -9,12 +12,18 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Parsed values are int64, bool, time.Duration or string; leaf.set converts
-// them to the field's type.
+// Parsed values are int64, bool, time.Duration, string, []string or
+// entryList; leaf.set converts them to the field's type.
 
-// parseText parses a raw value from the environment or a flag.
+// parseText parses a raw value from the environment or a flag. A list of
+// strings is comma-separated ("src/**, docs/*.md"); an empty value is an
+// empty list. A list of mappings cannot be written this way.
 func (l *leaf) parseText(raw string) (any, error) {
 	switch l.typ {
+	case TypeStringList:
+		return splitList(raw)
+	case TypeMappingList:
+		return nil, fmt.Errorf("a list of mappings can only be set in loopbreaker.yaml")
 	case TypeInt:
 		n, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
 		if err != nil {
@@ -67,6 +76,37 @@ func (l *leaf) parseNode(n *yaml.Node) (any, error) {
 	return n.Value, nil
 }
 
+// splitList splits a comma-separated list, trimming spaces around items.
+// An empty item is refused: it is a stray comma, never a useful pattern.
+func splitList(raw string) ([]string, error) {
+	if strings.TrimSpace(raw) == "" {
+		return []string{}, nil
+	}
+	parts := strings.Split(raw, ",")
+	for i, p := range parts {
+		parts[i] = strings.TrimSpace(p)
+		if parts[i] == "" {
+			return nil, fmt.Errorf("want a comma-separated list such as src/**,docs/*.md, but item %d of %q is empty; remove the stray comma", i+1, raw)
+		}
+	}
+	return parts, nil
+}
+
+// listItem reads one string of a list of strings.
+func listItem(n *yaml.Node) (string, error) {
+	switch {
+	case n.Kind != yaml.ScalarNode:
+		return "", fmt.Errorf("want a string, got %s", describeNode(n))
+	case n.ShortTag() == "!!null":
+		return "", fmt.Errorf("want a string, got nothing")
+	case n.ShortTag() != "!!str":
+		return "", fmt.Errorf("want a string, got %s (quote it if you mean the text)", describeNode(n))
+	case n.Value == "":
+		return "", fmt.Errorf("empty string; delete it (write [] for an empty list)")
+	}
+	return n.Value, nil
+}
+
 // checkRange rejects integers the field cannot hold.
 func (l *leaf) checkRange(n int64) (any, error) {
 	if l.goType != nil && l.goType.Size() < 8 {
@@ -103,6 +143,10 @@ func (l *leaf) want() string {
 		return "true or false"
 	case TypeDuration:
 		return "a duration such as 30m"
+	case TypeStringList:
+		return `a list of strings such as ["src/**", "docs/*.md"] ([] for none)`
+	case TypeMappingList:
+		return "a list of mappings, one per entry ([] for none)"
 	}
 	return "a string"
 }
@@ -131,7 +175,72 @@ func formatValue(v any) string {
 	case string:
 		return x
 	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice {
+		return listJSON(rv)
+	}
 	return fmt.Sprint(v)
+}
+
+// listJSON writes a list on one line as JSON, which YAML reads too:
+// strings quoted, durations as "30m", struct fields under their yaml names
+// in field order.
+func listJSON(v reflect.Value) string {
+	var b strings.Builder
+	writeJSON(&b, v)
+	return b.String()
+}
+
+func writeJSON(b *strings.Builder, v reflect.Value) {
+	switch {
+	case v.Type() == durationType:
+		b.WriteString(quoteJSON(formatDuration(time.Duration(v.Int()))))
+	case v.Kind() == reflect.Slice:
+		b.WriteByte('[')
+		for i := 0; i < v.Len(); i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSON(b, v.Index(i))
+		}
+		b.WriteByte(']')
+	case v.Kind() == reflect.Struct:
+		b.WriteByte('{')
+		first := true
+		for i := 0; i < v.NumField(); i++ {
+			name, ok := yamlName(v.Type().Field(i))
+			if !ok {
+				continue
+			}
+			if !first {
+				b.WriteByte(',')
+			}
+			first = false
+			b.WriteString(quoteJSON(name))
+			b.WriteByte(':')
+			writeJSON(b, v.Field(i))
+		}
+		b.WriteByte('}')
+	case v.Kind() == reflect.String:
+		b.WriteString(quoteJSON(v.String()))
+	case v.Kind() == reflect.Bool:
+		b.WriteString(strconv.FormatBool(v.Bool()))
+	case v.CanInt():
+		b.WriteString(strconv.FormatInt(v.Int(), 10))
+	default:
+		b.WriteString(quoteJSON(fmt.Sprint(v.Interface())))
+	}
+}
+
+// quoteJSON quotes s for JSON, leaving <, > and & (common in globs and
+// URLs) readable.
+func quoteJSON(s string) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return strconv.Quote(s)
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
 }
 
 // formatDuration drops the zero units Go prints: 30m, 1h30m, 45s.

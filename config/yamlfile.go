@@ -89,15 +89,18 @@ func (w *fileWalk) mapping(m *yaml.Node, prefix string) {
 		if prefix != "" {
 			key = prefix + "." + k.Value
 		}
+		if msg, unused := unusedKeys()[key]; unused {
+			w.fail(k.Line, "%s", msg)
+			continue
+		}
 		if lf := w.s.byKey[key]; lf != nil {
 			if first, dup := w.seen[key]; dup {
 				w.fail(k.Line, "%s is set twice (also on line %d); keep one", key, first)
 				continue
 			}
 			w.seen[key] = k.Line
-			val, err := lf.parseNode(v)
-			if err != nil {
-				w.fail(k.Line, "%s: %v", key, err)
+			val, ok := w.value(lf, key, k, v)
+			if !ok {
 				continue
 			}
 			w.out = append(w.out, setting{leaf: lf, value: val, src: Source{Kind: w.kind, Name: w.name, Line: k.Line}})
@@ -123,6 +126,144 @@ func (w *fileWalk) mapping(m *yaml.Node, prefix string) {
 		}
 		w.fail(k.Line, "unknown key %q%s", shown, w.s.suggestKey(shown))
 	}
+}
+
+// value parses v, the value of key node k, for lf; label names it in
+// messages. Problems go to w.fail; ok is false when there were any.
+func (w *fileWalk) value(lf *leaf, label string, k, v *yaml.Node) (val any, ok bool) {
+	before := len(w.errs)
+	switch lf.typ {
+	case TypeStringList:
+		val = w.stringList(label, k, v)
+	case TypeMappingList:
+		val = w.entryList(lf, label, k, v)
+	default:
+		var err error
+		if val, err = lf.parseNode(v); err != nil {
+			w.fail(k.Line, "%s: %v", label, err)
+		}
+	}
+	return val, len(w.errs) == before
+}
+
+// stringList reads a list of strings; a single string is a list of one.
+func (w *fileWalk) stringList(label string, k, v *yaml.Node) []string {
+	switch v.Kind {
+	case yaml.SequenceNode:
+		items := make([]string, 0, len(v.Content))
+		for i, e := range v.Content {
+			e = resolveAlias(e)
+			it, err := listItem(e)
+			if err != nil {
+				w.fail(e.Line, "%s[%d]: %v", label, i, err)
+				continue
+			}
+			items = append(items, it)
+		}
+		return items
+	case yaml.ScalarNode:
+		if v.ShortTag() == "!!null" {
+			w.fail(k.Line, `%s: no value; write a list such as ["src/**", "docs/*.md"], [] for none, or delete the line to use the default`, label)
+			return nil
+		}
+		it, err := listItem(v)
+		if err != nil {
+			w.fail(k.Line, "%s: %v", label, err)
+			return nil
+		}
+		return []string{it}
+	}
+	w.fail(k.Line, "%s: want %s, got %s", label, (&leaf{typ: TypeStringList}).want(), describeNode(v))
+	return nil
+}
+
+// entry is one entry of a list of mappings as written: the fields it sets
+// and their lines. Fields it leaves out are filled in by Loaded.fillList
+// once every layer is applied.
+type entry struct {
+	line   int
+	fields map[string]entryField
+}
+
+type entryField struct {
+	value any
+	line  int
+}
+
+// entryList is the parsed value of a TypeMappingList.
+type entryList []entry
+
+// entryList reads a list of mappings, checking each entry's keys against
+// the entry struct.
+func (w *fileWalk) entryList(lf *leaf, label string, k, v *yaml.Node) entryList {
+	el := lf.elem
+	fieldList := strings.Join(el.names(), ", ")
+	if v.Kind != yaml.SequenceNode {
+		if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
+			w.fail(k.Line, "%s: no value; write [] for none, list entries (- %s: ...), or delete the line to use the default", label, el.names()[0])
+		} else {
+			w.fail(k.Line, "%s: want a list of mappings, one per entry starting with \"- \" (keys: %s), got %s", label, fieldList, describeNode(v))
+		}
+		return nil
+	}
+	list := make(entryList, 0, len(v.Content))
+	type firstSeen struct{ index, line int }
+	identities := map[string]firstSeen{}
+	for i, e := range v.Content {
+		e = resolveAlias(e)
+		name := fmt.Sprintf("%s[%d]", label, i)
+		if e.Kind != yaml.MappingNode {
+			w.fail(e.Line, "%s: want a mapping with keys %s, got %s", name, fieldList, describeNode(e))
+			continue
+		}
+		ent := entry{line: e.Line, fields: map[string]entryField{}}
+		for j := 0; j+1 < len(e.Content); j += 2 {
+			fk, fv := e.Content[j], resolveAlias(e.Content[j+1])
+			if fk.Kind != yaml.ScalarNode || fk.Value == "<<" {
+				w.fail(fk.Line, "%s: keys must be plain names (no merge keys or complex keys)", name)
+				continue
+			}
+			fkey := name + "." + fk.Value
+			f := el.byName[fk.Value]
+			if f == nil {
+				hint := ""
+				if best := closestName(fk.Value, el.names()); best != "" {
+					hint = fmt.Sprintf(" (did you mean %q?)", name+"."+best)
+				} else {
+					hint = " (keys: " + fieldList + ")"
+				}
+				w.fail(fk.Line, "unknown key %q%s", fkey, hint)
+				continue
+			}
+			if prev, dup := ent.fields[fk.Value]; dup {
+				w.fail(fk.Line, "%s is set twice (also on line %d); keep one", fkey, prev.line)
+				continue
+			}
+			val, ok := w.value(f, fkey, fk, fv)
+			if !ok {
+				continue
+			}
+			ent.fields[fk.Value] = entryField{value: val, line: fk.Line}
+		}
+		for _, r := range el.required {
+			if _, ok := ent.fields[r]; !ok {
+				w.fail(e.Line, "%s: no %s; every entry of %s needs one", name, r, label)
+			}
+		}
+		if id := el.info.identity; id != "" {
+			if f, ok := ent.fields[id]; ok {
+				idv := fmt.Sprint(f.value)
+				if first, dup := identities[idv]; dup {
+					w.fail(f.line, "%s: %s %q is already listed in %s[%d] (line %d); keep one entry per %s",
+						name, id, idv, label, first.index, first.line, id)
+				} else {
+					identities[idv] = firstSeen{i, e.Line}
+				}
+			}
+		}
+		list = append(list, ent)
+	}
+	return list
 }
 
 func resolveAlias(n *yaml.Node) *yaml.Node {
