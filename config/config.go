@@ -16,6 +16,24 @@
 // types and bare numbers for durations are errors that name the file, line
 // and key, because a silently ignored setting is worse than a loud one for a
 // tool whose job is to stop runaway agents.
+//
+// Lists replace, they do not merge: the highest layer that sets a list sets
+// all of it.
+//
+// A list of strings (scope.allow, scope.justify, scope.deny) is a YAML list,
+// or a single string for a list of one. In a variable or a flag it is
+// comma-separated with spaces trimmed (LOOPBREAKER_SCOPE_ALLOW="src/**,
+// docs/*.md"); there an empty value is an empty list, so it can clear a list
+// set in a file (for every other key an empty variable counts as unset).
+//
+// A list of mappings (breakers) can only be set in a file: one mapping per
+// entry, keys checked like any other. A field an entry leaves out takes the
+// effective value of the matching breaker_template key, after every layer
+// is applied (so LOOPBREAKER_BREAKER_TEMPLATE_WINDOW changes every entry
+// that does not set window). scope has no template value: every entry needs
+// one, and no two entries may share it. Entries are counted from 0 in
+// messages (breakers[0].window), as in Validate's. breaker_template.scope is
+// not a setting and setting it is an error.
 package config
 
 import (

@@ -103,6 +103,15 @@ func TestEachLayerAlone(t *testing.T) {
 			Source{Kind: KindFlag, Name: "--set output_decline.percent"}},
 		{"flag duration", fixture{flags: map[string]string{"probe_timeout": "90s"}}, "probe_timeout", "1m30s",
 			Source{Kind: KindFlag, Name: "--set probe_timeout"}},
+		{"project list", fixture{project: "scope:\n  deny: [a/**, b]\n"}, "scope.deny", `["a/**","b"]`,
+			Source{Kind: KindProject, Name: "loopbreaker.yaml", Line: 2}},
+		{"env list", fixture{env: []string{"LOOPBREAKER_SCOPE_JUSTIFY=go.mod"}}, "scope.justify", `["go.mod"]`,
+			Source{Kind: KindEnv, Name: "LOOPBREAKER_SCOPE_JUSTIFY"}},
+		{"project breakers", fixture{project: "breakers:\n  - scope: global\n"}, "breakers",
+			`[{"scope":"global","failure_threshold":5,"window":"1h","cooldown":"30m","notify":true}]`,
+			Source{Kind: KindProject, Name: "loopbreaker.yaml", Line: 1}},
+		{"env int64", fixture{env: []string{"LOOPBREAKER_SERVER_MAX_BODY_BYTES=2048"}}, "server.max_body_bytes", "2048",
+			Source{Kind: KindEnv, Name: "LOOPBREAKER_SERVER_MAX_BODY_BYTES"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -134,6 +134,8 @@ func parseDuration(s string) (any, error) {
 	return d, nil
 }
 
+const wantStringList = `a list of strings such as ["src/**", "docs/*.md"] ([] for none)`
+
 // want names what a key expects, for messages.
 func (l *leaf) want() string {
 	switch l.typ {
@@ -144,7 +146,7 @@ func (l *leaf) want() string {
 	case TypeDuration:
 		return "a duration such as 30m"
 	case TypeStringList:
-		return `a list of strings such as ["src/**", "docs/*.md"] ([] for none)`
+		return wantStringList
 	case TypeMappingList:
 		return "a list of mappings, one per entry ([] for none)"
 	}

@@ -173,7 +173,7 @@ func (w *fileWalk) stringList(label string, k, v *yaml.Node) []string {
 		}
 		return []string{it}
 	}
-	w.fail(k.Line, "%s: want %s, got %s", label, (&leaf{typ: TypeStringList}).want(), describeNode(v))
+	w.fail(k.Line, "%s: want %s, got %s", label, wantStringList, describeNode(v))
 	return nil
 }
 
