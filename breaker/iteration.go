@@ -373,16 +373,23 @@ func (e *Engine) recordViolation(s *lb.BreakerState, ev *lb.Event) Applied {
 	if v.Slice == "" {
 		v.Slice = DefaultSlice
 	}
+	// Like an iteration, a violation names the slice being worked on, whose
+	// per-test and slice limits then decide.
+	s.Slice = v.Slice
 	s.Violations = appendBounded(s.Violations, v, maxViolations)
-	if v.Verdict == "violation" {
-		if v.Test != "" {
-			e.countTests(s, v.Slice, []lb.TestResult{{Name: v.Test, Message: fmt.Sprintf("out-of-scope edit of %s without justification", v.File)}})
-		} else {
-			if s.SliceFailures == nil {
-				s.SliceFailures = make(map[string]int)
-			}
-			s.SliceFailures[v.Slice]++
+	if v.Verdict != "violation" {
+		// A justification is not an attempt: it counts nothing and does
+		// not settle a half-open probe its caller holds.
+		e.decide(s, ev.Caller, &a)
+		return a
+	}
+	if v.Test != "" {
+		e.countTests(s, v.Slice, []lb.TestResult{{Name: v.Test, Message: fmt.Sprintf("out-of-scope edit of %s without justification", v.File)}})
+	} else {
+		if s.SliceFailures == nil {
+			s.SliceFailures = make(map[string]int)
 		}
+		s.SliceFailures[v.Slice]++
 	}
 	e.settle(s, ev, "", false, &a)
 	return a
