@@ -1,0 +1,148 @@
+// Package scoped runs seed 003's scoped breakers: a check or an outcome
+// comes with a Context (category, stakes, agent, tags, session, slice),
+// every breaker whose scope matches the context records it, and the most
+// restrictive of them decides.
+//
+// The breakers are those configured under `breakers:` plus, for the
+// context's own agent and session (see Policy.TemplateKinds), breakers made
+// on first use from `breaker_template:`. Template breakers that sit idle
+// are evicted.
+//
+// Manager is the in-process API (the HTTP server, the dashboard and the MCP
+// server call it). It owns its store directory: its in-memory states are
+// authoritative and every change is written through to the store before a
+// caller gets its answer (group commit).
+package scoped
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits on a context, so that one request cannot create unbounded scopes.
+const (
+	MaxValueLen = 200
+	MaxTags     = 32
+)
+
+// Context describes the work a caller is about to do (check) or did
+// (outcome); it selects the breakers that apply. Empty fields are unset.
+type Context struct {
+	Category string   `json:"category,omitempty"`
+	Stakes   string   `json:"stakes,omitempty"`
+	AgentID  string   `json:"agent_id,omitempty"`
+	Tags     []string `json:"tags,omitempty"`
+	Session  string   `json:"session,omitempty"`
+	Slice    string   `json:"slice,omitempty"`
+}
+
+// Scope kinds, in the order template breakers are listed.
+const (
+	KindGlobal   = "global"
+	KindAgent    = "agent"
+	KindSession  = "session"
+	KindSlice    = "slice"
+	KindCategory = "category"
+	KindStakes   = "stakes"
+	KindTag      = "tag"
+)
+
+// Problems lists what is wrong with c, by JSON field name; empty when c is
+// usable.
+func (c Context) Problems() map[string]string {
+	p := map[string]string{}
+	check := func(field, v string) {
+		if msg := valueProblem(v); msg != "" {
+			p[field] = msg
+		}
+	}
+	check("category", c.Category)
+	check("stakes", c.Stakes)
+	check("agent_id", c.AgentID)
+	check("session", c.Session)
+	check("slice", c.Slice)
+	if len(c.Tags) > MaxTags {
+		p["tags"] = fmt.Sprintf("has %d tags; send at most %d", len(c.Tags), MaxTags)
+	}
+	for i, t := range c.Tags {
+		if t == "" {
+			p[fmt.Sprintf("tags[%d]", i)] = "is empty; leave empty tags out"
+			continue
+		}
+		check(fmt.Sprintf("tags[%d]", i), t)
+	}
+	return p
+}
+
+func valueProblem(v string) string {
+	switch {
+	case len(v) > MaxValueLen:
+		return fmt.Sprintf("is %d bytes long; send at most %d", len(v), MaxValueLen)
+	case !utf8.ValidString(v):
+		return "is not valid UTF-8"
+	case strings.IndexFunc(v, unicode.IsControl) >= 0:
+		return "contains a control character (newline, tab, NUL...); send printable text"
+	case strings.TrimSpace(v) != v:
+		return "has leading or trailing spaces; trim them"
+	}
+	return ""
+}
+
+// Own lists the scopes named by the context's own values, kind by kind
+// (agent, session, slice, category, stakes, tags), without global.
+func (c Context) Own() []string {
+	out := make([]string, 0, 5+len(c.Tags))
+	add := func(kind, v string) {
+		if v != "" {
+			s := kind + ":" + v
+			if !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	add(KindAgent, c.AgentID)
+	add(KindSession, c.Session)
+	add(KindSlice, c.Slice)
+	add(KindCategory, c.Category)
+	add(KindStakes, c.Stakes)
+	for _, t := range c.Tags {
+		add(KindTag, t)
+	}
+	return out
+}
+
+// Matches reports whether a breaker of scope applies to c: global always,
+// kind:value when c has that value (tag: when it is one of c's tags).
+func Matches(scope string, c Context) bool {
+	if scope == KindGlobal {
+		return true
+	}
+	kind, v, ok := strings.Cut(scope, ":")
+	if !ok || v == "" {
+		return false
+	}
+	switch kind {
+	case KindCategory:
+		return c.Category == v
+	case KindStakes:
+		return c.Stakes == v
+	case KindAgent:
+		return c.AgentID == v
+	case KindSession:
+		return c.Session == v
+	case KindSlice:
+		return c.Slice == v
+	case KindTag:
+		return slices.Contains(c.Tags, v)
+	}
+	return false
+}
+
+// kindOf returns the kind of a scope ("global" for global).
+func kindOf(scope string) string {
+	kind, _, _ := strings.Cut(scope, ":")
+	return kind
+}

@@ -1,0 +1,181 @@
+package scoped
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/filestore"
+)
+
+var t0 = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+
+// clock is a settable clock, safe for goroutines.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: t0} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// testConfig: a stakes:high breaker that trips at 2, a global one that
+// trips at 100, and the template trips agents and sessions at 3.
+func testConfig() lb.Config {
+	cfg := lb.Defaults()
+	cfg.Breakers = []lb.BreakerConfig{
+		{Scope: "global", FailureThreshold: 100, Window: time.Hour, Cooldown: 30 * time.Minute},
+		{Scope: "stakes:high", FailureThreshold: 2, Window: 24 * time.Hour, Cooldown: time.Hour, Notify: true},
+	}
+	cfg.BreakerTemplate = lb.BreakerConfig{FailureThreshold: 3, Window: time.Hour, Cooldown: 10 * time.Minute, Notify: true}
+	cfg.EvictAfter = 24 * time.Hour
+	cfg.ProbeTimeout = 5 * time.Minute
+	return cfg
+}
+
+// env is a manager over a real file store in a temporary directory.
+type env struct {
+	t       *testing.T
+	dir     string
+	clock   *clock
+	cfg     lb.Config
+	shared  bool
+	store   *filestore.Store
+	m       *Manager
+	mu      sync.Mutex
+	changes []Change
+}
+
+func newEnv(t *testing.T, shared bool, cfg lb.Config) *env {
+	t.Helper()
+	e := &env{t: t, dir: filepath.Join(t.TempDir(), ".loopbreaker"), clock: newClock(), cfg: cfg, shared: shared}
+	e.open()
+	t.Cleanup(func() { e.close() })
+	return e
+}
+
+func (e *env) open() {
+	e.t.Helper()
+	st, err := filestore.Open(e.dir, filestore.Options{Now: e.clock.Now})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	m, err := Open(context.Background(), st, e.cfg, Options{
+		Now: e.clock.Now, Shared: e.shared,
+		OnChange: func(c Change) {
+			e.mu.Lock()
+			e.changes = append(e.changes, c)
+			e.mu.Unlock()
+		},
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.store, e.m = st, m
+}
+
+func (e *env) close() {
+	if e.m == nil {
+		return
+	}
+	if err := e.m.Close(); err != nil {
+		e.t.Errorf("Close: %v", err)
+	}
+	e.store.Close()
+	e.m = nil
+}
+
+func (e *env) restart() {
+	e.close()
+	e.open()
+}
+
+func (e *env) takeChanges() []Change {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := e.changes
+	e.changes = nil
+	return out
+}
+
+func (e *env) check(c Context) Decision {
+	e.t.Helper()
+	d, err := e.m.Check(context.Background(), c)
+	if err != nil {
+		e.t.Fatalf("Check(%+v): %v", c, err)
+	}
+	return d
+}
+
+func (e *env) outcome(c Context, id string, r lb.OutcomeResult) Decision {
+	e.t.Helper()
+	d, err := e.m.Outcome(context.Background(), c, lb.Outcome{DecisionID: id, Result: r})
+	if err != nil {
+		e.t.Fatalf("Outcome(%+v, %s, %s): %v", c, id, r, err)
+	}
+	return d
+}
+
+// fail checks and reports a failure n times.
+func (e *env) fail(c Context, n int) Decision {
+	e.t.Helper()
+	var d Decision
+	for range n {
+		id := e.check(c).DecisionID
+		d = e.outcome(c, id, lb.OutcomeFailure)
+	}
+	return d
+}
+
+func (e *env) get(scope string) Breaker {
+	e.t.Helper()
+	b, err := e.m.Get(context.Background(), scope)
+	if err != nil {
+		e.t.Fatalf("Get(%s): %v", scope, err)
+	}
+	return b
+}
+
+func breakerOf(t *testing.T, d Decision, scope string) BreakerDecision {
+	t.Helper()
+	for _, b := range d.Breakers {
+		if b.Scope == scope {
+			return b
+		}
+	}
+	t.Fatalf("decision has no breaker %s: %+v", scope, d.Breakers)
+	return BreakerDecision{}
+}
+
+func scopesOf(bs []BreakerDecision) []string {
+	out := make([]string, len(bs))
+	for i, b := range bs {
+		out[i] = b.Scope
+	}
+	return out
+}
+
+// modes runs a test with the cache (default) and in Shared mode.
+func modes(t *testing.T, fn func(t *testing.T, shared bool)) {
+	for _, shared := range []bool{false, true} {
+		name := "cache"
+		if shared {
+			name = "shared"
+		}
+		t.Run(name, func(t *testing.T) { fn(t, shared) })
+	}
+}
