@@ -2,10 +2,47 @@ package cli
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"io"
+
+	"github.com/loopbreaker/loopbreaker/hook"
 )
 
-// runHook is being written (its owner replaces this file).
-func runHook(_ context.Context, _ *Env, _ []string) error {
-	return errors.New("`loopbreaker hook` is not available in this build yet")
+// runHook is `loopbreaker hook`: `hook claude|codex|gemini` answers one
+// hook call of that agent CLI (payload on stdin, answer on stdout), and
+// `hook install|uninstall TOOL` edits the tool's settings.
+func runHook(ctx context.Context, env *Env, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printHookUsage(env.Stdout)
+		if len(args) == 0 {
+			return usagef("hook: name an agent (claude, codex, gemini) or install/uninstall")
+		}
+		return nil
+	}
+	switch args[0] {
+	case "install", "uninstall":
+		return runHookInstall(ctx, env, args[0], args[1:])
+	}
+	tool, err := hook.ParseTool(args[0])
+	if err != nil {
+		return usagef("hook: %v (or install/uninstall); see `loopbreaker hook -h`", err)
+	}
+	return runHookAnswer(ctx, env, tool, args[1:])
+}
+
+func printHookUsage(w io.Writer) {
+	fmt.Fprint(w, `Usage:
+  loopbreaker hook claude|codex|gemini [-C dir] [--session name]
+      answer one hook call: the agent CLI writes its JSON payload on stdin,
+      loopbreaker records the tool call or turn and prints the answer in the
+      tool's protocol on stdout. Always exits 0 (an exit 2 could trap an agent).
+  loopbreaker hook install|uninstall claude|codex|gemini [--project|--user] [--command prog]
+      add (or remove) loopbreaker's entries in the tool's settings file,
+      leaving everything else as it is; a backup of the previous content is
+      kept next to the file (<file>.loopbreaker.bak).
+
+Hooks use the session named by LOOPBREAKER_SESSION, else the tool's name, so
+that counters survive agent restarts in a loop. They act only in projects
+with loopbreaker.yaml or .loopbreaker/ (run `+"`loopbreaker init`"+`).
+`)
 }

@@ -1,0 +1,239 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// Outcome is what loopbreaker wants from one hook call, before it is put
+// in a tool's words.
+type Outcome int
+
+const (
+	// Allow: nothing to say; the agent goes on.
+	Allow Outcome = iota
+	// Nudge: the agent goes on, and the model is told why the breaker
+	// warns (HALF_OPEN).
+	Nudge
+	// Deny: refuse this tool call (or prompt); the agent may go on.
+	Deny
+	// Stop: refuse, and end the agent's run where the protocol allows.
+	Stop
+	// Notice: a message for the person only (loopbreaker's own trouble);
+	// it never blocks anything.
+	Notice
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Allow:
+		return "allow"
+	case Nudge:
+		return "nudge"
+	case Deny:
+		return "deny"
+	case Stop:
+		return "stop"
+	case Notice:
+		return "notice"
+	}
+	return "unknown"
+}
+
+// Answer is a hook's reply: what to print on stdout and the exit code.
+// Every answer exits 0 with at most one JSON object: loopbreaker never
+// uses exit 2 (which would trap an agent at Stop) and never exit 1.
+type Answer struct {
+	Stdout []byte
+	Exit   int
+}
+
+// maxMessage keeps a message under the 10,000 characters Claude Code
+// accepts inline (longer text is spilled to a file the model may not read).
+const maxMessage = 9000
+
+type hookSpecific struct {
+	HookEventName            string `json:"hookEventName"`
+	PermissionDecision       string `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
+	AdditionalContext        string `json:"additionalContext,omitempty"`
+}
+
+// reply is the JSON reply, fields in a fixed order. loopbreaker never
+// sets permissionDecision "allow": it would skip the user's permission
+// prompt on Claude and fail the hook on Codex.
+type reply struct {
+	Continue           *bool         `json:"continue,omitempty"`
+	StopReason         string        `json:"stopReason,omitempty"`
+	Decision           string        `json:"decision,omitempty"`
+	Reason             string        `json:"reason,omitempty"`
+	HookSpecificOutput *hookSpecific `json:"hookSpecificOutput,omitempty"`
+	SystemMessage      string        `json:"systemMessage,omitempty"`
+}
+
+// NudgeReachesModel reports whether a Nudge answer to event is read by the
+// model (rather than shown to the person only): a warning is delivered
+// once per episode, at the first event that can carry it.
+func NudgeReachesModel(tool Tool, event string) bool {
+	if tool == Gemini {
+		switch event {
+		case "AfterTool", "BeforeAgent", "SessionStart":
+			return true
+		}
+		return false
+	}
+	switch event {
+	case "PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart":
+		return true
+	}
+	return false
+}
+
+// Render puts an outcome in tool's words for event, following the tables
+// of PROTOCOLS.md §5. Turn-end events (Stop, SubagentStop, AfterAgent)
+// never get a block or deny — that would force the agent to keep going —
+// and never a Claude additionalContext, which keeps a conversation going
+// too.
+func Render(tool Tool, event string, o Outcome, reason string) Answer {
+	r := clip(reason, maxMessage)
+	f := false
+	stop := &f
+	ctx := func() *hookSpecific { return &hookSpecific{HookEventName: event, AdditionalContext: r} }
+	deny := func() *hookSpecific {
+		return &hookSpecific{HookEventName: event, PermissionDecision: "deny", PermissionDecisionReason: r}
+	}
+	var out *reply
+	if o == Notice {
+		// systemMessage is understood on every event of all three tools,
+		// even one loopbreaker could not identify (a payload it could not
+		// read).
+		return encode(tool, &reply{SystemMessage: r})
+	}
+	if o == Allow {
+		return encode(tool, nil)
+	}
+	switch tool {
+	case Claude, Codex:
+		switch event {
+		case "PreToolUse":
+			switch {
+			case o == Nudge:
+				out = &reply{HookSpecificOutput: ctx(), SystemMessage: r}
+			case tool == Codex:
+				// Codex rejects continue/stopReason here (the hook would
+				// fail open and the call run): deny, and say so.
+				out = &reply{HookSpecificOutput: deny(), SystemMessage: r}
+			case o == Deny:
+				out = &reply{HookSpecificOutput: deny()}
+			default:
+				out = &reply{Continue: stop, StopReason: r, HookSpecificOutput: deny(), SystemMessage: r}
+			}
+		case "PostToolUse", "PostToolUseFailure":
+			switch {
+			case o != Stop:
+				out = &reply{HookSpecificOutput: ctx()}
+			case tool == Claude && event == "PostToolUse":
+				out = &reply{Continue: stop, StopReason: r, Decision: "block", Reason: r, SystemMessage: r}
+			case tool == Codex:
+				out = &reply{Continue: stop, StopReason: r, Reason: r, SystemMessage: r}
+			default:
+				out = &reply{Continue: stop, StopReason: r, SystemMessage: r}
+			}
+		case "UserPromptSubmit":
+			switch o {
+			case Nudge:
+				out = &reply{HookSpecificOutput: ctx()}
+			case Deny:
+				out = &reply{Decision: "block", Reason: r}
+			default:
+				out = &reply{Decision: "block", Reason: r, SystemMessage: r}
+			}
+		case "SessionStart":
+			out = &reply{HookSpecificOutput: ctx()}
+			if o == Stop {
+				out.SystemMessage = r
+			}
+		case "Stop", "SubagentStop":
+			switch o {
+			case Nudge:
+				out = &reply{SystemMessage: r}
+			case Stop:
+				out = &reply{Continue: stop, StopReason: r, SystemMessage: r}
+			}
+		}
+	case Gemini:
+		switch event {
+		case "BeforeTool":
+			switch o {
+			case Nudge:
+				out = &reply{SystemMessage: r}
+			case Deny:
+				out = &reply{Decision: "deny", Reason: r}
+			default:
+				out = &reply{Continue: stop, StopReason: r, Decision: "deny", Reason: r, SystemMessage: r}
+			}
+		case "AfterTool":
+			// Never decision "deny" here: it would hide the real tool
+			// output from the model.
+			if o == Stop {
+				out = &reply{Continue: stop, StopReason: r, SystemMessage: r}
+			} else {
+				out = &reply{HookSpecificOutput: ctx()}
+			}
+		case "BeforeAgent":
+			switch o {
+			case Nudge:
+				out = &reply{HookSpecificOutput: ctx()}
+			case Deny:
+				out = &reply{Continue: stop, StopReason: r}
+			default:
+				out = &reply{Continue: stop, StopReason: r, SystemMessage: r}
+			}
+		case "SessionStart":
+			out = &reply{HookSpecificOutput: ctx()}
+			if o == Stop {
+				out.SystemMessage = r
+			}
+		case "AfterAgent":
+			switch o {
+			case Nudge:
+				out = &reply{SystemMessage: r}
+			case Stop:
+				out = &reply{Continue: stop, StopReason: r, SystemMessage: r}
+			}
+		}
+	}
+	return encode(tool, out)
+}
+
+// encode prints r; nothing at all for Claude and Codex when there is
+// nothing to say, "{}" for Gemini, which wants JSON on every exit 0.
+func encode(tool Tool, r *reply) Answer {
+	if r == nil {
+		if tool == Gemini {
+			return Answer{Stdout: []byte("{}\n")}
+		}
+		return Answer{}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		// A struct of strings always encodes; keep the protocol anyway.
+		return encode(tool, nil)
+	}
+	return Answer{Stdout: b.Bytes()}
+}
+
+// clip keeps at most max bytes of s, on a rune boundary, marking the cut.
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max - len(" …[truncated]")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + " …[truncated]"
+}

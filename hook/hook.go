@@ -1,0 +1,210 @@
+// Package hook adapts loopbreaker to the hook protocols of agent CLIs:
+// Claude Code, OpenAI Codex CLI and Gemini CLI (see PROTOCOLS.md).
+//
+// It reads a hook payload (Parse), turns a tool call into the breaker's
+// canonical ToolCall (BuildToolCall), renders the breaker's answer in the
+// tool's own dialect (Render), and merges loopbreaker's entries into each
+// tool's settings file (Install, Uninstall, InstallFile, UninstallFile).
+// It opens no breaker state: internal/cli wires it to the engine.
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Tool is an agent CLI whose hook protocol loopbreaker speaks.
+type Tool string
+
+const (
+	Claude Tool = "claude"
+	Codex  Tool = "codex"
+	Gemini Tool = "gemini"
+)
+
+// AllTools lists the supported tools.
+func AllTools() []Tool { return []Tool{Claude, Codex, Gemini} }
+
+// ParseTool turns a command-line word into a Tool.
+func ParseTool(s string) (Tool, error) {
+	for _, t := range AllTools() {
+		if string(t) == s {
+			return t, nil
+		}
+	}
+	return "", fmt.Errorf("unknown agent %q: want claude, codex or gemini", s)
+}
+
+// Kind is what an event means to loopbreaker, whatever the tool calls it.
+type Kind int
+
+const (
+	// KindOther is an event loopbreaker does not act on (Notification...).
+	KindOther Kind = iota
+	// KindPreTool: a tool is about to run (PreToolUse, BeforeTool).
+	KindPreTool
+	// KindPostTool: a tool ran (PostToolUse, PostToolUseFailure, AfterTool).
+	KindPostTool
+	// KindStop: the agent's turn ends (Stop, SubagentStop, AfterAgent).
+	KindStop
+	// KindPrompt: a prompt is submitted (UserPromptSubmit, BeforeAgent).
+	KindPrompt
+	// KindSessionStart: a session starts or resumes.
+	KindSessionStart
+)
+
+// KindOf classifies an event name as tool sends it.
+func KindOf(tool Tool, event string) Kind {
+	if tool == Gemini {
+		switch event {
+		case "BeforeTool":
+			return KindPreTool
+		case "AfterTool":
+			return KindPostTool
+		case "AfterAgent":
+			return KindStop
+		case "BeforeAgent":
+			return KindPrompt
+		case "SessionStart":
+			return KindSessionStart
+		}
+		return KindOther
+	}
+	switch event {
+	case "PreToolUse":
+		return KindPreTool
+	case "PostToolUse", "PostToolUseFailure":
+		return KindPostTool
+	case "Stop", "SubagentStop":
+		return KindStop
+	case "UserPromptSubmit":
+		return KindPrompt
+	case "SessionStart":
+		return KindSessionStart
+	}
+	return KindOther
+}
+
+// MaxPayload bounds what Read accepts: tool results can be large (a Write
+// of a big file, a long log), but never this large.
+const MaxPayload = 16 << 20
+
+// Payload is a hook's stdin, reduced to what loopbreaker uses. Fields a
+// tool does not send stay zero.
+type Payload struct {
+	Tool Tool
+	// Event is hook_event_name as sent; Kind is its meaning.
+	Event string
+	Kind  Kind
+
+	SessionID string
+	Cwd       string
+
+	ToolName     string
+	ToolInput    json.RawMessage
+	ToolResponse json.RawMessage
+	// Error is Claude's PostToolUseFailure error text.
+	Error string
+
+	// StopHookActive: this turn end follows a continuation forced by a
+	// Stop hook (Claude, Codex) or a retry (Gemini).
+	StopHookActive bool
+	// LastMessage is the agent's last message at a turn end
+	// (last_assistant_message, or Gemini's prompt_response).
+	LastMessage string
+}
+
+// wire is the union of the fields the three tools send.
+type wire struct {
+	SessionID      string          `json:"session_id"`
+	Cwd            string          `json:"cwd"`
+	Event          string          `json:"hook_event_name"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolResponse   json.RawMessage `json:"tool_response"`
+	Error          json.RawMessage `json:"error"`
+	StopHookActive bool            `json:"stop_hook_active"`
+	LastMessage    *string         `json:"last_assistant_message"`
+	PromptResponse *string         `json:"prompt_response"`
+}
+
+// ErrTooLarge is returned by Read for a payload over MaxPayload.
+var ErrTooLarge = errors.New("hook payload too large")
+
+// Read reads and parses one payload from r, reading at most MaxPayload
+// bytes.
+func Read(tool Tool, r io.Reader) (*Payload, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxPayload+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the hook payload from stdin: %w", err)
+	}
+	if len(data) > MaxPayload {
+		return nil, fmt.Errorf("%w: more than %d MiB on stdin", ErrTooLarge, MaxPayload>>20)
+	}
+	return Parse(tool, data)
+}
+
+// Parse parses one payload. It needs a JSON object with hook_event_name;
+// every other field is optional, as the tools add and drop fields between
+// versions.
+func Parse(tool Tool, data []byte) (*Payload, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, fmt.Errorf("the hook payload on stdin is empty: %s runs `loopbreaker hook %s` with a JSON object on stdin; run it from the agent's hook, not by hand", tool, tool)
+	}
+	var w wire
+	if err := json.Unmarshal(trimmed, &w); err != nil {
+		return nil, fmt.Errorf("the hook payload on stdin is not a JSON object (%v); first bytes: %q", err, head(trimmed, 60))
+	}
+	if w.Event == "" {
+		return nil, fmt.Errorf("the hook payload has no hook_event_name: is this a %s hook payload? first bytes: %q", tool, head(trimmed, 60))
+	}
+	p := &Payload{
+		Tool: tool, Event: w.Event, Kind: KindOf(tool, w.Event),
+		SessionID: w.SessionID, Cwd: w.Cwd, ToolName: w.ToolName,
+		ToolInput: nullToNil(w.ToolInput), ToolResponse: nullToNil(w.ToolResponse),
+		StopHookActive: w.StopHookActive,
+	}
+	switch {
+	case w.LastMessage != nil:
+		p.LastMessage = *w.LastMessage
+	case w.PromptResponse != nil:
+		p.LastMessage = *w.PromptResponse
+	}
+	// Claude's PostToolUseFailure sends error as a string; be lenient
+	// with an object ({message}) too.
+	if e := nullToNil(w.Error); e != nil {
+		var s string
+		if json.Unmarshal(e, &s) == nil {
+			p.Error = s
+		} else {
+			var o struct {
+				Message string `json:"message"`
+			}
+			if json.Unmarshal(e, &o) == nil && o.Message != "" {
+				p.Error = o.Message
+			} else {
+				p.Error = string(e)
+			}
+		}
+	}
+	return p, nil
+}
+
+func nullToNil(r json.RawMessage) json.RawMessage {
+	if len(r) == 0 || string(r) == "null" {
+		return nil
+	}
+	return r
+}
+
+func head(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+	}
+	return strings.ToValidUTF8(string(b), "?")
+}

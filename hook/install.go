@@ -1,0 +1,724 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+)
+
+// Entry is one hook loopbreaker installs: an event, the matcher of its
+// group ("" = none, for events that take no matcher) and the handler.
+type Entry struct {
+	Event   string
+	Matcher string
+}
+
+// Entries lists the events loopbreaker hooks into for tool, in the order
+// they are added to a settings file.
+func Entries(tool Tool) []Entry {
+	switch tool {
+	case Claude:
+		return []Entry{
+			{"PreToolUse", "*"}, {"PostToolUse", "*"}, {"PostToolUseFailure", "*"},
+			{"Stop", ""}, {"UserPromptSubmit", ""}, {"SessionStart", ""},
+		}
+	case Codex:
+		// Omitted matchers match everything; Codex ignores them on
+		// UserPromptSubmit and Stop anyway.
+		return []Entry{
+			{"PreToolUse", ""}, {"PostToolUse", ""}, {"Stop", ""},
+			{"UserPromptSubmit", ""}, {"SessionStart", ""},
+		}
+	case Gemini:
+		return []Entry{
+			{"BeforeTool", "*"}, {"AfterTool", "*"}, {"BeforeAgent", ""},
+			{"AfterAgent", ""}, {"SessionStart", ""},
+		}
+	}
+	return nil
+}
+
+// HandlerName is the name Gemini CLI shows for loopbreaker's hooks (and
+// the handle of `/hooks disable`).
+const HandlerName = "loopbreaker"
+
+// handler is loopbreaker's handler object for tool: timeouts are 10 s
+// (Claude, Codex: seconds; Gemini: milliseconds).
+func handler(tool Tool, command string) json.RawMessage {
+	var v any
+	if tool == Gemini {
+		v = struct {
+			Name    string `json:"name"`
+			Type    string `json:"type"`
+			Command string `json:"command"`
+			Timeout int    `json:"timeout"`
+		}{HandlerName, "command", command, 10000}
+	} else {
+		v = struct {
+			Type    string `json:"type"`
+			Command string `json:"command"`
+			Timeout int    `json:"timeout"`
+		}{"command", command, 10}
+	}
+	b, _ := marshalNoEscape(v)
+	return b
+}
+
+func group(tool Tool, e Entry, command string) json.RawMessage {
+	keys := []string{"hooks"}
+	vals := []json.RawMessage{mustArray(handler(tool, command))}
+	if e.Matcher != "" {
+		m, _ := json.Marshal(e.Matcher)
+		keys = append([]string{"matcher"}, keys...)
+		vals = append([]json.RawMessage{m}, vals...)
+	}
+	b, _ := compactObject(keys, vals)
+	return b
+}
+
+func mustArray(elems ...json.RawMessage) json.RawMessage {
+	b, _ := compactArray(elems)
+	return b
+}
+
+func marshalNoEscape(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// Command is the command line installed for tool: program (an absolute
+// path or a name on PATH, shell-quoted when needed) then `hook TOOL`.
+func Command(program string, tool Tool) string {
+	return shellQuote(program) + " hook " + string(tool)
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./:@%+=,-~", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// IsOurs reports whether a handler's command is loopbreaker's hook for
+// tool: the command installed now (ours), or any `…/loopbreaker hook
+// TOOL [flags]` — an older install under another path.
+func IsOurs(tool Tool, command, ours string) bool {
+	if strings.TrimSpace(command) == strings.TrimSpace(ours) && ours != "" {
+		return true
+	}
+	f := shellFields(command)
+	if len(f) < 3 || f[1] != "hook" || f[2] != string(tool) {
+		return false
+	}
+	prog := f[0]
+	if i := strings.LastIndexAny(prog, `/\`); i >= 0 {
+		prog = prog[i+1:]
+	}
+	return prog == "loopbreaker" || prog == "loopbreaker.exe"
+}
+
+// Change is one edit of a settings file.
+type Change struct {
+	Event string
+	// Action is "added", "updated" or "removed".
+	Action string
+}
+
+func (c Change) String() string { return c.Action + " " + c.Event }
+
+// Install merges loopbreaker's hooks for tool into a settings document
+// (empty data = no file yet) and returns the new document. It adds one
+// group per event of Entries, or updates loopbreaker's handler where one
+// exists (a re-install, or an install from another path), leaves every
+// other hook, group and key alone, and removes loopbreaker handlers from
+// events it no longer uses and duplicates. Installing twice changes
+// nothing the second time: the bytes come back as given.
+func Install(tool Tool, data []byte, command string) ([]byte, []Change, error) {
+	return merge(tool, data, command, true)
+}
+
+// Uninstall removes loopbreaker's handlers for tool (see IsOurs) and the
+// groups, event lists and hooks object that held nothing else; anything
+// that was empty before stays.
+func Uninstall(tool Tool, data []byte, command string) ([]byte, []Change, error) {
+	return merge(tool, data, command, false)
+}
+
+func merge(tool Tool, data []byte, command string, install bool) ([]byte, []Change, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		if !install {
+			return data, nil, nil
+		}
+		data = []byte("{}\n")
+	}
+	doc, err := parseObject(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("not a JSON object (%v): fix the file, or add the hooks by hand", err)
+	}
+	hi := doc.find("hooks")
+	var hooks *object
+	if hi >= 0 {
+		m := doc.members[hi]
+		if t := bytes.TrimSpace(m.raw); len(t) == 0 || t[0] != '{' {
+			return nil, nil, fmt.Errorf(`"hooks" is not an object (%s): fix it by hand first`, head(t, 40))
+		}
+		// Offsets into the document, so that edits can be spliced in.
+		if hooks, err = parseSub(data, m.valStart, m.valEnd); err != nil {
+			return nil, nil, fmt.Errorf(`"hooks": %v`, err)
+		}
+	}
+	plan, err := planHooks(tool, hooks, command, install)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(plan.changes) == 0 {
+		return data, nil, nil
+	}
+	ind, multiline := doc.indent()
+	if !multiline && len(doc.members) == 0 {
+		ind, multiline = "  ", true
+	}
+	unit := indentUnit(ind)
+	if hooks == nil {
+		val, err := render(plan.compact(), ind, unit, multiline)
+		if err != nil {
+			return nil, nil, err
+		}
+		return doc.addMember("hooks", val, ind, multiline), plan.changes, nil
+	}
+	if plan.empty() {
+		return doc.removeMember(hi), plan.changes, nil
+	}
+	if out, ok := plan.splice(hooks, unit); ok {
+		return out, plan.changes, nil
+	}
+	val, err := render(plan.compact(), lineIndent(doc.src, doc.members[hi].start), unit, multiline)
+	if err != nil {
+		return nil, nil, err
+	}
+	return doc.replaceValue(hi, val), plan.changes, nil
+}
+
+// parseSub parses the object src[from:to] and shifts its offsets so that
+// they are offsets into src.
+func parseSub(src []byte, from, to int) (*object, error) {
+	o, err := parseObject(src[from:to])
+	if err != nil {
+		return nil, err
+	}
+	o.src = src
+	o.open += from
+	o.close += from
+	for i := range o.members {
+		o.members[i].start += from
+		o.members[i].valStart += from
+		o.members[i].valEnd += from
+	}
+	return o, nil
+}
+
+// render lays a compact value out at a member's indentation.
+func render(compact []byte, prefix, unit string, multiline bool) ([]byte, error) {
+	if !multiline {
+		return compact, nil
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, compact, prefix, unit); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// hooksPlan is the edit of a hooks object: per existing key its new value
+// (nil: removed; changed[i] false: untouched), then keys to add.
+type hooksPlan struct {
+	keys    []string
+	vals    []json.RawMessage
+	changed []bool
+	addKeys []string
+	addVals []json.RawMessage
+	changes []Change
+}
+
+func (p *hooksPlan) empty() bool {
+	if len(p.addKeys) > 0 {
+		return false
+	}
+	for _, v := range p.vals {
+		if v != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// compact is the whole new hooks object.
+func (p *hooksPlan) compact() []byte {
+	var keys []string
+	var vals []json.RawMessage
+	for i, k := range p.keys {
+		if p.vals[i] != nil {
+			keys, vals = append(keys, k), append(vals, p.vals[i])
+		}
+	}
+	keys, vals = append(keys, p.addKeys...), append(vals, p.addVals...)
+	b, _ := compactObject(keys, vals)
+	return b
+}
+
+// splice applies the plan to the document around the hooks object,
+// rewriting only the event lists that change and leaving the rest of the
+// object byte for byte. ok is false when the layout does not allow it
+// (one-line object, or keys to add after a removed last key); the caller
+// then renders the whole object.
+func (p *hooksPlan) splice(h *object, unit string) ([]byte, bool) {
+	ind, multiline := h.indent()
+	n := len(h.members)
+	if !multiline || n == 0 || p.vals[n-1] == nil && len(p.addKeys) > 0 {
+		return nil, false
+	}
+	first := -1 // first kept member
+	for i := range p.vals {
+		if p.vals[i] != nil {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return nil, false
+	}
+	type edit struct {
+		from, to int
+		text     []byte
+	}
+	var edits []edit
+	if first > 0 {
+		edits = append(edits, edit{h.members[0].start, h.members[first].start, nil})
+	}
+	for i := first; i < n; i++ {
+		m := h.members[i]
+		switch {
+		case p.vals[i] == nil:
+			edits = append(edits, edit{h.members[i-1].valEnd, m.valEnd, nil})
+		case p.changed[i]:
+			val, err := render(p.vals[i], lineIndent(h.src, m.start), unit, true)
+			if err != nil {
+				return nil, false
+			}
+			edits = append(edits, edit{m.valStart, m.valEnd, val})
+		}
+	}
+	if len(p.addKeys) > 0 {
+		var ins []byte
+		for i, k := range p.addKeys {
+			kb, _ := json.Marshal(k)
+			val, err := render(p.addVals[i], ind, unit, true)
+			if err != nil {
+				return nil, false
+			}
+			ins = append(ins, ",\n"...)
+			ins = append(ins, ind...)
+			ins = append(ins, kb...)
+			ins = append(ins, ": "...)
+			ins = append(ins, val...)
+		}
+		end := h.members[n-1].valEnd
+		edits = append(edits, edit{end, end, ins})
+	}
+	// Edits are in document order and disjoint: apply them back to front.
+	out := append([]byte(nil), h.src...)
+	for i := len(edits) - 1; i >= 0; i-- {
+		e := edits[i]
+		out = append(out[:e.from], append(append([]byte(nil), e.text...), out[e.to:]...)...)
+	}
+	return out, true
+}
+
+// planHooks decides the edit of the hooks object h (nil: none yet).
+func planHooks(tool Tool, h *object, command string, install bool) (*hooksPlan, error) {
+	p := &hooksPlan{}
+	if h != nil {
+		for _, m := range h.members {
+			p.keys = append(p.keys, m.key)
+			p.vals = append(p.vals, m.raw)
+		}
+	}
+	p.changed = make([]bool, len(p.keys))
+	want := map[string]Entry{}
+	if install {
+		for _, e := range Entries(tool) {
+			want[e.Event] = e
+		}
+	}
+	ours := handler(tool, command)
+	seen := map[string]bool{}
+	for i, key := range p.keys {
+		groups, ok := objectElems(p.vals[i])
+		if !ok {
+			// Not an event list (legacy "enabled"/"disabled" keys, or
+			// something this version does not know): leave it.
+			continue
+		}
+		e, wanted := want[key]
+		if seen[key] {
+			wanted = false // a duplicate key: keep ours in one place
+		}
+		newGroups, ec, err := mergeEvent(tool, key, groups, ours, command, wanted)
+		if err != nil {
+			return nil, err
+		}
+		if wanted {
+			seen[key] = true
+			if !ec.found {
+				newGroups = append(newGroups, group(tool, e, command))
+				ec.changes = append(ec.changes, Change{key, "added"})
+			}
+		}
+		if len(ec.changes) == 0 {
+			continue
+		}
+		p.changes = append(p.changes, ec.changes...)
+		p.changed[i] = true
+		if len(newGroups) == 0 && len(groups) > 0 {
+			p.vals[i] = nil // emptied by us
+			continue
+		}
+		arr, err := compactArray(newGroups)
+		if err != nil {
+			return nil, err
+		}
+		p.vals[i] = arr
+	}
+	if install {
+		for _, e := range Entries(tool) {
+			if seen[e.Event] {
+				continue
+			}
+			p.addKeys = append(p.addKeys, e.Event)
+			p.addVals = append(p.addVals, mustArray(group(tool, e, command)))
+			p.changes = append(p.changes, Change{e.Event, "added"})
+		}
+	}
+	return p, nil
+}
+
+type eventChanges struct {
+	found   bool
+	changes []Change
+}
+
+// mergeEvent edits one event's groups: loopbreaker's first handler is
+// kept (updated to the current command and timeout) when wanted, every
+// other loopbreaker handler removed, groups emptied by a removal dropped.
+func mergeEvent(tool Tool, event string, groups []json.RawMessage, ours json.RawMessage, command string, wanted bool) ([]json.RawMessage, eventChanges, error) {
+	var ec eventChanges
+	out := make([]json.RawMessage, 0, len(groups))
+	for _, g := range groups {
+		obj, err := parseObject(g)
+		if err != nil {
+			return nil, ec, fmt.Errorf("hooks.%s: %v", event, err)
+		}
+		hi := obj.find("hooks")
+		var handlers []json.RawMessage
+		if hi < 0 || json.Unmarshal(obj.members[hi].raw, &handlers) != nil {
+			out = append(out, g) // not a group we understand: leave it
+			continue
+		}
+		kept := make([]json.RawMessage, 0, len(handlers))
+		changed := false
+		for _, h := range handlers {
+			var hc struct {
+				Command string `json:"command"`
+			}
+			if json.Unmarshal(h, &hc) != nil || !IsOurs(tool, hc.Command, command) {
+				kept = append(kept, h)
+				continue
+			}
+			if wanted && !ec.found {
+				ec.found = true
+				if sameJSON(h, ours) {
+					kept = append(kept, h)
+				} else {
+					kept = append(kept, ours)
+					changed = true
+					ec.changes = append(ec.changes, Change{event, "updated"})
+				}
+				continue
+			}
+			changed = true
+			ec.changes = append(ec.changes, Change{event, "removed"})
+		}
+		switch {
+		case !changed:
+			out = append(out, g)
+		case len(kept) == 0 && len(handlers) > 0:
+			// emptied by us: drop the group
+		default:
+			keys := make([]string, len(obj.members))
+			vals := make([]json.RawMessage, len(obj.members))
+			for i, m := range obj.members {
+				keys[i], vals[i] = m.key, m.raw
+			}
+			arr, err := compactArray(kept)
+			if err != nil {
+				return nil, ec, err
+			}
+			vals[hi] = arr
+			b, err := compactObject(keys, vals)
+			if err != nil {
+				return nil, ec, err
+			}
+			out = append(out, b)
+		}
+	}
+	return out, ec, nil
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// Warnings are reasons the installed hooks may not run, read from a
+// settings document: hooks switched off, or loopbreaker's hooks disabled
+// by name.
+func Warnings(tool Tool, data []byte) []string {
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(data, &doc) != nil {
+		return nil
+	}
+	var out []string
+	switch tool {
+	case Claude:
+		var off bool
+		if json.Unmarshal(doc["disableAllHooks"], &off) == nil && off {
+			out = append(out, `"disableAllHooks": true in this file switches every hook off, loopbreaker's included; remove it for the hooks to run`)
+		}
+	case Gemini:
+		var hc struct {
+			Enabled  *bool    `json:"enabled"`
+			Disabled []string `json:"disabled"`
+		}
+		hasConfig := json.Unmarshal(doc["hooksConfig"], &hc) == nil && doc["hooksConfig"] != nil
+		if hasConfig && hc.Enabled != nil && !*hc.Enabled {
+			out = append(out, `"hooksConfig": {"enabled": false} switches hooks off; set it to true for loopbreaker's hooks to run (not changed for you)`)
+		}
+		if containsString(hc.Disabled, HandlerName) {
+			out = append(out, `"hooksConfig.disabled" lists "loopbreaker": its hooks stay off until you remove it`)
+		}
+		var tools struct {
+			EnableHooks *bool `json:"enableHooks"`
+		}
+		if !hasConfig && json.Unmarshal(doc["tools"], &tools) == nil && tools.EnableHooks != nil && !*tools.EnableHooks {
+			out = append(out, `"tools": {"enableHooks": false} switches hooks off in Gemini CLI before 0.26; set it to true (not changed for you)`)
+		}
+		var legacy struct {
+			Disabled []string `json:"disabled"`
+		}
+		if json.Unmarshal(doc["hooks"], &legacy) == nil && containsString(legacy.Disabled, HandlerName) {
+			out = append(out, `"hooks.disabled" lists "loopbreaker": its hooks stay off until you remove it`)
+		}
+	}
+	return out
+}
+
+// CodexConfigWarnings reads the config.toml next to a Codex hooks.json
+// just enough to warn: hooks switched off in [features], or inline
+// [hooks] tables that Codex merges with hooks.json (with a warning of its
+// own).
+func CodexConfigWarnings(dir string) []string {
+	data, err := os.ReadFile(filepath.Join(dir, "config.toml"))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	section := ""
+	inline := false
+	for line := range strings.SplitSeq(string(data), "\n") {
+		l := strings.TrimSpace(line)
+		if i := strings.Index(l, "#"); i >= 0 && !strings.ContainsAny(l[:i], `"'`) {
+			l = strings.TrimSpace(l[:i])
+		}
+		if strings.HasPrefix(l, "[") {
+			section = strings.Trim(l, "[] ")
+			if section == "hooks" || strings.HasPrefix(section, "hooks.") {
+				inline = true
+			}
+			continue
+		}
+		k, v, ok := strings.Cut(l, "=")
+		if !ok || section != "features" {
+			continue
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if (k == "hooks" || k == "codex_hooks") && v == "false" {
+			out = append(out, fmt.Sprintf("%s: [features] %s = false switches hooks off; set it to true (not changed for you)", filepath.Join(dir, "config.toml"), k))
+		}
+	}
+	if inline {
+		out = append(out, fmt.Sprintf("%s also defines hooks inline ([hooks] tables): Codex merges them with hooks.json and warns; consider keeping one of the two", filepath.Join(dir, "config.toml")))
+	}
+	return out
+}
+
+// SettingsPath is the file loopbreaker's hooks go into: the user's
+// (user=true) or the project's settings of tool. getenv reads HOME,
+// CLAUDE_CONFIG_DIR and CODEX_HOME.
+func SettingsPath(tool Tool, user bool, project string, getenv func(string) string) (string, error) {
+	if !user {
+		switch tool {
+		case Claude:
+			return filepath.Join(project, ".claude", "settings.json"), nil
+		case Codex:
+			return filepath.Join(project, ".codex", "hooks.json"), nil
+		case Gemini:
+			return filepath.Join(project, ".gemini", "settings.json"), nil
+		}
+		return "", fmt.Errorf("unknown tool %q", tool)
+	}
+	home := getenv("HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("cannot find your home directory (%v): set HOME or use --project", err)
+		}
+		home = h
+	}
+	switch tool {
+	case Claude:
+		if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+			return filepath.Join(d, "settings.json"), nil
+		}
+		return filepath.Join(home, ".claude", "settings.json"), nil
+	case Codex:
+		if d := getenv("CODEX_HOME"); d != "" {
+			return filepath.Join(d, "hooks.json"), nil
+		}
+		return filepath.Join(home, ".codex", "hooks.json"), nil
+	case Gemini:
+		return filepath.Join(home, ".gemini", "settings.json"), nil
+	}
+	return "", fmt.Errorf("unknown tool %q", tool)
+}
+
+// FileResult is what InstallFile or UninstallFile did.
+type FileResult struct {
+	// Path is the file written (symbolic links followed).
+	Path    string
+	Changes []Change
+	// Backup is where the previous content was saved ("" when nothing
+	// was written or the file did not exist).
+	Backup   string
+	Created  bool
+	Warnings []string
+}
+
+// BackupSuffix is appended to a settings file's name for the copy of its
+// previous content.
+const BackupSuffix = ".loopbreaker.bak"
+
+// InstallFile installs loopbreaker's hooks into the settings file at path
+// (created with its directory when missing).
+func InstallFile(tool Tool, path, command string) (FileResult, error) {
+	return editFile(tool, path, command, true)
+}
+
+// UninstallFile removes loopbreaker's hooks from the settings file at
+// path; a missing file is nothing to do.
+func UninstallFile(tool Tool, path, command string) (FileResult, error) {
+	return editFile(tool, path, command, false)
+}
+
+func editFile(tool Tool, path, command string, install bool) (FileResult, error) {
+	res := FileResult{Path: path}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		res.Path = real // keep a dotfiles symlink a symlink
+	}
+	data, err := os.ReadFile(res.Path)
+	perm := fs.FileMode(0o644)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if !install {
+			return res, nil
+		}
+		res.Created = true
+	case err != nil:
+		return res, err
+	default:
+		if fi, err := os.Stat(res.Path); err == nil {
+			perm = fi.Mode().Perm()
+		}
+	}
+	out, changes, err := merge(tool, data, command, install)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", res.Path, err)
+	}
+	res.Changes = changes
+	res.Warnings = Warnings(tool, out)
+	if tool == Codex && install {
+		res.Warnings = append(res.Warnings, CodexConfigWarnings(filepath.Dir(res.Path))...)
+	}
+	if len(changes) == 0 {
+		return res, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(res.Path), 0o755); err != nil {
+		return res, err
+	}
+	if !res.Created {
+		res.Backup = res.Path + BackupSuffix
+		if err := writeAtomic(res.Backup, data, perm); err != nil {
+			return res, fmt.Errorf("saving the backup %s: %w", res.Backup, err)
+		}
+	}
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	if err := writeAtomic(res.Path, out, perm); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// writeAtomic writes a file through a temporary file in the same
+// directory and a rename, so that a reader (the agent's file watcher)
+// never sees half a file.
+func writeAtomic(path string, data []byte, perm fs.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(name, perm)
+	}
+	if err == nil {
+		err = os.Rename(name, path)
+	}
+	if err != nil {
+		os.Remove(name)
+	}
+	return err
+}

@@ -1,0 +1,403 @@
+package hook
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/errsig"
+	"github.com/loopbreaker/loopbreaker/testparse"
+)
+
+// Class is what a tool does, as far as loop detection cares.
+type Class int
+
+const (
+	ClassOther Class = iota
+	// ClassShell runs a command: its output is parsed for test results.
+	ClassShell
+	// ClassEdit changes files: an edit between two failing calls means the
+	// second is a new attempt, and edits go through the scope lock.
+	ClassEdit
+	// ClassRead reads a file: its path is recorded.
+	ClassRead
+)
+
+// Classify says what the tool named name does in tool's vocabulary.
+func Classify(tool Tool, name string) Class {
+	switch tool {
+	case Claude:
+		switch name {
+		case "Bash", "PowerShell":
+			return ClassShell
+		case "Edit", "Write", "MultiEdit", "NotebookEdit":
+			return ClassEdit
+		case "Read":
+			return ClassRead
+		}
+	case Codex:
+		// Codex names shell and unified exec "Bash" in hook payloads;
+		// the raw names are accepted in case a build passes them through.
+		switch name {
+		case "Bash", "shell", "local_shell", "exec_command", "unified_exec":
+			return ClassShell
+		case "apply_patch", "Edit", "Write":
+			return ClassEdit
+		}
+	case Gemini:
+		switch name {
+		case "run_shell_command":
+			return ClassShell
+		case "replace", "write_file", "edit":
+			return ClassEdit
+		case "read_file", "read_many_files":
+			return ClassRead
+		}
+	}
+	return ClassOther
+}
+
+// VolatileFields are the tool_input fields left out of a tool call's
+// canonical arguments: they describe or schedule the call without changing
+// what it does, so two calls that differ only there are the same call.
+func VolatileFields(tool Tool, name string) []string {
+	switch tool {
+	case Claude:
+		switch name {
+		case "Bash", "PowerShell":
+			return []string{"description", "run_in_background", "timeout"}
+		case "Agent", "Task":
+			return []string{"description"}
+		}
+	case Codex:
+		if Classify(tool, name) == ClassShell {
+			return []string{"description", "justification", "max_output_tokens", "timeout", "timeout_ms", "yield_time_ms"}
+		}
+	case Gemini:
+		switch name {
+		case "run_shell_command":
+			return []string{"description", "is_background", "timeout"}
+		case "replace":
+			// The "smart edit" build asks the model to describe the edit.
+			return []string{"instruction"}
+		}
+	}
+	return nil
+}
+
+// Canonical returns the canonical form of a call's arguments: the JSON of
+// input with the tool's volatile fields dropped, object keys sorted at
+// every level, no insignificant whitespace, numbers as written. Missing
+// input is {}.
+func Canonical(tool Tool, name string, input json.RawMessage) (json.RawMessage, error) {
+	if len(bytes.TrimSpace(input)) == 0 {
+		return json.RawMessage("{}"), nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if m, ok := v.(map[string]any); ok {
+		for _, k := range VolatileFields(tool, name) {
+			delete(m, k)
+		}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	// encoding/json writes map keys sorted: that is the canonical order.
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
+}
+
+// hash16 is the first 8 bytes of SHA-256 as hex, like errsig signatures.
+func hash16(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// Result is what a tool call produced, as loopbreaker reads it.
+type Result struct {
+	// Text is the result as hashed and, on failure, as the error text.
+	Text string
+	// Output is a shell command's output, parsed for tests.
+	Output string
+	// Failed: the call failed (a tool error, or a non-zero exit status
+	// when the tool reports one).
+	Failed bool
+	// ExitCode is a shell command's exit status when the tool reports it.
+	ExitCode *int
+}
+
+// Result extracts the result of a PostToolUse / PostToolUseFailure /
+// AfterTool payload.
+func (p *Payload) Result() Result {
+	shell := Classify(p.Tool, p.ToolName) == ClassShell
+	var r Result
+	switch p.Tool {
+	case Claude:
+		if p.Event == "PostToolUseFailure" || p.Error != "" {
+			r.Text, r.Output, r.Failed = p.Error, p.Error, true
+			r.ExitCode = exitCodeLine(p.Error)
+			return r
+		}
+		var sh struct {
+			Stdout *string `json:"stdout"`
+			Stderr string  `json:"stderr"`
+		}
+		if shell && json.Unmarshal(p.ToolResponse, &sh) == nil && sh.Stdout != nil {
+			r.Output = *sh.Stdout
+			if sh.Stderr != "" {
+				r.Output += "\n" + sh.Stderr
+			}
+			r.Text = r.Output
+			return r
+		}
+		r.Text = responseText(p.ToolResponse)
+		r.Output = r.Text
+	case Codex:
+		// Bash sends the output as a plain string with no exit status;
+		// some builds prefix it with an "Exit code: N" header.
+		r.Text = responseText(p.ToolResponse)
+		r.Output = r.Text
+		if shell {
+			r.ExitCode = exitCodeLine(r.Text)
+		}
+	case Gemini:
+		var g struct {
+			LLMContent    json.RawMessage `json:"llmContent"`
+			ReturnDisplay json.RawMessage `json:"returnDisplay"`
+			Error         *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(p.ToolResponse, &g) != nil {
+			r.Text = responseText(p.ToolResponse)
+			r.Output = r.Text
+			break
+		}
+		if g.Error != nil && g.Error.Message != "" {
+			r.Text, r.Output, r.Failed = g.Error.Message, g.Error.Message, true
+			return r
+		}
+		llm := responseText(g.LLMContent)
+		if !shell {
+			r.Text, r.Output = llm, llm
+			break
+		}
+		// llmContent is "Output: …\nExit Code: N\nProcess Group PGID: P"
+		// (the exit line only when non-zero); returnDisplay is the raw
+		// output, free of the process group id.
+		r.ExitCode = exitCodeLine(llm)
+		var display string
+		if json.Unmarshal(g.ReturnDisplay, &display) == nil {
+			r.Output = display
+		} else {
+			r.Output = llm
+		}
+		code := 0
+		if r.ExitCode != nil {
+			code = *r.ExitCode
+		}
+		r.Text = "exit " + strconv.Itoa(code) + "\n" + r.Output
+	}
+	if r.ExitCode != nil && *r.ExitCode != 0 {
+		r.Failed = true
+	}
+	return r
+}
+
+// responseText is a result as text: a JSON string's value, else the
+// compact JSON.
+func responseText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) == nil {
+		return b.String()
+	}
+	return string(raw)
+}
+
+// exitCodeLine finds an exit status line among the first and last lines
+// of a tool's output: Claude's "Exit code N", Gemini's "Exit Code: N",
+// Codex's "Exit code: N" or "Process exited with code N".
+func exitCodeLine(text string) *int {
+	lines := strings.Split(text, "\n")
+	check := func(line string) *int {
+		l := strings.ToLower(strings.TrimSpace(line))
+		for _, prefix := range []string{"exit code:", "exit code", "process exited with code"} {
+			rest, ok := strings.CutPrefix(l, prefix)
+			if !ok {
+				continue
+			}
+			if n, err := strconv.Atoi(strings.TrimSpace(rest)); err == nil {
+				return &n
+			}
+		}
+		return nil
+	}
+	for i := 0; i < len(lines) && i < 3; i++ {
+		if n := check(lines[i]); n != nil {
+			return n
+		}
+	}
+	for i := len(lines) - 1; i >= 3 && i >= len(lines)-5; i-- {
+		if n := check(lines[i]); n != nil {
+			return n
+		}
+	}
+	return nil
+}
+
+// Files are the files a file tool (edit or read) names in its input,
+// relative to root (slash-separated) when inside it, else absolute.
+// Relative paths in the input are taken relative to base.
+func (p *Payload) Files(root, base string) []string {
+	class := Classify(p.Tool, p.ToolName)
+	if class != ClassEdit && class != ClassRead {
+		return nil
+	}
+	var in map[string]json.RawMessage
+	if json.Unmarshal(p.ToolInput, &in) != nil {
+		return nil
+	}
+	var names []string
+	str := func(key string) {
+		var s string
+		if json.Unmarshal(in[key], &s) == nil && strings.TrimSpace(s) != "" {
+			names = append(names, s)
+		}
+	}
+	switch {
+	case p.Tool == Codex && class == ClassEdit:
+		for _, key := range []string{"command", "input", "patch"} {
+			var s string
+			if json.Unmarshal(in[key], &s) == nil && strings.Contains(s, "*** ") {
+				names = append(names, PatchFiles(s)...)
+				break
+			}
+		}
+		str("file_path")
+	default:
+		str("file_path")
+		str("notebook_path")
+		str("absolute_path")
+		var many []string
+		if json.Unmarshal(in["paths"], &many) == nil {
+			names = append(names, many...)
+		}
+	}
+	var out []string
+	for _, n := range names {
+		f := relTo(root, base, n)
+		if !containsString(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// PatchFiles lists the files an apply_patch patch adds, updates, deletes
+// or moves to, in order, as written in the patch.
+func PatchFiles(patch string) []string {
+	var files []string
+	for line := range strings.SplitSeq(patch, "\n") {
+		line = strings.TrimRight(line, "\r")
+		for _, prefix := range []string{"*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:"} {
+			if rest, ok := strings.CutPrefix(line, prefix); ok {
+				if f := strings.TrimSpace(rest); f != "" && !containsString(files, f) {
+					files = append(files, f)
+				}
+			}
+		}
+	}
+	return files
+}
+
+// relTo resolves name against base and expresses it relative to root when
+// it lies inside.
+func relTo(root, base, name string) string {
+	if !filepath.IsAbs(name) && base != "" {
+		name = filepath.Join(base, name)
+	}
+	name = filepath.Clean(name)
+	if root != "" && filepath.IsAbs(name) {
+		if r, err := filepath.Rel(root, name); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(r)
+		}
+	}
+	return filepath.ToSlash(name)
+}
+
+func containsString(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// maxErrorBytes bounds the raw error text a tool call keeps for reports.
+const maxErrorBytes = 8 << 10
+
+// BuildToolCall turns a post-tool payload into the breaker's record of the
+// call: canonical arguments and their hash, the hash of the normalised
+// result (so that noise such as durations or temp paths does not make a
+// repeated call look new, while output that really changes does), the
+// error signature when the call failed, the files it touched, whether it
+// edited, and per-test results parsed from a shell command's output.
+//
+// A shell command whose output shows failing tests or a failure of the
+// test infrastructure counts as failed even when the tool reports success
+// (Claude's `go test | tail`, Codex, which reports no exit status).
+// root is the project directory; base resolves relative paths.
+func BuildToolCall(p *Payload, root, base string) lb.ToolCall {
+	tc := lb.ToolCall{Tool: p.ToolName}
+	args, err := Canonical(p.Tool, p.ToolName, p.ToolInput)
+	if err != nil {
+		// Not reachable for a payload that parsed; hash the bytes anyway.
+		args = nil
+		tc.ArgsHash = hash16(p.ToolInput)
+	} else {
+		tc.Args = args
+		tc.ArgsHash = hash16(args)
+	}
+	class := Classify(p.Tool, p.ToolName)
+	tc.Edit = class == ClassEdit
+	tc.Files = p.Files(root, base)
+	r := p.Result()
+	failed := r.Failed
+	if class == ClassShell && r.Output != "" {
+		if tr, ok := testparse.Parse([]byte(r.Output)); ok {
+			tc.Tests = tr.Tests
+			if tr.Failed > 0 || tr.Infra != nil {
+				failed = true
+			}
+		}
+	}
+	tc.ResultHash = hash16([]byte(errsig.Normalize(r.Text)))
+	if failed {
+		text := r.Text
+		if strings.TrimSpace(text) == "" {
+			text = "tool " + p.ToolName + " failed with no output"
+		}
+		tc.Error = &lb.ErrorText{Raw: errsig.Truncate(text, maxErrorBytes), Signature: errsig.Signature(text)}
+	}
+	return tc
+}
