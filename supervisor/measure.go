@@ -1,0 +1,252 @@
+package supervisor
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/errsig"
+	"github.com/loopbreaker/loopbreaker/testparse"
+)
+
+// Bounds on what one iteration records.
+const (
+	maxErrorText = 8 << 10
+	maxSummary   = 160
+	// stderrTailLines is how much of stderr stands for the error of a
+	// failed command that printed no error-looking line.
+	stderrTailLines = 20
+)
+
+// agentResult is the JSON result an agent CLI prints at the end of a
+// non-interactive run, e.g. `claude -p --output-format json`:
+// {"type":"result","subtype":"success","is_error":false,"result":"...",
+// "num_turns":N,"permission_denials":[...]}.
+type agentResult struct {
+	Type              string            `json:"type"`
+	Subtype           string            `json:"subtype"`
+	IsError           bool              `json:"is_error"`
+	Result            string            `json:"result"`
+	NumTurns          int               `json:"num_turns"`
+	PermissionDenials []json.RawMessage `json:"permission_denials"`
+}
+
+// parseAgentResult finds the agent's result in the end of its output: the
+// last line that is a JSON object of type "result" (a single result, or the
+// last event of a JSON stream), or a whole JSON document (an object, or an
+// array of messages whose last result counts).
+func parseAgentResult(out []byte) *agentResult {
+	trimmed := bytes.TrimSpace(out)
+	if len(trimmed) == 0 {
+		return nil
+	}
+	if trimmed[0] == '{' || trimmed[0] == '[' {
+		if r := decodeResult(trimmed); r != nil {
+			return r
+		}
+	}
+	for len(trimmed) > 0 {
+		i := bytes.LastIndexByte(trimmed, '\n')
+		line := bytes.TrimSpace(trimmed[i+1:])
+		if len(line) > 0 && line[0] == '{' && bytes.Contains(line, []byte(`"type"`)) {
+			if r := decodeResult(line); r != nil {
+				return r
+			}
+		}
+		if i < 0 {
+			break
+		}
+		trimmed = trimmed[:i]
+	}
+	return nil
+}
+
+func decodeResult(doc []byte) *agentResult {
+	if doc[0] == '[' {
+		var list []json.RawMessage
+		if json.Unmarshal(doc, &list) != nil {
+			return nil
+		}
+		for i := len(list) - 1; i >= 0; i-- {
+			if r := decodeResult(bytes.TrimSpace(list[i])); r != nil {
+				return r
+			}
+		}
+		return nil
+	}
+	if doc[0] != '{' {
+		return nil
+	}
+	var r agentResult
+	if json.Unmarshal(doc, &r) != nil || r.Type != "result" {
+		return nil
+	}
+	return &r
+}
+
+// measure turns one run of the command into the iteration the breaker
+// records.
+func (l *loop) measure(out, errs *capture, r ran, files []string, changed bool) *lb.Iteration {
+	out.finish()
+	errs.finish()
+	it := &lb.Iteration{Phase: l.cfg.Phase, Slice: l.cfg.Slice}
+	if changed {
+		n := len(files)
+		it.FilesChanged, it.Files = &n, files
+	}
+	size := out.n + errs.n
+	it.OutputBytes = &size
+	code := r.exitCode
+	it.ExitCode = &code
+
+	agent := parseAgentResult(out.lastText())
+	var fromResult *scanner
+	if agent != nil {
+		it.PermissionDenials = len(agent.PermissionDenials)
+		it.Summary = oneLine(agent.Result, maxSummary)
+		// The result text is the agent's prose inside JSON: it is read for
+		// completion signals, not for errors (prose that mentions an error
+		// is no error output, and differs every time).
+		fromResult = newScanner(l.cfg.CompletePattern)
+		for _, line := range strings.Split(agent.Result, "\n") {
+			fromResult.line(line)
+		}
+	}
+	it.Complete = out.scan.complete || errs.scan.complete || fromResult != nil && fromResult.complete
+
+	if r.timedOut {
+		it.Errors = append(it.Errors, errorText(fmt.Sprintf("iteration timed out after %s", l.cfg.IterationTimeout)))
+	}
+	if agent != nil && agent.IsError {
+		it.Errors = append(it.Errors, errorText(fmt.Sprintf("the agent reported an error (%s): %s", agent.Subtype, oneLine(agent.Result, 500))))
+	}
+	lines := append(out.scan.errors(), errs.scan.errors()...)
+	if len(lines) == 0 && code != 0 && !r.timedOut {
+		// A failed command that printed nothing error-like: its last
+		// words on stderr (or stdout) are the best account of why.
+		src := errs
+		if errs.n == 0 {
+			src = out
+		}
+		lines = lastLines(src.lastText(), stderrTailLines)
+	}
+	if text := strings.TrimSpace(strings.Join(lines, "\n")); text != "" {
+		it.Errors = append(it.Errors, errorText(text))
+	}
+
+	if res, ok := testparse.Parse(joinOutputs(out.text(), errs.text())); ok {
+		passing, failing := res.Passed, res.Failed
+		it.TestsPassing, it.TestsFailing = &passing, &failing
+		it.Tests = l.tests.attempts(res)
+	}
+	return it
+}
+
+func errorText(text string) lb.ErrorText {
+	return lb.ErrorText{Raw: errsig.Truncate(text, maxErrorText), Signature: errsig.Signature(text)}
+}
+
+func joinOutputs(out, errs []byte) []byte {
+	if len(errs) == 0 {
+		return out
+	}
+	if len(out) == 0 {
+		return errs
+	}
+	b := make([]byte, 0, len(out)+1+len(errs))
+	b = append(b, out...)
+	if out[len(out)-1] != '\n' {
+		b = append(b, '\n')
+	}
+	return append(b, errs...)
+}
+
+// lastLines returns the last n non-empty lines of text.
+func lastLines(text []byte, n int) []string {
+	var lines []string
+	for _, l := range strings.Split(string(text), "\n") {
+		l = strings.TrimRight(l, "\r")
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if len(l) > maxErrorLine {
+			l = l[:maxErrorLine] + "…"
+		}
+		lines = append(lines, l)
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
+}
+
+// testTracker decides which failed tests are attempts at those tests
+// (seed 000 FR-1). The loop sees the whole suite's results each iteration,
+// not which test the agent worked on, so:
+//   - the first time a test is seen failing is its baseline, not an
+//     attempt (a suite with many failing tests does not trip the slice
+//     ceiling on its first run);
+//   - when the iteration made test progress (a test that failed passes
+//     now, or more tests pass than before), the agent is working through
+//     the failures, and the tests it has not reached yet are not attempts;
+//   - otherwise every test that still fails, or fails again, is one
+//     attempt; infrastructure failures (did not build) never are.
+//
+// Passed tests are always reported, so the breaker sees a failing test
+// pass. The state's tests seed the tracker, so a new run of the same
+// session goes on counting.
+type testTracker struct {
+	loaded  bool
+	seen    map[string]bool // name → passed, as last reported
+	passing *int
+}
+
+func (t *testTracker) load(st *lb.BreakerState) {
+	if t.loaded {
+		return
+	}
+	t.loaded = true
+	t.seen = map[string]bool{}
+	if st == nil {
+		return
+	}
+	for _, ta := range st.Tests {
+		t.seen[ta.Name] = ta.Passed
+	}
+	if st.LastTestsPassing != nil {
+		v := *st.LastTestsPassing
+		t.passing = &v
+	}
+}
+
+func (t *testTracker) attempts(res testparse.Result) []lb.TestResult {
+	if t.seen == nil {
+		t.seen = map[string]bool{}
+	}
+	progress := t.passing != nil && res.Passed > *t.passing
+	for _, tr := range res.Tests {
+		if passed, known := t.seen[tr.Name]; tr.Passed && known && !passed {
+			progress = true
+		}
+	}
+	var out []lb.TestResult
+	for _, tr := range res.Tests {
+		_, known := t.seen[tr.Name]
+		switch {
+		case tr.Passed, tr.Infra:
+			out = append(out, tr)
+		case known && !progress:
+			out = append(out, tr)
+		}
+	}
+	for _, tr := range res.Tests {
+		if !tr.Infra {
+			t.seen[tr.Name] = tr.Passed
+		}
+	}
+	p := res.Passed
+	t.passing = &p
+	return out
+}
