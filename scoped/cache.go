@@ -24,6 +24,9 @@ import (
 type cache struct {
 	m        *Manager
 	onCommit func(scopes, entries int, took time.Duration, err error)
+	// versions, when the store has them, lets every call notice that
+	// another process wrote a scope since (the CLI on the same project).
+	versions Versioner
 
 	mu      sync.Mutex
 	entries map[string]*entry
@@ -53,6 +56,10 @@ type entry struct {
 	pending  []lb.JournalEntry
 	flush    *flushWait
 	evicting bool
+	// version is the store's Version of the state this entry matches;
+	// committing is set while a write of it is under way.
+	version    uint64
+	committing bool
 	// broken is why the state was dropped (an engine invariant broke).
 	broken error
 }
@@ -70,6 +77,7 @@ func openCache(ctx context.Context, m *Manager, onCommit func(int, int, time.Dur
 		entries: map[string]*entry{}, dirty: map[string]struct{}{},
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 	}
+	c.versions, _ = m.store.(Versioner)
 	scopes, err := m.store.Scopes(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list the stored breakers: %w", err)
@@ -97,7 +105,13 @@ func openCache(ctx context.Context, m *Manager, onCommit func(int, int, time.Dur
 // writer starts). A state that cannot be read is remembered as such and
 // read again on next use.
 func (c *cache) load(ctx context.Context, scope string) (*entry, error) {
-	st, err := c.m.store.Load(ctx, scope)
+	// The version first: a write between the two makes the next call
+	// load again, never miss it.
+	version, err := c.version(scope)
+	var st *lb.BreakerState
+	if err == nil {
+		st, err = c.m.store.Load(ctx, scope)
+	}
 	if err == nil {
 		err = validate(st)
 	}
@@ -109,9 +123,42 @@ func (c *cache) load(ctx context.Context, scope string) (*entry, error) {
 	if used.IsZero() {
 		used = c.m.now()
 	}
-	e := &entry{rule: c.m.policy.Rule(scope), state: st, diskSeq: st.Seq, lastUsed: used}
+	e := &entry{rule: c.m.policy.Rule(scope), state: st, diskSeq: st.Seq, lastUsed: used, version: version}
 	c.entries[scope] = e
 	return e, nil
+}
+
+func (c *cache) version(scope string) (uint64, error) {
+	if c.versions == nil {
+		return 0, nil
+	}
+	return c.versions.Version(scope)
+}
+
+// refresh adopts what another process wrote to e's scope since it was
+// loaded or last written, when nothing of this cache's is unsaved (if
+// something is, the write merges them: see rebase). Under c.mu.
+func (c *cache) refresh(ctx context.Context, e *entry) error {
+	if c.versions == nil || len(e.pending) > 0 || e.committing {
+		return nil
+	}
+	v, err := c.versions.Version(e.rule.Scope)
+	if err != nil || v == e.version {
+		return err
+	}
+	st, err := c.m.store.Load(ctx, e.rule.Scope)
+	if err == nil {
+		err = validate(st)
+	}
+	if err != nil {
+		return err
+	}
+	if st.Seq != e.diskSeq {
+		c.m.log.Info("breaker written by another process; reloaded", "scope", e.rule.Scope, "seq", st.Seq)
+		e.state, e.diskSeq = st, st.Seq
+	}
+	e.version = v
+	return nil
 }
 
 // entryFor returns scope's entry, loading it on first use, and again
@@ -139,6 +186,9 @@ func (c *cache) do(ctx context.Context, rules []Rule, op opFunc) error {
 	states := make([]*lb.BreakerState, len(rules))
 	for i, r := range rules {
 		e, err := c.entryFor(ctx, r.Scope)
+		if err == nil {
+			err = c.refresh(ctx, e)
+		}
 		if err != nil {
 			c.mu.Unlock()
 			return err
@@ -285,13 +335,16 @@ func (c *cache) flush(ctx context.Context) error {
 			out[i] = entries
 			nEntries += len(entries)
 			got = append(got, grabbed{e: e, wait: e.flush, entries: entries, state: disk})
-			e.pending, e.flush = nil, nil
+			e.pending, e.flush, e.committing = nil, nil, true
 			delete(c.dirty, sc)
 		}
 		return out, nil
 	})
 	took := time.Since(start)
 	c.mu.Lock()
+	for _, g := range got {
+		g.e.committing = false
+	}
 	failed := err != nil && !errors.Is(err, lb.ErrCommitted)
 	if failed {
 		// Nothing was saved: put the entries back in front of any newer
@@ -312,6 +365,11 @@ func (c *cache) flush(ctx context.Context) error {
 			g.e.diskSeq = g.state.Seq
 			if len(g.e.pending) == 0 {
 				g.e.state.Seq = g.state.Seq
+			}
+			// A write by another process right after this one is caught
+			// by the seq check of the next write (rebase).
+			if v, err := c.version(g.e.rule.Scope); err == nil {
+				g.e.version = v
 			}
 		}
 		c.degraded = nil

@@ -2,7 +2,9 @@ package scoped
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -178,4 +180,11 @@ func modes(t *testing.T, fn func(t *testing.T, shared bool)) {
 		}
 		t.Run(name, func(t *testing.T) { fn(t, shared) })
 	}
+}
+
+// writeCorrupt overwrites a scope's state file in a filestore directory
+// (scope names with only letters and one colon, escaped as the store does).
+func writeCorrupt(dir, scope string) error {
+	name := strings.ReplaceAll(scope, ":", "%3a")
+	return os.WriteFile(filepath.Join(dir, "scopes", name, "state.json"), []byte("{garbage"), 0o644)
 }

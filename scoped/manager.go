@@ -119,6 +119,13 @@ type Deleter interface {
 	Delete(ctx context.Context, scope string, ok func(*lb.BreakerState) bool) (bool, error)
 }
 
+// Versioner is a store that tells cheaply whether a scope was written:
+// Version changes with every write (0: never written). filestore.Store
+// implements it; the cache uses it to notice writes by other processes.
+type Versioner interface {
+	Version(scope string) (uint64, error)
+}
+
 // Open starts a manager over store with cfg. Unless opts.Shared, it loads
 // every state the store holds and the manager must be the store's only
 // writer until Close (the CLI takes a lock for that).

@@ -1,0 +1,307 @@
+package scoped
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/breaker"
+)
+
+// Every failure recorded at once by many callers is counted exactly once,
+// in memory and in the store.
+func TestConcurrentFailuresCountedOnce(t *testing.T) {
+	modes(t, func(t *testing.T, shared bool) {
+		cfg := testConfig()
+		cfg.Breakers[0].FailureThreshold = 10_000
+		e := newEnv(t, shared, cfg)
+		const callers, each = 16, 10
+		var wg sync.WaitGroup
+		errs := make(chan error, callers)
+		for i := range callers {
+			wg.Go(func() {
+				c := Context{Session: fmt.Sprintf("s%d", i)}
+				for range each {
+					d, err := e.m.Check(context.Background(), c)
+					if err == nil {
+						_, err = e.m.Outcome(context.Background(), c, lb.Outcome{DecisionID: d.DecisionID, Result: lb.OutcomeFailure})
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		if b := e.get("global"); b.Failures != callers*each {
+			t.Fatalf("global counted %d failures, want %d", b.Failures, callers*each)
+		}
+		e.restart()
+		b := e.get("global")
+		if b.Failures != callers*each {
+			t.Fatalf("after a restart global has %d failures, want %d", b.Failures, callers*each)
+		}
+		seen := map[string]bool{}
+		st, err := e.store.Load(context.Background(), "global")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range st.Failures {
+			if seen[f.DecisionID] {
+				t.Fatalf("decision %s counted twice", f.DecisionID)
+			}
+			seen[f.DecisionID] = true
+		}
+		es, err := e.store.Journal(context.Background(), "global", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outcomes := 0
+		for _, en := range es {
+			if en.Type == lb.EntryEvent && en.Event.Kind == lb.EventOutcome {
+				outcomes++
+			}
+		}
+		if outcomes != callers*each {
+			t.Fatalf("journal holds %d outcome events, want %d", outcomes, callers*each)
+		}
+	})
+}
+
+// Many callers checking a HALF_OPEN breaker at once: exactly one probe.
+func TestConcurrentChecksGrantOneProbe(t *testing.T) {
+	modes(t, func(t *testing.T, shared bool) {
+		e := newEnv(t, shared, testConfig())
+		bob := openAgent(e)
+		const callers = 32
+		var probes, denied atomic.Int32
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for range callers {
+			wg.Go(func() {
+				<-start
+				d, err := e.m.Check(context.Background(), bob)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				switch {
+				case d.Probe && d.Allowed:
+					probes.Add(1)
+				case !d.Allowed:
+					denied.Add(1)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		if probes.Load() != 1 || denied.Load() != callers-1 {
+			t.Fatalf("%d probes granted and %d denied, want 1 and %d", probes.Load(), denied.Load(), callers-1)
+		}
+	})
+}
+
+// cliFailure records a failure for scope straight into the store, as the
+// CLI on the same project directory would.
+func cliFailure(t *testing.T, st lb.Store, eng *breaker.Engine, scope, id string) {
+	t.Helper()
+	svc := &breaker.Service{Store: st, Engine: eng}
+	if _, err := svc.Apply(context.Background(), []string{scope}, lb.Event{Kind: lb.EventOutcome, Caller: id,
+		Outcome: &lb.Outcome{DecisionID: id, Result: lb.OutcomeFailure}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Another process (the CLI) writing a breaker the server caches: the
+// server's next call sees it.
+func TestForeignWriteIsSeen(t *testing.T) {
+	e := newEnv(t, false, testConfig())
+	s1 := Context{Session: "loop1"}
+	e.fail(s1, 1)
+	eng := e.m.Policy().Engine("session:loop1")
+	cliFailure(t, e.store, eng, "session:loop1", "cli-1")
+	cliFailure(t, e.store, eng, "session:loop1", "cli-2")
+	d := e.check(s1)
+	if d.Allowed || d.Scope != "session:loop1" {
+		t.Fatalf("the CLI opened session:loop1, the server's next check says %+v", d)
+	}
+	if b := breakerOf(t, d, "session:loop1"); b.Failures != 3 {
+		t.Fatalf("failures %d, want 3", b.Failures)
+	}
+}
+
+// racingStore lets another process write a scope right before each of the
+// cache's writes, after the cache made its change in memory.
+type racingStore struct {
+	lb.Store
+	t     *testing.T
+	eng   *breaker.Engine
+	scope string
+	n     int
+}
+
+func (r *racingStore) Update(ctx context.Context, scopes []string, fn lb.UpdateFunc) error {
+	if r.n > 0 {
+		r.n--
+		cliFailure(r.t, r.Store, r.eng, r.scope, fmt.Sprintf("cli-%d", r.n))
+	}
+	return r.Store.Update(ctx, scopes, fn)
+}
+
+// A write by another process that lands between a change in memory and its
+// write: the cache's unsaved events are replayed on top, nothing is lost.
+func TestForeignWriteIsMerged(t *testing.T) {
+	e := newEnv(t, false, testConfig())
+	ctx := context.Background()
+	e.close()
+	e.open()
+	rs := &racingStore{Store: e.store, t: t, eng: e.m.Policy().Engine("session:loop1"), scope: "session:loop1"}
+	m, err := Open(ctx, rs, e.cfg, Options{Now: e.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.m.Close()
+	e.m = m
+	s1 := Context{Session: "loop1"}
+	e.fail(s1, 1) // the check writes nothing; the outcome's write races
+	rs.n = 1
+	e.fail(s1, 1)
+	st, err := e.store.Load(ctx, "session:loop1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Failures) != 3 || st.State != lb.Open {
+		t.Fatalf("stored: %d failures, %s; want the CLI's and both of the server's, OPEN", len(st.Failures), st.State)
+	}
+	if d := e.check(s1); d.Allowed || breakerOf(t, d, "session:loop1").Failures != 3 {
+		t.Fatalf("cached state after the merge: %+v", d)
+	}
+	es, err := e.store.Journal(ctx, "session:loop1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outcomes := 0
+	for _, en := range es {
+		if en.Type == lb.EntryEvent && en.Event.Kind == lb.EventOutcome {
+			outcomes++
+		}
+	}
+	if outcomes != 3 {
+		t.Fatalf("journal has %d outcomes, want 3", outcomes)
+	}
+}
+
+// failingStore fails every Update while broken is set: a disk that is full.
+type failingStore struct {
+	lb.Store
+	broken atomic.Bool
+}
+
+var errDiskFull = errors.New("no space left on device")
+
+func (f *failingStore) Update(ctx context.Context, scopes []string, fn lb.UpdateFunc) error {
+	if f.broken.Load() {
+		// Let fn run so that the cache hands its changes over, then fail
+		// as a write would.
+		states := make([]*lb.BreakerState, len(scopes))
+		for i, s := range scopes {
+			st, err := f.Store.Load(ctx, s)
+			if err != nil {
+				return err
+			}
+			states[i] = st
+		}
+		if _, err := fn(states); err != nil {
+			return err
+		}
+		return errDiskFull
+	}
+	return f.Store.Update(ctx, scopes, fn)
+}
+
+// When the store cannot be written the manager fails closed: the caller
+// whose change is unsaved gets an error, later callers are refused, and
+// once the store works again the change is saved and decisions resume.
+func TestStoreFailureFailsClosed(t *testing.T) {
+	e := newEnv(t, false, testConfig())
+	e.close()
+	ctx := context.Background()
+	e.open()
+	fs := &failingStore{Store: e.store}
+	m, err := Open(ctx, fs, e.cfg, Options{Now: e.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.m.Close()
+	e.m = m
+	bob := Context{AgentID: "bob"}
+	d := e.check(bob)
+	fs.broken.Store(true)
+	_, err = m.Outcome(ctx, bob, lb.Outcome{DecisionID: d.DecisionID, Result: lb.OutcomeFailure})
+	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("outcome while the disk is full: %v, want ErrUnavailable", err)
+	}
+	if _, err := m.Check(ctx, bob); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("check while the store is failing: %v, want ErrUnavailable", err)
+	}
+	if err := m.Health(); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Health = %v", err)
+	}
+	fs.broken.Store(false)
+	// The writer retries on its own; wait for it (bounded, real time:
+	// the retry backoff is the writer's, not the test's clock).
+	deadline := time.Now().Add(10 * time.Second)
+	for m.Health() != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the manager did not recover after the store came back")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	st, err := e.store.Load(ctx, "agent:bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Failures) != 1 || st.Failures[0].DecisionID != d.DecisionID {
+		t.Fatalf("the failure made while the disk was full was not saved once it came back: %+v", st.Failures)
+	}
+	if d := e.check(bob); !d.Allowed {
+		t.Fatalf("after recovery: %+v", d)
+	}
+}
+
+// A corrupt state fails the calls that touch it, loudly, and not the others.
+func TestCorruptStateFailsOnlyItsBreaker(t *testing.T) {
+	e := newEnv(t, false, testConfig())
+	e.fail(Context{AgentID: "bob"}, 1)
+	e.close()
+	if err := writeCorrupt(e.dir, "agent:bob"); err != nil {
+		t.Fatal(err)
+	}
+	e.open()
+	ctx := context.Background()
+	if _, err := e.m.Check(ctx, Context{AgentID: "bob"}); !errors.Is(err, lb.ErrCorruptState) {
+		t.Fatalf("check of a corrupt breaker: %v, want ErrCorruptState", err)
+	}
+	if d := e.check(Context{AgentID: "alice"}); !d.Allowed {
+		t.Fatalf("another agent: %+v", d)
+	}
+	list, err := e.m.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range list {
+		if b.Scope == "agent:bob" && b.Error == "" {
+			t.Fatalf("List hides the corrupt breaker's error: %+v", b)
+		}
+	}
+}
