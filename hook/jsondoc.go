@@ -255,7 +255,7 @@ func shellFields(s string) []string {
 		case quote != 0:
 			if c == quote {
 				quote = 0
-			} else if c == '\\' && quote == '"' && i+1 < len(s) {
+			} else if c == '\\' && quote == '"' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
 				i++
 				cur.WriteByte(s[i])
 			} else {
