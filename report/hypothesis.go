@@ -144,7 +144,7 @@ func hypothesize(st *lb.BreakerState, r *Report, detector string, exp expected) 
 		return hypothesis{
 			text:     fmt.Sprintf("The agent has lost its theory of the failure: it tried to edit %d file(s) outside slice %s without a justification tied to the failing test (%s).", len(v), quoteOr(r.Slice, "(unknown)"), strings.Join(files, ", ")),
 			evidence: []string{fmt.Sprintf("scope violations without justification: %d", len(v)), p.label + " edited: " + listOr(p.edited, "nothing reported")},
-			question: fmt.Sprintf("Does %s belong in the scope of slice %s (then add it to files_in_scope), or is the agent on the wrong track?",
+			question: fmt.Sprintf("Does %s belong in the scope of slice %s (then add it to scope.allow in loopbreaker.yaml, or to the files_in_scope JSON file), or is the agent on the wrong track?",
 				strconv.Quote(files[0]), quoteOr(r.Slice, "(unknown)")),
 			recommend: "rescope",
 		}

@@ -47,10 +47,10 @@ func recoveryOptions(r *Report, opts Options, recommend string) []RecoveryOption
 	rescope := RecoveryOption{
 		ID: "rescope", Available: true,
 		Label: "Re-scope this slice (the contract or the scope may need adjustment)",
-		Note:  "edit files_in_scope in the scope section of loopbreaker.yaml, then reset",
+		Note:  "widen scope.allow (or scope.justify) in loopbreaker.yaml, or the files_in_scope JSON file it names, then reset",
 	}
 	if v := unjustified(r.ScopeViolations); len(v) > 0 {
-		rescope.Note = fmt.Sprintf("add the files you accept to files_in_scope in the scope section of loopbreaker.yaml, then reset; refused so far: %s", violationFiles(v))
+		rescope.Note = fmt.Sprintf("add the files you accept to scope.allow in loopbreaker.yaml (or to the files_in_scope JSON file), then reset; refused so far: %s", violationFiles(v))
 	}
 	out = append(out, rescope)
 	if r.Test != "" {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"strings"
 
 	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/report"
@@ -44,8 +45,14 @@ func (w *workspace) report(ctx context.Context, expects string) (report.Report, 
 	if err != nil {
 		return report.Report{}, err
 	}
+	// The report's commands take the session's name, not its scope; the
+	// default session needs no --session at all.
+	session := strings.TrimPrefix(w.scope, "session:")
+	if session == "default" {
+		session = ""
+	}
 	opts := report.Options{
-		Now: w.env.Now(), Session: w.scope, Program: "loopbreaker", Expectation: expects,
+		Now: w.env.Now(), Session: session, Program: "loopbreaker", Expectation: expects,
 	}
 	if st.Slice != "" {
 		if repo, err := gitrepo.Open(w.project); err == nil {

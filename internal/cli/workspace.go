@@ -57,6 +57,7 @@ type workspace struct {
 	cfg      lb.Config
 	store    *filestore.Store
 	svc      *breaker.Service
+	session  string
 	scope    string
 	caller   string
 }
@@ -120,9 +121,9 @@ func (c *common) open(env *Env) (*workspace, error) {
 	}
 	return &workspace{
 		env: env, project: project, stateDir: stateDir, loaded: loaded, cfg: cfg,
-		store: store,
-		svc:   &breaker.Service{Store: store, Engine: &breaker.Engine{Config: cfg, Now: env.Now}},
-		scope: SessionScope(c.session), caller: caller,
+		store:   store,
+		svc:     &breaker.Service{Store: store, Engine: &breaker.Engine{Config: cfg, Now: env.Now}},
+		session: c.session, scope: SessionScope(c.session), caller: caller,
 	}, nil
 }
 
