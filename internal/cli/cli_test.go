@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -34,6 +35,12 @@ func TestScripts(t *testing.T) {
 			e.Setenv("GIT_COMMITTER_NAME", "Test")
 			e.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
 			e.Setenv("USER", "tester")
+			// The example agents, for the scripts of `loopbreaker run`.
+			examples, err := filepath.Abs("../../examples")
+			if err != nil {
+				return err
+			}
+			e.Setenv("EXAMPLES", examples)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -2,10 +2,234 @@ package cli
 
 import (
 	"context"
-	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/breaker"
+	"github.com/loopbreaker/loopbreaker/supervisor"
 )
 
-// runRun is being written (its owner replaces this file).
-func runRun(_ context.Context, _ *Env, _ []string) error {
-	return errors.New("`loopbreaker run` is not available in this build yet")
+type runOptions struct {
+	common
+	slice            string
+	phase            string
+	prompt           string
+	promptFile       string
+	promptStdin      bool
+	appendWarning    bool
+	completePattern  string
+	maxIterations    optInt
+	iterationTimeout time.Duration
+	timeoutSet       bool
 }
+
+// runRun is the loop supervisor: `loopbreaker run [flags] -- CMD ARGS...`
+// runs CMD once per iteration until the agent signals completion (exit 0),
+// the iteration limit is reached (exit 0), the breaker opens (the report is
+// printed, exit 2) or a signal interrupts it (exit 130 for Ctrl-C).
+func runRun(ctx context.Context, env *Env, args []string) error {
+	var o runOptions
+	fs := newFlagSet("run", env)
+	o.register(fs, env, false)
+	fs.StringVar(&o.slice, "slice", breaker.DefaultSlice, "`slice` (unit of work) being worked on: its checkpoint tag and per-test attempts")
+	fs.StringVar(&o.phase, "phase", "", "TDD `phase` of the loop: RED, GREEN, REFACTOR or DOCUMENT (selects thresholds)")
+	fs.StringVar(&o.prompt, "prompt", "", "prompt `text` given to the agent each iteration (on its stdin, or where an argument says {prompt})")
+	fs.StringVar(&o.promptFile, "prompt-file", "", "read the prompt from `file` before each iteration (edit it while the loop runs)")
+	fs.BoolVar(&o.promptStdin, "prompt-stdin", false, "read the prompt once from loopbreaker's standard input")
+	fs.BoolVar(&o.appendWarning, "append-warning", false, "append the breaker's warning and a person's guidance (with what was already tried) to the prompt")
+	fs.StringVar(&o.completePattern, "complete-pattern", "", "a Go `regexp`: an output line matching it signals completion (besides <promise>COMPLETE</promise> and Ralph's EXIT_SIGNAL: true)")
+	fs.Var(&o.maxIterations, "max-iterations", "stop after `N` iterations of this run, exit 0 (default: run.max_iterations; 0 = no limit)")
+	fs.Func("iteration-timeout", "stop an iteration that runs longer than `duration` (e.g. 20m): its process group is killed and the iteration counts as failed (default: run.iteration_timeout; 0 = none)", func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("want a duration such as 90s or 20m, got %q", v)
+		}
+		o.iterationTimeout, o.timeoutSet = d, true
+		return nil
+	})
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "Usage: loopbreaker run [flags] -- CMD ARGS...")
+		fmt.Fprintln(env.Stderr, "\nRuns CMD once per iteration in the project directory, guarded by the session's breaker.")
+		fmt.Fprintln(env.Stderr, "{prompt} in an argument is replaced by the prompt text, {prompt_file} by a file holding it.")
+		fmt.Fprintln(env.Stderr, "Exit codes: 0 completed or iteration limit, 1 error, 2 breaker OPEN (report printed), 130 interrupted.")
+		fmt.Fprintln(env.Stderr, "\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return &exitError{code: ExitOK}
+		}
+		return &exitError{code: ExitError}
+	}
+	command := fs.Args()
+	if len(command) == 0 {
+		return usagef("run: no agent command: loopbreaker run [flags] -- CMD ARGS..., e.g. loopbreaker run --prompt-file PROMPT.md -- claude -p {prompt}")
+	}
+	cfg, err := o.supervisorConfig(env, command)
+	if err != nil {
+		return err
+	}
+	w, err := o.open(env)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	cfg.Dir, cfg.StateDir = w.project, w.stateDir
+	rc := w.cfg.Run
+	cfg.MaxIterations, cfg.IterationTimeout = rc.MaxIterations, rc.IterationTimeout
+	if o.maxIterations.set {
+		if o.maxIterations.v < 0 {
+			return usagef("--max-iterations must not be negative")
+		}
+		cfg.MaxIterations = int(o.maxIterations.v)
+	}
+	if o.timeoutSet {
+		cfg.IterationTimeout = o.iterationTimeout
+	}
+	cfg.KeepOutputs, cfg.Checkpoint, cfg.AutoReset = rc.KeepOutputs, rc.Checkpoint, w.cfg.AutoReset && w.cfg.Enabled
+	if f := env.Getenv(supervisor.EnvWarningFile); f != "" {
+		cfg.WarningFile = abs(env, f)
+	}
+	if f := env.Getenv(supervisor.EnvGuidanceFile); f != "" {
+		cfg.GuidanceFile = abs(env, f)
+	}
+	if !w.cfg.Enabled {
+		fmt.Fprintln(env.Stderr, "loopbreaker: the breaker is disabled (enabled: false): the loop runs UNGUARDED until completion or the iteration limit")
+	}
+
+	// Signals are caught here rather than relying on main's context, so
+	// that the command is stopped cleanly however loopbreaker was started.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	cfg.Signals = sigs
+
+	res, err := supervisor.Run(ctx, cfg, runBreaker{w})
+	if err != nil {
+		return err
+	}
+	return w.finishRun(context.WithoutCancel(ctx), res)
+}
+
+// supervisorConfig builds what does not need the workspace.
+func (o *runOptions) supervisorConfig(env *Env, command []string) (supervisor.Config, error) {
+	cfg := supervisor.Config{
+		Command: command, Session: o.session, Slice: o.slice,
+		Prompt: o.prompt, AppendWarning: o.appendWarning,
+		Environ: env.Environ, Stdout: env.Stdout, Stderr: env.Stderr,
+		Live: isTerminal(env.Stdout), Now: env.Now,
+	}
+	phase := lb.Phase(strings.ToUpper(o.phase))
+	switch phase {
+	case lb.PhaseNone, lb.PhaseRed, lb.PhaseGreen, lb.PhaseRefactor, lb.PhaseDocument:
+		cfg.Phase = phase
+	default:
+		return cfg, usagef("--phase %q: want RED, GREEN, REFACTOR or DOCUMENT", o.phase)
+	}
+	sources := 0
+	for _, set := range []bool{o.prompt != "", o.promptFile != "", o.promptStdin} {
+		if set {
+			sources++
+		}
+	}
+	if sources > 1 {
+		return cfg, usagef("give one of --prompt, --prompt-file and --prompt-stdin")
+	}
+	if o.promptFile != "" {
+		cfg.PromptFile = abs(env, o.promptFile)
+	}
+	if o.promptStdin {
+		b, err := io.ReadAll(io.LimitReader(env.Stdin, 4<<20))
+		if err != nil {
+			return cfg, fmt.Errorf("--prompt-stdin: %w", err)
+		}
+		if strings.TrimSpace(string(b)) == "" {
+			return cfg, usagef("--prompt-stdin: standard input held no prompt")
+		}
+		cfg.Prompt = string(b)
+	}
+	if o.completePattern != "" {
+		re, err := regexp.Compile(o.completePattern)
+		if err != nil {
+			return cfg, usagef("--complete-pattern: %v", err)
+		}
+		cfg.CompletePattern = re
+	}
+	if strings.TrimSpace(o.slice) == "" {
+		return cfg, usagef("--slice needs a name")
+	}
+	return cfg, nil
+}
+
+// finishRun says how the run ended; a halt prints the diagnostic report
+// (also kept as report.md in the run directory) and exits 2.
+func (w *workspace) finishRun(ctx context.Context, res supervisor.Result) error {
+	env := w.env
+	switch res.Outcome {
+	case supervisor.Completed, supervisor.MaxIterations:
+		return nil
+	case supervisor.Interrupted:
+		fmt.Fprintf(env.Stderr, "loopbreaker: stopped by %s; the breaker state is saved (`loopbreaker status`)\n", res.Signal)
+		return &exitError{code: res.ExitCode()}
+	}
+	d := res.Decision
+	fmt.Fprintf(env.Stderr, "loopbreaker: %s — STOP: %s\n", stateLabel(d), d.Reason)
+	r, err := w.report(ctx, "")
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "loopbreaker: the diagnostic report could not be built: %v\n", err)
+		return halt()
+	}
+	fmt.Fprintln(env.Stdout)
+	if err := r.Markdown(env.Stdout); err != nil {
+		return err
+	}
+	path := filepath.Join(res.RunDir, "report.md")
+	if f, err := os.Create(path); err == nil {
+		werr := r.Markdown(f)
+		if cerr := f.Close(); werr == nil && cerr == nil {
+			fmt.Fprintf(env.Stderr, "loopbreaker: report saved in %s\n", w.rel(path))
+		}
+	}
+	return halt()
+}
+
+func stateLabel(d lb.Decision) string {
+	if d.Mode != "" {
+		return fmt.Sprintf("%s (%s)", d.State, d.Mode)
+	}
+	return string(d.State)
+}
+
+// rel shows a path relative to the project when it is inside it.
+func (w *workspace) rel(p string) string {
+	if r, err := filepath.Rel(w.project, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
+}
+
+// runBreaker is the session's breaker for the supervisor.
+type runBreaker struct{ w *workspace }
+
+func (b runBreaker) Load(ctx context.Context) (*lb.BreakerState, error) {
+	return b.w.store.Load(ctx, b.w.scope)
+}
+
+func (b runBreaker) Apply(ctx context.Context, ev lb.Event) (breaker.Result, error) {
+	return b.w.apply(ctx, ev)
+}
+
+func (b runBreaker) Status(st *lb.BreakerState) lb.Status {
+	return b.w.svc.Engine.Status(st, b.w.env.Now())
+}
+
+var _ supervisor.Breaker = runBreaker{}
