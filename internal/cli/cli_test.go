@@ -41,6 +41,12 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			e.Setenv("EXAMPLES", examples)
+			// The recorded hook payloads, for the scripts of `loopbreaker hook`.
+			fixtures, err := filepath.Abs("../../hook/testdata")
+			if err != nil {
+				return err
+			}
+			e.Setenv("HOOK_FIXTURES", fixtures)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -230,16 +229,18 @@ func (h *hookCall) haltMessage(ctx context.Context, d lb.Decision, st *lb.Breake
 // the model yet, and marks it delivered. The mark is a file created with
 // O_EXCL, so that two hooks running in parallel deliver it once.
 func (h *hookCall) firstNudge(st *lb.BreakerState) bool {
-	var episode int64
+	// The transition time names the episode; the reset and open counts
+	// tell episodes apart under a frozen clock (LOOPBREAKER_NOW).
+	episode := fmt.Sprintf("%d-%d", st.Resets, st.TotalOpens)
 	for i := len(st.Transitions) - 1; i >= 0; i-- {
-		if st.Transitions[i].To == lb.HalfOpen {
-			episode = st.Transitions[i].Time.UnixNano()
+		if t := st.Transitions[i]; t.To == lb.HalfOpen {
+			episode = fmt.Sprintf("%d-%s", t.Time.UnixNano(), episode)
 			break
 		}
 	}
 	dir := filepath.Join(h.w.stateDir, hookDirName)
 	prefix := escapeFileName(h.opts.session) + ".nudged-"
-	name := filepath.Join(dir, prefix+strconv.FormatInt(episode, 10))
+	name := filepath.Join(dir, prefix+episode)
 	f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err = os.MkdirAll(dir, 0o755); err == nil {
