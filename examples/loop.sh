@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # A Ralph-style agent loop guarded by loopbreaker with two lines:
 # `loopbreaker check` before each iteration, `loopbreaker record` after it.
+# `loopbreaker run -- AGENT_COMMAND...` does all of this (and more) itself;
+# this script shows how to guard a loop you already have.
 # Usage: examples/loop.sh AGENT_COMMAND...   (run inside the project)
 set -u
 lb=${LOOPBREAKER:-loopbreaker}
