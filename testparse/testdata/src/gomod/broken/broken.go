@@ -1,0 +1,3 @@
+package broken
+
+func Double(x int) int { return x * 2 }

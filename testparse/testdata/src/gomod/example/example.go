@@ -1,0 +1,3 @@
+package example
+
+func Greeting() string { return "hello" }

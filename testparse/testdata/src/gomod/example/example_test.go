@@ -1,0 +1,8 @@
+package example
+
+import "fmt"
+
+func ExampleGreeting() {
+	fmt.Println(Greeting())
+	// Output: hello, world
+}

@@ -1,0 +1,3 @@
+package missingdep
+
+import _ "example.org/not/there"

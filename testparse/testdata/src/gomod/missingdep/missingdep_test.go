@@ -1,0 +1,5 @@
+package missingdep
+
+import "testing"
+
+func TestX(t *testing.T) {}

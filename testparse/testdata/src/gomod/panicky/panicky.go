@@ -1,0 +1,3 @@
+package panicky
+
+func Index(xs []int, i int) int { return xs[i] }

@@ -1,0 +1,5 @@
+const missing = require('./does-not-exist');
+
+test('never runs', () => {
+  expect(missing).toBeDefined();
+});

@@ -1,0 +1,2 @@
+def pytest_collection_modifyitems(items):
+    raise RuntimeError("plugin exploded")
