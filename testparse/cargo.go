@@ -2,17 +2,16 @@ package testparse
 
 import (
 	"bytes"
-	"regexp"
 	"strconv"
 	"strings"
 )
 
 var (
-	cargoResult      = regexp.MustCompile(`^test (\S.*?) \.\.\. (ok|FAILED|ignored|bench:)`)
-	cargoQuietFail   = regexp.MustCompile(`^(\S+) --- FAILED$`)
-	cargoStdout      = regexp.MustCompile(`^---- (\S.*?) std(?:out|err) ----$`)
-	cargoTotals      = regexp.MustCompile(`^test result: \S+\. (\d+) passed; (\d+) failed; (\d+) ignored`)
-	cargoCouldNot    = regexp.MustCompile("^error: could not compile `([^`]+)`(?: \\(([^)]+)\\))?")
+	cargoResult      = lazy(`^test (\S.*?) \.\.\. (ok|FAILED|ignored|bench:)`)
+	cargoQuietFail   = lazy(`^(\S+) --- FAILED$`)
+	cargoStdout      = lazy(`^---- (\S.*?) std(?:out|err) ----$`)
+	cargoTotals      = lazy(`^test result: \S+\. (\d+) passed; (\d+) failed; (\d+) ignored`)
+	cargoCouldNot    = lazy("^error: could not compile `([^`]+)`(?: \\(([^)]+)\\))?")
 	cargoSetupErrors = []string{
 		"could not find `Cargo.toml`", "failed to load manifest", "failed to parse manifest",
 		"no matching package named", "failed to select a version", "failed to get `",

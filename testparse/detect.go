@@ -2,20 +2,19 @@ package testparse
 
 import (
 	"bytes"
-	"regexp"
 )
 
 var (
-	pytestNodeLine  = regexp.MustCompile(`^\S+\.py::\S.* (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)`)
-	pytestShortLine = regexp.MustCompile(`^(?:FAILED|ERROR) \S+\.py(?:::|\s|$)`)
-	pytestBanner    = regexp.MustCompile(`^=+ (?:test session starts|short test summary info|FAILURES|ERRORS) =+$`)
-	cargoTestLine   = regexp.MustCompile(`^test \S.* \.\.\. (?:ok|FAILED|ignored)`)
-	cargoRunning    = regexp.MustCompile(`^(?:Running (?:unittests )?\S+ \(|Doc-tests \S)`)
-	jestFileLine    = regexp.MustCompile(`^(?:PASS|FAIL) +\S+\.[cm]?[jt]sx?(?: \(|$)`)
-	jestJSONStart   = regexp.MustCompile(`^\s*\{?\s*"num(?:Failed|Total|Passed)Test(?:Suite)?s"\s*:`)
-	goJSONStart     = regexp.MustCompile(`^\{"(?:Time|Action|ImportPath)":`)
-	junitStart      = regexp.MustCompile(`<testsuites?[\s>/]`)
-	runningTests    = regexp.MustCompile(`^running \d+ tests?$`)
+	pytestNodeLine  = lazy(`^\S+\.py::\S.* (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)`)
+	pytestShortLine = lazy(`^(?:FAILED|ERROR) \S+\.py(?:::|\s|$)`)
+	pytestBanner    = lazy(`^=+ (?:test session starts|short test summary info|FAILURES|ERRORS) =+$`)
+	cargoTestLine   = lazy(`^test \S.* \.\.\. (?:ok|FAILED|ignored)`)
+	cargoRunning    = lazy(`^(?:Running (?:unittests )?\S+ \(|Doc-tests \S)`)
+	jestFileLine    = lazy(`^(?:PASS|FAIL) +\S+\.[cm]?[jt]sx?(?: \(|$)`)
+	jestJSONStart   = lazy(`^\s*\{?\s*"num(?:Failed|Total|Passed)Test(?:Suite)?s"\s*:`)
+	goJSONStart     = lazy(`^\{"(?:Time|Action|ImportPath)":`)
+	junitStart      = lazy(`<testsuites?[\s>/]`)
+	runningTests    = lazy(`^running \d+ tests?$`)
 )
 
 // Structured formats announce themselves near the top, after at most some

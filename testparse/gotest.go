@@ -2,16 +2,15 @@ package testparse
 
 import (
 	"bytes"
-	"regexp"
 	"slices"
 	"strings"
 )
 
 var (
-	goPackageResult = regexp.MustCompile(`^(ok|FAIL|\?) *\t([\w.\-/~+@:]+)((?:\t| \[).*)?$`)
-	goBuildHeader   = regexp.MustCompile(`^# (\S+)(?: \[\S+\])?$`)
-	goTimedOutTest  = regexp.MustCompile(`^\s+(\S+) \([^)]*\)$`)
-	goDiagnostic    = regexp.MustCompile(`(?m)^\S+\.go:\d+(?::\d+)?: |no Go files in|cannot find package|no required module|not found|directory prefix`)
+	goPackageResult = lazy(`^(ok|FAIL|\?) *\t([\w.\-/~+@:]+)((?:\t| \[).*)?$`)
+	goBuildHeader   = lazy(`^# (\S+)(?: \[\S+\])?$`)
+	goTimedOutTest  = lazy(`^\s+(\S+) \([^)]*\)$`)
+	goDiagnostic    = lazy(`(?m)^\S+\.go:\d+(?::\d+)?: |no Go files in|cannot find package|no required module|not found|directory prefix`)
 )
 
 // goSetupErrors are go command errors that stop a run before any test.

@@ -3,21 +3,20 @@ package testparse
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 )
 
 var (
-	jestTestLine   = regexp.MustCompile(`^(\s+)([✓✕○✎√×]) (.+?)(?: \(\d+(?:\.\d+)? ?m?s\))?$`)
-	jestBlockStart = regexp.MustCompile(`^\s+● (.+)$`)
-	jestTotals     = regexp.MustCompile(`^Tests:\s+(.+)$`)
-	jestCount      = regexp.MustCompile(`(\d+) (passed|failed|skipped|todo|pending)`)
-	vitestTestLine = regexp.MustCompile(`^\s*([✓×↓□✗√]) (\S.* > .+?)(?: \d+(?:\.\d+)?m?s)?$`)
-	vitestFailLine = regexp.MustCompile(`^\s*FAIL  (\S.*)$`)
-	vitestSection  = regexp.MustCompile(`^⎯+ Failed (Tests|Suites) \d+ ⎯+$`)
-	vitestTotals   = regexp.MustCompile(`^\s*Tests\s+(.+)$`)
-	vitestCount    = regexp.MustCompile(`(\d+) (passed|failed|skipped|todo)`)
+	jestTestLine   = lazy(`^(\s+)([✓✕○✎√×]) (.+?)(?: \(\d+(?:\.\d+)? ?m?s\))?$`)
+	jestBlockStart = lazy(`^\s+● (.+)$`)
+	jestTotals     = lazy(`^Tests:\s+(.+)$`)
+	jestCount      = lazy(`(\d+) (passed|failed|skipped|todo|pending)`)
+	vitestTestLine = lazy(`^\s*([✓×↓□✗√]) (\S.* > .+?)(?: \d+(?:\.\d+)?m?s)?$`)
+	vitestFailLine = lazy(`^\s*FAIL  (\S.*)$`)
+	vitestSection  = lazy(`^⎯+ Failed (Tests|Suites) \d+ ⎯+$`)
+	vitestTotals   = lazy(`^\s*Tests\s+(.+)$`)
+	vitestCount    = lazy(`(\d+) (passed|failed|skipped|todo)`)
 )
 
 // ParseJest parses jest's and vitest's default and verbose reporters and

@@ -1,7 +1,6 @@
 package testparse
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,12 +9,12 @@ import (
 )
 
 var (
-	pytestSection   = regexp.MustCompile(`^=+ (.+?) =+$`)
-	pytestItem      = regexp.MustCompile(`^_{3,} (.+?) _{3,}$`)
-	pytestXdistLine = regexp.MustCompile(`^\[gw\d+\] \[\s*\d+%\] (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S.*)$`)
-	pytestLocation  = regexp.MustCompile(`^(\S+\.py):\d+: `)
-	pytestCount     = regexp.MustCompile(`(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun)`)
-	pytestTotals    = regexp.MustCompile(`^(?:=+ )?(?:(?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun)(?:, )?)+|no tests ran)(?: in [\d.]+s.*?)?(?: =+)?$`)
+	pytestSection   = lazy(`^=+ (.+?) =+$`)
+	pytestItem      = lazy(`^_{3,} (.+?) _{3,}$`)
+	pytestXdistLine = lazy(`^\[gw\d+\] \[\s*\d+%\] (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S.*)$`)
+	pytestLocation  = lazy(`^(\S+\.py):\d+: `)
+	pytestCount     = lazy(`(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun)`)
+	pytestTotals    = lazy(`^(?:=+ )?(?:(?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun)(?:, )?)+|no tests ran)(?: in [\d.]+s.*?)?(?: =+)?$`)
 	pytestStatuses  = []string{"PASSED", "FAILED", "ERROR", "SKIPPED", "XFAIL", "XPASS"}
 )
 

@@ -3,7 +3,6 @@ package testparse
 import (
 	"bytes"
 	"path"
-	"regexp"
 	"strings"
 )
 
@@ -11,15 +10,15 @@ import (
 // matched on whole, unindented lines so that a test printing "not found"
 // does not look like a missing runner.
 var (
-	shellNotFound = regexp.MustCompile(`^(?:\S*/)?(?:sh|bash|dash|zsh|ksh|env)(?:: line \d+|: \d+)?: (?:exec: )?'?([^:']+)'?: (?:command not found|not found|No such file or directory)$`)
-	zshNotFound   = regexp.MustCompile(`^(?:zsh: command not found|fish: Unknown command): (\S+)$`)
-	plainNotFound = regexp.MustCompile(`^(\S+): command not found$`)
-	execNotFound  = regexp.MustCompile(`exec: "([^"]+)": executable file not found in \$PATH`)
-	noModule      = regexp.MustCompile(`^\S+: No module named ([\w.]+)$`)
-	winNotFound   = regexp.MustCompile(`^'([^']+)' is not recognized as an internal or external command`)
-	npmNoScript   = regexp.MustCompile(`^npm (?:ERR!|error) [Mm]issing script: "?([^"]+)"?`)
-	cargoNoCmd    = regexp.MustCompile("^error: no such command: `([^`]+)`")
-	nodeNoModule  = regexp.MustCompile(`^Error: Cannot find module '([^']+)'`)
+	shellNotFound = lazy(`^(?:\S*/)?(?:sh|bash|dash|zsh|ksh|env)(?:: line \d+|: \d+)?: (?:exec: )?'?([^:']+)'?: (?:command not found|not found|No such file or directory)$`)
+	zshNotFound   = lazy(`^(?:zsh: command not found|fish: Unknown command): (\S+)$`)
+	plainNotFound = lazy(`^(\S+): command not found$`)
+	execNotFound  = lazy(`exec: "([^"]+)": executable file not found in \$PATH`)
+	noModule      = lazy(`^\S+: No module named ([\w.]+)$`)
+	winNotFound   = lazy(`^'([^']+)' is not recognized as an internal or external command`)
+	npmNoScript   = lazy(`^npm (?:ERR!|error) [Mm]issing script: "?([^"]+)"?`)
+	cargoNoCmd    = lazy("^error: no such command: `([^`]+)`")
+	nodeNoModule  = lazy(`^Error: Cannot find module '([^']+)'`)
 )
 
 // shellLine recognises a line saying the test command could not be started.
@@ -35,7 +34,7 @@ func shellLine(line []byte) (infra *Infrastructure, framework string) {
 		return nil, ""
 	}
 	s := string(line)
-	for _, re := range []*regexp.Regexp{shellNotFound, zshNotFound, plainNotFound, execNotFound, noModule, winNotFound} {
+	for _, re := range []*lazyRE{shellNotFound, zshNotFound, plainNotFound, execNotFound, noModule, winNotFound} {
 		if m := re.FindStringSubmatch(s); m != nil {
 			return &Infrastructure{Kind: InfraCommandNotFound, Message: s}, runnerOf(m[1])
 		}
