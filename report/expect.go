@@ -2,21 +2,21 @@ package report
 
 import (
 	"fmt"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"path"
-	"regexp"
 	"strings"
 )
 
 // Assertion shapes of common test frameworks, one line each: "expected
 // 409, got 500" (many), "want 409, got 500", "got 500, want 409" (Go).
 var (
-	expectedGotRE = regexp.MustCompile(`(?i)\bexpected\b[\s:]*(.+?)[,;]?\s+(?:but\s+)?(?:got|received|was|actual|found)\b[\s:]*(.+)$`)
-	wantGotRE     = regexp.MustCompile(`(?i)\bwant(?:ed)?\b[\s:]*(.+?)[,;]?\s+got\b[\s:]*(.+)$`)
-	gotWantRE     = regexp.MustCompile(`(?i)\bgot\b[\s:]*(.+?)[,;]?\s+want(?:ed)?\b[\s:]*(.+)$`)
+	expectedGotRE = lazyre.New(`(?i)\bexpected\b[\s:]*(.+?)[,;]?\s+(?:but\s+)?(?:got|received|was|actual|found)\b[\s:]*(.+)$`)
+	wantGotRE     = lazyre.New(`(?i)\bwant(?:ed)?\b[\s:]*(.+?)[,;]?\s+got\b[\s:]*(.+)$`)
+	gotWantRE     = lazyre.New(`(?i)\bgot\b[\s:]*(.+?)[,;]?\s+want(?:ed)?\b[\s:]*(.+)$`)
 	// Labelled lines on their own: testify ("expected: 409" / "actual  :
 	// 500"), Jest ("Expected: 409" / "Received: 500").
-	expectedLineRE = regexp.MustCompile(`(?im)^\s*(?:expected|want(?:ed)?)\s*:\s*(.+?)\s*$`)
-	actualLineRE   = regexp.MustCompile(`(?im)^\s*(?:actual|got|received)\s*:\s*(.+?)\s*$`)
+	expectedLineRE = lazyre.New(`(?im)^\s*(?:expected|want(?:ed)?)\s*:\s*(.+?)\s*$`)
+	actualLineRE   = lazyre.New(`(?im)^\s*(?:actual|got|received)\s*:\s*(.+?)\s*$`)
 )
 
 // expected is what the test expects and where that came from.
@@ -81,7 +81,7 @@ func value(s string) string {
 // sourcePathRE matches file paths with a source-like extension. A match
 // counts only with a directory or a line number, so that "response.json()"
 // or "fmt.Println" are not taken for files.
-var sourcePathRE = regexp.MustCompile(`[A-Za-z0-9_.@+\-/\\]*[A-Za-z0-9_\-]\.(?:go|py|js|mjs|cjs|jsx|ts|tsx|rs|java|kt|kts|rb|php|c|h|cc|cpp|cxx|hpp|cs|swift|scala|sql|ya?ml|json|toml|sh|vue|svelte|ex|exs|erl|hs|ml|lua|dart|css|scss|html|proto)\b(:\d+)?`)
+var sourcePathRE = lazyre.New(`[A-Za-z0-9_.@+\-/\\]*[A-Za-z0-9_\-]\.(?:go|py|js|mjs|cjs|jsx|ts|tsx|rs|java|kt|kts|rb|php|c|h|cc|cpp|cxx|hpp|cs|swift|scala|sql|ya?ml|json|toml|sh|vue|svelte|ex|exs|erl|hs|ml|lua|dart|css|scss|html|proto)\b(:\d+)?`)
 
 // filesInText lists the project files an error names, in order, without
 // test files (tests are the truth, not the suspect) and without toolchain

@@ -2,16 +2,17 @@ package testparse
 
 import (
 	"bytes"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"strconv"
 	"strings"
 )
 
 var (
-	cargoResult      = lazy(`^test (\S.*?) \.\.\. (ok|FAILED|ignored|bench:)`)
-	cargoQuietFail   = lazy(`^(\S+) --- FAILED$`)
-	cargoStdout      = lazy(`^---- (\S.*?) std(?:out|err) ----$`)
-	cargoTotals      = lazy(`^test result: \S+\. (\d+) passed; (\d+) failed; (\d+) ignored`)
-	cargoCouldNot    = lazy("^error: could not compile `([^`]+)`(?: \\(([^)]+)\\))?")
+	cargoResult      = lazyre.New(`^test (\S.*?) \.\.\. (ok|FAILED|ignored|bench:)`)
+	cargoQuietFail   = lazyre.New(`^(\S+) --- FAILED$`)
+	cargoStdout      = lazyre.New(`^---- (\S.*?) std(?:out|err) ----$`)
+	cargoTotals      = lazyre.New(`^test result: \S+\. (\d+) passed; (\d+) failed; (\d+) ignored`)
+	cargoCouldNot    = lazyre.New("^error: could not compile `([^`]+)`(?: \\(([^)]+)\\))?")
 	cargoSetupErrors = []string{
 		"could not find `Cargo.toml`", "failed to load manifest", "failed to parse manifest",
 		"no matching package named", "failed to select a version", "failed to get `",

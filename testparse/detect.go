@@ -2,19 +2,20 @@ package testparse
 
 import (
 	"bytes"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
 var (
-	pytestNodeLine  = lazy(`^\S+\.py::\S.* (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)`)
-	pytestShortLine = lazy(`^(?:FAILED|ERROR) \S+\.py(?:::|\s|$)`)
-	pytestBanner    = lazy(`^=+ (?:test session starts|short test summary info|FAILURES|ERRORS) =+$`)
-	cargoTestLine   = lazy(`^test \S.* \.\.\. (?:ok|FAILED|ignored)`)
-	cargoRunning    = lazy(`^(?:Running (?:unittests )?\S+ \(|Doc-tests \S)`)
-	jestFileLine    = lazy(`^(?:PASS|FAIL) +\S+\.[cm]?[jt]sx?(?: \(|$)`)
-	jestJSONStart   = lazy(`^\s*\{?\s*"num(?:Failed|Total|Passed)Test(?:Suite)?s"\s*:`)
-	goJSONStart     = lazy(`^\{"(?:Time|Action|ImportPath)":`)
-	junitStart      = lazy(`<testsuites?[\s>/]`)
-	runningTests    = lazy(`^running \d+ tests?$`)
+	pytestNodeLine  = lazyre.New(`^\S+\.py::\S.* (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)`)
+	pytestShortLine = lazyre.New(`^(?:FAILED|ERROR) \S+\.py(?:::|\s|$)`)
+	pytestBanner    = lazyre.New(`^=+ (?:test session starts|short test summary info|FAILURES|ERRORS) =+$`)
+	cargoTestLine   = lazyre.New(`^test \S.* \.\.\. (?:ok|FAILED|ignored)`)
+	cargoRunning    = lazyre.New(`^(?:Running (?:unittests )?\S+ \(|Doc-tests \S)`)
+	jestFileLine    = lazyre.New(`^(?:PASS|FAIL) +\S+\.[cm]?[jt]sx?(?: \(|$)`)
+	jestJSONStart   = lazyre.New(`^\s*\{?\s*"num(?:Failed|Total|Passed)Test(?:Suite)?s"\s*:`)
+	goJSONStart     = lazyre.New(`^\{"(?:Time|Action|ImportPath)":`)
+	junitStart      = lazyre.New(`<testsuites?[\s>/]`)
+	runningTests    = lazyre.New(`^running \d+ tests?$`)
 )
 
 // Structured formats announce themselves near the top, after at most some

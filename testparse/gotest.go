@@ -2,15 +2,16 @@ package testparse
 
 import (
 	"bytes"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"slices"
 	"strings"
 )
 
 var (
-	goPackageResult = lazy(`^(ok|FAIL|\?) *\t([\w.\-/~+@:]+)((?:\t| \[).*)?$`)
-	goBuildHeader   = lazy(`^# (\S+)(?: \[\S+\])?$`)
-	goTimedOutTest  = lazy(`^\s+(\S+) \([^)]*\)$`)
-	goDiagnostic    = lazy(`(?m)^\S+\.go:\d+(?::\d+)?: |no Go files in|cannot find package|no required module|not found|directory prefix`)
+	goPackageResult = lazyre.New(`^(ok|FAIL|\?) *\t([\w.\-/~+@:]+)((?:\t| \[).*)?$`)
+	goBuildHeader   = lazyre.New(`^# (\S+)(?: \[\S+\])?$`)
+	goTimedOutTest  = lazyre.New(`^\s+(\S+) \([^)]*\)$`)
+	goDiagnostic    = lazyre.New(`(?m)^\S+\.go:\d+(?::\d+)?: |no Go files in|cannot find package|no required module|not found|directory prefix`)
 )
 
 // goSetupErrors are go command errors that stop a run before any test.

@@ -3,20 +3,21 @@ package testparse
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"strconv"
 	"strings"
 )
 
 var (
-	jestTestLine   = lazy(`^(\s+)([✓✕○✎√×]) (.+?)(?: \(\d+(?:\.\d+)? ?m?s\))?$`)
-	jestBlockStart = lazy(`^\s+● (.+)$`)
-	jestTotals     = lazy(`^Tests:\s+(.+)$`)
-	jestCount      = lazy(`(\d+) (passed|failed|skipped|todo|pending)`)
-	vitestTestLine = lazy(`^\s*([✓×↓□✗√]) (\S.* > .+?)(?: \d+(?:\.\d+)?m?s)?$`)
-	vitestFailLine = lazy(`^\s*FAIL  (\S.*)$`)
-	vitestSection  = lazy(`^⎯+ Failed (Tests|Suites) \d+ ⎯+$`)
-	vitestTotals   = lazy(`^\s*Tests\s+(.+)$`)
-	vitestCount    = lazy(`(\d+) (passed|failed|skipped|todo)`)
+	jestTestLine   = lazyre.New(`^(\s+)([✓✕○✎√×]) (.+?)(?: \(\d+(?:\.\d+)? ?m?s\))?$`)
+	jestBlockStart = lazyre.New(`^\s+● (.+)$`)
+	jestTotals     = lazyre.New(`^Tests:\s+(.+)$`)
+	jestCount      = lazyre.New(`(\d+) (passed|failed|skipped|todo|pending)`)
+	vitestTestLine = lazyre.New(`^\s*([✓×↓□✗√]) (\S.* > .+?)(?: \d+(?:\.\d+)?m?s)?$`)
+	vitestFailLine = lazyre.New(`^\s*FAIL  (\S.*)$`)
+	vitestSection  = lazyre.New(`^⎯+ Failed (Tests|Suites) \d+ ⎯+$`)
+	vitestTotals   = lazyre.New(`^\s*Tests\s+(.+)$`)
+	vitestCount    = lazyre.New(`(\d+) (passed|failed|skipped|todo)`)
 )
 
 // ParseJest parses jest's and vitest's default and verbose reporters and

@@ -1,6 +1,7 @@
 package testparse
 
 import (
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,12 +10,12 @@ import (
 )
 
 var (
-	pytestSection   = lazy(`^=+ (.+?) =+$`)
-	pytestItem      = lazy(`^_{3,} (.+?) _{3,}$`)
-	pytestXdistLine = lazy(`^\[gw\d+\] \[\s*\d+%\] (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S.*)$`)
-	pytestLocation  = lazy(`^(\S+\.py):\d+: `)
-	pytestCount     = lazy(`(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun)`)
-	pytestTotals    = lazy(`^(?:=+ )?(?:(?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun)(?:, )?)+|no tests ran)(?: in [\d.]+s.*?)?(?: =+)?$`)
+	pytestSection   = lazyre.New(`^=+ (.+?) =+$`)
+	pytestItem      = lazyre.New(`^_{3,} (.+?) _{3,}$`)
+	pytestXdistLine = lazyre.New(`^\[gw\d+\] \[\s*\d+%\] (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S.*)$`)
+	pytestLocation  = lazyre.New(`^(\S+\.py):\d+: `)
+	pytestCount     = lazyre.New(`(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun)`)
+	pytestTotals    = lazyre.New(`^(?:=+ )?(?:(?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun)(?:, )?)+|no tests ran)(?: in [\d.]+s.*?)?(?: =+)?$`)
 	pytestStatuses  = []string{"PASSED", "FAILED", "ERROR", "SKIPPED", "XFAIL", "XPASS"}
 )
 

@@ -2,6 +2,7 @@ package testparse
 
 import (
 	"bytes"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"path"
 	"strings"
 )
@@ -10,15 +11,15 @@ import (
 // matched on whole, unindented lines so that a test printing "not found"
 // does not look like a missing runner.
 var (
-	shellNotFound = lazy(`^(?:\S*/)?(?:sh|bash|dash|zsh|ksh|env)(?:: line \d+|: \d+)?: (?:exec: )?'?([^:']+)'?: (?:command not found|not found|No such file or directory)$`)
-	zshNotFound   = lazy(`^(?:zsh: command not found|fish: Unknown command): (\S+)$`)
-	plainNotFound = lazy(`^(\S+): command not found$`)
-	execNotFound  = lazy(`exec: "([^"]+)": executable file not found in \$PATH`)
-	noModule      = lazy(`^\S+: No module named ([\w.]+)$`)
-	winNotFound   = lazy(`^'([^']+)' is not recognized as an internal or external command`)
-	npmNoScript   = lazy(`^npm (?:ERR!|error) [Mm]issing script: "?([^"]+)"?`)
-	cargoNoCmd    = lazy("^error: no such command: `([^`]+)`")
-	nodeNoModule  = lazy(`^Error: Cannot find module '([^']+)'`)
+	shellNotFound = lazyre.New(`^(?:\S*/)?(?:sh|bash|dash|zsh|ksh|env)(?:: line \d+|: \d+)?: (?:exec: )?'?([^:']+)'?: (?:command not found|not found|No such file or directory)$`)
+	zshNotFound   = lazyre.New(`^(?:zsh: command not found|fish: Unknown command): (\S+)$`)
+	plainNotFound = lazyre.New(`^(\S+): command not found$`)
+	execNotFound  = lazyre.New(`exec: "([^"]+)": executable file not found in \$PATH`)
+	noModule      = lazyre.New(`^\S+: No module named ([\w.]+)$`)
+	winNotFound   = lazyre.New(`^'([^']+)' is not recognized as an internal or external command`)
+	npmNoScript   = lazyre.New(`^npm (?:ERR!|error) [Mm]issing script: "?([^"]+)"?`)
+	cargoNoCmd    = lazyre.New("^error: no such command: `([^`]+)`")
+	nodeNoModule  = lazyre.New(`^Error: Cannot find module '([^']+)'`)
 )
 
 // shellLine recognises a line saying the test command could not be started.
@@ -34,7 +35,7 @@ func shellLine(line []byte) (infra *Infrastructure, framework string) {
 		return nil, ""
 	}
 	s := string(line)
-	for _, re := range []*lazyRE{shellNotFound, zshNotFound, plainNotFound, execNotFound, noModule, winNotFound} {
+	for _, re := range []*lazyre.RE{shellNotFound, zshNotFound, plainNotFound, execNotFound, noModule, winNotFound} {
 		if m := re.FindStringSubmatch(s); m != nil {
 			return &Infrastructure{Kind: InfraCommandNotFound, Message: s}, runnerOf(m[1])
 		}

@@ -1,0 +1,27 @@
+package lazyre
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestCompilesOnFirstUseOnce(t *testing.T) {
+	re := New(`^(\w+)=(\d+)$`)
+	if re.re != nil {
+		t.Fatal("compiled before first use")
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if m := re.FindStringSubmatch("a=1"); len(m) != 3 || m[2] != "1" {
+				t.Errorf("match %q", m)
+			}
+		}()
+	}
+	wg.Wait()
+	if re.MatchString("a=b") {
+		t.Fatal("matched a non-number")
+	}
+}
