@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,10 +14,23 @@ import (
 func (l *loop) statusLine(n int, what string, d lb.Decision, st *lb.BreakerState) string {
 	parts := []string{fmt.Sprintf("loopbreaker: iteration %d %s", n, what), stateName(d.State, d.Mode)}
 	if st != nil {
+		// One entry per detector: the counter closest to its threshold
+		// (same_error counts in a row and since the reset).
+		var shown []lb.Counter
 		for _, c := range l.b.Status(st).Counters {
-			if c.Value > 0 && c.Threshold > 0 {
-				parts = append(parts, fmt.Sprintf("%s %d/%d", c.Name, c.Value, c.Threshold))
+			if c.Value <= 0 || c.Threshold <= 0 {
+				continue
 			}
+			if i := slices.IndexFunc(shown, func(s lb.Counter) bool { return s.Name == c.Name }); i >= 0 {
+				if c.Value*shown[i].Threshold > shown[i].Value*c.Threshold {
+					shown[i] = c
+				}
+				continue
+			}
+			shown = append(shown, c)
+		}
+		for _, c := range shown {
+			parts = append(parts, fmt.Sprintf("%s %d/%d", c.Name, c.Value, c.Threshold))
 		}
 	}
 	return fit(strings.Join(parts, " · "), 110)
