@@ -75,8 +75,12 @@ func (l *loop) summaryLine(n int, it *lb.Iteration, r ran, d lb.Decision) string
 	}
 	b.WriteString(strings.Join(facts, ", "))
 	fmt.Fprintf(&b, " -> %s", stateName(d.State, d.Mode))
-	if d.Reason != "" && (d.Warning || !d.Allowed || d.Transition != nil) {
-		fmt.Fprintf(&b, ": %s", d.Reason)
+	reason := d.Reason
+	if reason == "" && d.Transition != nil {
+		reason = d.Transition.Reason // e.g. "probe succeeded" on the way to CLOSED
+	}
+	if reason != "" && (d.Warning || !d.Allowed || d.Transition != nil) {
+		fmt.Fprintf(&b, ": %s", reason)
 	}
 	return b.String()
 }

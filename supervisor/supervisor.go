@@ -165,6 +165,9 @@ type loop struct {
 	// the run, because each iteration of a loop is a fresh agent.
 	guidance []lb.Guidance
 	intr     interrupts
+	// lastNumber is the number of the last iteration run, for when the
+	// breaker does not count (disabled, or failed with on_error: continue).
+	lastNumber int
 }
 
 // Run runs the loop until the agent completes, the breaker halts it, the
@@ -314,9 +317,10 @@ func (l *loop) run(ctx context.Context) (Result, error) {
 		res.Iterations++
 		res.Decision, res.State = rec.Decision, first(rec.States)
 		number := n
-		if res.State != nil {
+		if res.State != nil && res.State.Iterations > l.lastNumber {
 			number = res.State.Iterations
 		}
+		l.lastNumber = number
 		l.saveRecord(number, n, it, ran, rec.Decision)
 		l.con.line("%s", l.summaryLine(number, it, ran, rec.Decision))
 		l.con.setStatus(l.statusLine(number, "done", rec.Decision, res.State))
@@ -356,10 +360,11 @@ func (l *loop) start(ctx context.Context) error {
 // nextNumber is the breaker's number for the next iteration, which names
 // its output files, so that the report's iteration numbers find them.
 func (l *loop) nextNumber(st *lb.BreakerState) int {
-	if st == nil {
-		return 1
+	n := l.lastNumber + 1
+	if st != nil && st.Iterations+1 > n {
+		n = st.Iterations + 1
 	}
-	return st.Iterations + 1
+	return n
 }
 
 func first(states []*lb.BreakerState) *lb.BreakerState {
