@@ -183,6 +183,12 @@ func (w *workspace) finishRun(ctx context.Context, res supervisor.Result) error 
 	}
 	d := res.Decision
 	fmt.Fprintf(env.Stderr, "loopbreaker: %s — STOP: %s\n", stateLabel(d), d.Reason)
+	if d.RetryAt != nil {
+		if rem := d.RetryAt.Sub(env.Now()); rem > 0 {
+			fmt.Fprintf(env.Stderr, "loopbreaker: the cooldown ends in %s (%s); a run after that lets one probe iteration through\n",
+				rem.Round(time.Second), d.RetryAt.UTC().Format(time.RFC3339))
+		}
+	}
 	r, err := w.report(ctx, "")
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "loopbreaker: the diagnostic report could not be built: %v\n", err)
