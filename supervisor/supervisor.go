@@ -95,7 +95,9 @@ type Config struct {
 	// Live draws a one-line status on Stdout, rewritten in place; set it
 	// when Stdout is a terminal.
 	Live bool
-	// Now is the clock of the loop's messages; nil means time.Now.
+	// Now is the clock of what the loop stamps itself (git objects it
+	// makes); the breaker's events take their time from the Breaker.
+	// nil means time.Now.
 	Now func() time.Time
 	// Signals delivers interrupts (SIGINT, SIGTERM): the first is
 	// forwarded to the command's process group and stops the loop once
