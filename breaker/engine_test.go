@@ -518,3 +518,17 @@ func TestWarnMarginZeroSkipsWarning(t *testing.T) {
 		t.Fatalf("want CLOSED -> OPEN directly, got %+v", d.Transition)
 	}
 }
+
+func TestPassingTestNoLongerTrips(t *testing.T) {
+	r := newRig(t)
+	fail := lb.Iteration{FilesChanged: intp(1), Tests: []lb.TestResult{{Name: "TestA"}}}
+	for i := 0; i < 3; i++ {
+		r.iterate(fail)
+	}
+	r.clock.Advance(31 * time.Minute)
+	r.check("loop")
+	// The probe iteration fixes the test: progress, and the spent attempts
+	// of a now-passing test do not re-open the breaker.
+	d := r.iterate(lb.Iteration{FilesChanged: intp(1), Tests: []lb.TestResult{{Name: "TestA", Passed: true}}})
+	r.expect(d, lb.Closed, true, "probe fixed the test")
+}

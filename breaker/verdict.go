@@ -247,7 +247,9 @@ func topError(counts []lb.ErrorCount) int {
 func topTest(tests []lb.TestAttempts, slice string) int {
 	at := -1
 	for i := range tests {
-		if tests[i].Slice != slice || tests[i].Failed == 0 {
+		// A test that passes now is no longer a reason to stop, whatever
+		// it cost to get there.
+		if tests[i].Slice != slice || tests[i].Failed == 0 || tests[i].Passed {
 			continue
 		}
 		if at < 0 || tests[i].Failed > tests[at].Failed {
