@@ -1,0 +1,225 @@
+package httpapi
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"net/http"
+	"time"
+
+	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/metrics"
+	"github.com/loopbreaker/loopbreaker/scoped"
+)
+
+// checkRequest asks whether the work described by Context may go on.
+type checkRequest struct {
+	Context scoped.Context `json:"context"`
+}
+
+func (r checkRequest) problems() map[string]string { return prefixed("context.", r.Context.Problems()) }
+
+func prefixed(prefix string, p map[string]string) map[string]string {
+	out := make(map[string]string, len(p))
+	for k, v := range p {
+		out[prefix+k] = v
+	}
+	return out
+}
+
+func handleCheck(m *scoped.Manager, mt *metrics.Metrics, maxBytes int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, ok := decode[checkRequest](w, r, maxBytes, false)
+		if !ok {
+			return
+		}
+		d, err := m.Check(r.Context(), req.Context)
+		if err != nil {
+			managerError(w, err)
+			return
+		}
+		if mt != nil {
+			mt.Check(d)
+		}
+		encode(w, http.StatusOK, d)
+	})
+}
+
+// outcomeRequest reports how a decision turned out.
+type outcomeRequest struct {
+	DecisionID string           `json:"decision_id"`
+	Result     lb.OutcomeResult `json:"result"`
+	Reason     string           `json:"reason,omitempty"`
+	Context    scoped.Context   `json:"context"`
+}
+
+func (r outcomeRequest) problems() map[string]string {
+	p := prefixed("context.", r.Context.Problems())
+	if msg := scoped.ValidDecisionID(r.DecisionID); msg != "" {
+		p["decision_id"] = msg
+	}
+	if !r.Result.Valid() {
+		p["result"] = fmt.Sprintf("is %q; want success, failure, abandoned or partial", r.Result)
+	}
+	if len(r.Reason) > 2000 {
+		p["reason"] = "is longer than 2000 bytes; shorten it"
+	}
+	return p
+}
+
+func handleOutcome(m *scoped.Manager, mt *metrics.Metrics, maxBytes int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, ok := decode[outcomeRequest](w, r, maxBytes, false)
+		if !ok {
+			return
+		}
+		d, err := m.Outcome(r.Context(), req.Context, lb.Outcome{DecisionID: req.DecisionID, Result: req.Result, Reason: req.Reason})
+		if err != nil {
+			managerError(w, err)
+			return
+		}
+		if mt != nil {
+			mt.Outcome(req.Result)
+		}
+		encode(w, http.StatusOK, d)
+	})
+}
+
+type listResponse struct {
+	Time     time.Time        `json:"time"`
+	Breakers []scoped.Breaker `json:"breakers"`
+}
+
+func handleListBreakers(m *scoped.Manager, now func() time.Time) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		bs, err := m.List(r.Context())
+		if err != nil {
+			managerError(w, err)
+			return
+		}
+		encode(w, http.StatusOK, listResponse{Time: now().UTC(), Breakers: bs})
+	})
+}
+
+func handleGetBreaker(m *scoped.Manager) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := m.Get(r.Context(), r.PathValue("scope"))
+		if err != nil {
+			managerError(w, err)
+			return
+		}
+		encode(w, http.StatusOK, b)
+	})
+}
+
+// resetRequest is a person's reset; the body may be empty (force).
+type resetRequest struct {
+	// Mode is "force" (to CLOSED, the default) or "probe_first" (to
+	// HALF_OPEN, one probe decides).
+	Mode     string `json:"mode,omitempty"`
+	By       string `json:"by,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	Guidance string `json:"guidance,omitempty"`
+}
+
+func (r resetRequest) problems() map[string]string {
+	p := map[string]string{}
+	if r.Mode != "" && r.Mode != "force" && r.Mode != "probe_first" {
+		p["mode"] = fmt.Sprintf("is %q; want force (to CLOSED) or probe_first (to HALF_OPEN, one probe decides)", r.Mode)
+	}
+	for field, v := range map[string]string{"by": r.By, "reason": r.Reason, "guidance": r.Guidance} {
+		if len(v) > 4000 {
+			p[field] = "is longer than 4000 bytes; shorten it"
+		}
+	}
+	return p
+}
+
+func handleReset(m *scoped.Manager, maxBytes int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, ok := decode[resetRequest](w, r, maxBytes, true)
+		if !ok {
+			return
+		}
+		by := req.By
+		if by == "" {
+			by = "admin"
+		}
+		b, err := m.Reset(r.Context(), r.PathValue("scope"), lb.Reset{
+			ProbeFirst: req.Mode == "probe_first", By: by, Reason: req.Reason, Guidance: req.Guidance,
+		})
+		if err != nil {
+			managerError(w, err)
+			return
+		}
+		encode(w, http.StatusOK, b)
+	})
+}
+
+func handleHealthz(m *scoped.Manager) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := m.Health(); err != nil {
+			managerError(w, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+}
+
+//go:embed openapi.yaml
+var openAPI []byte
+
+// OpenAPI returns the API's OpenAPI 3.1 description.
+func OpenAPI() []byte { return openAPI }
+
+func handleOpenAPI() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/yaml")
+		_, _ = w.Write(openAPI)
+	})
+}
+
+func handleMethodNotAllowed(allowed string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allowed)
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed",
+			fmt.Sprintf("%s %s is not supported: use %s", r.Method, r.URL.Path, allowed), nil)
+	})
+}
+
+func handleNotFound() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found",
+			fmt.Sprintf("no endpoint %s %s: the API is described at /openapi.yaml", r.Method, r.URL.Path), nil)
+	})
+}
+
+var indexPage = template.Must(template.New("index").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>loopbreaker</title>
+<meta http-equiv="refresh" content="10">
+<style>
+body{font-family:system-ui,sans-serif;margin:2rem;color:#222}
+table{border-collapse:collapse}td,th{padding:.3rem .8rem;border-bottom:1px solid #ddd;text-align:left}
+.CLOSED{color:#1a7f37}.HALF_OPEN{color:#9a6700}.OPEN{color:#cf222e;font-weight:bold}
+</style></head><body>
+<h1>loopbreaker breakers</h1>
+<p>{{len .Breakers}} breakers at {{.Time.Format "2006-01-02 15:04:05 MST"}}. JSON: <a href="/v1/breakers">/v1/breakers</a>, API: <a href="/openapi.yaml">/openapi.yaml</a>.</p>
+<table><tr><th>scope</th><th>state</th><th>failures</th><th>may reset at</th><th>reason</th></tr>
+{{range .Breakers}}<tr><td>{{.Scope}}</td><td class="{{.State}}">{{.State}}{{if .Mode}} ({{.Mode}}){{end}}</td>
+<td>{{.Failures}} / {{.FailureThreshold}}</td><td>{{if .RetryAt}}{{.RetryAt.Format "15:04:05 MST"}}{{end}}</td><td>{{.Reason}}{{.Error}}</td></tr>
+{{end}}</table></body></html>
+`))
+
+// handleIndex is a placeholder list of the breakers until the dashboard
+// takes `/` over.
+func handleIndex(m *scoped.Manager, now func() time.Time) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		bs, err := m.List(r.Context())
+		if err != nil {
+			managerError(w, err)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_ = indexPage.Execute(w, listResponse{Time: now().UTC(), Breakers: bs})
+	})
+}

@@ -1,0 +1,36 @@
+package httpapi
+
+import "net/http"
+
+// addRoutes is the whole API surface. `/` (GET) is the dashboard's.
+func addRoutes(mux *http.ServeMux, cfg Config) {
+	read := requireRead(cfg.ReadToken, cfg.AdminToken)
+	admin := requireAdmin(cfg.AdminToken)
+	m := cfg.Manager
+	handle := func(pattern string, h http.Handler) { mux.Handle(pattern, route(cfg, pattern, h)) }
+
+	handle("POST /v1/check", read(handleCheck(m, cfg.Metrics, cfg.MaxBodyBytes)))
+	handle("POST /v1/outcome", read(handleOutcome(m, cfg.Metrics, cfg.MaxBodyBytes)))
+	handle("GET /v1/breakers", read(handleListBreakers(m, cfg.Now)))
+	handle("GET /v1/breakers/{scope}", read(handleGetBreaker(m)))
+	handle("POST /v1/breakers/{scope}/reset", admin(handleReset(m, cfg.MaxBodyBytes)))
+	handle("GET /healthz", handleHealthz(m))
+	handle("GET /openapi.yaml", handleOpenAPI())
+	if cfg.Metrics != nil {
+		handle("GET /metrics", read(cfg.Metrics.Handler()))
+	}
+	handle("GET /{$}", read(handleIndex(m, cfg.Now)))
+
+	// The same paths with another method: a JSON 405 naming the right one.
+	mux.Handle("/v1/check", handleMethodNotAllowed("POST"))
+	mux.Handle("/v1/outcome", handleMethodNotAllowed("POST"))
+	mux.Handle("/v1/breakers", handleMethodNotAllowed("GET"))
+	mux.Handle("/v1/breakers/{scope}", handleMethodNotAllowed("GET"))
+	mux.Handle("/v1/breakers/{scope}/reset", handleMethodNotAllowed("POST"))
+	mux.Handle("/healthz", handleMethodNotAllowed("GET"))
+	mux.Handle("/openapi.yaml", handleMethodNotAllowed("GET"))
+	if cfg.Metrics != nil {
+		mux.Handle("/metrics", handleMethodNotAllowed("GET"))
+	}
+	mux.Handle("/", handleNotFound())
+}
