@@ -3,9 +3,92 @@ package cli
 import (
 	"context"
 	"errors"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loopbreaker/loopbreaker/mcpserver"
 )
 
-// runMCP is being written (its owner replaces this file).
-func runMCP(_ context.Context, _ *Env, _ []string) error {
-	return errors.New("`loopbreaker mcp` is not available in this build yet")
+// runMCP serves the project's breakers over MCP on stdin/stdout until the
+// client closes stdin. Its tools only read (seed 003: no reset over MCP).
+// The project is opened again for every call, so the server sees the
+// configuration and the states as they are now.
+func runMCP(ctx context.Context, env *Env, args []string) error {
+	var o common
+	fs := newFlagSet("mcp", env)
+	o.register(fs, env, false)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	// Fail at start, with the reason on stderr, rather than at the first call.
+	w, err := o.open(env)
+	if err != nil {
+		return err
+	}
+	w.close()
+
+	srv, err := mcpserver.New(mcpserver.Options{
+		Version: buildVersion(),
+		Open: func(context.Context) (*mcpserver.Project, func(), error) {
+			w, err := o.open(env)
+			if err != nil {
+				return nil, nil, err
+			}
+			p := &mcpserver.Project{Config: w.cfg, Store: w.store, Now: env.Now, Session: w.session}
+			return p, w.close, nil
+		},
+		Report: func(ctx context.Context, session string) (string, error) {
+			return mcpReport(ctx, env, o, session)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	t := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
+	err = srv.Run(ctx, t)
+	switch {
+	case err == nil, errors.Is(err, io.EOF):
+		return nil // the client closed stdin: a normal end
+	case ctx.Err() != nil:
+		return nil // interrupted (SIGINT/SIGTERM): nothing to save, a read-only server
+	}
+	return err
 }
+
+// mcpReport renders the diagnostic report of a session ("" for the
+// server's own) as Markdown, as `loopbreaker report` prints it.
+func mcpReport(ctx context.Context, env *Env, o common, session string) (string, error) {
+	if session != "" {
+		o.session = session
+	}
+	w, err := o.open(env)
+	if err != nil {
+		return "", err
+	}
+	defer w.close()
+	r, err := w.report(ctx, "")
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := r.Markdown(&b); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// buildVersion is the module version the binary was built from.
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// nopWriteCloser lets the transport "close" stdout without closing it.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
