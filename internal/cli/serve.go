@@ -3,9 +3,215 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/httpapi"
+	"github.com/loopbreaker/loopbreaker/metrics"
+	"github.com/loopbreaker/loopbreaker/notify"
+	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
-// runServe is being written (its owner replaces this file).
-func runServe(_ context.Context, _ *Env, _ []string) error {
-	return errors.New("`loopbreaker serve` is not available in this build yet")
+type serveOptions struct {
+	common
+	addr            string
+	templateScopes  string
+	shared          bool
+	evictInterval   time.Duration
+	shutdownTimeout time.Duration
+}
+
+// runServe serves the scoped breakers over HTTP until ctx ends (SIGINT,
+// SIGTERM), then finishes the requests under way, saves what is pending
+// and exits 0.
+func runServe(ctx context.Context, env *Env, args []string) error {
+	var o serveOptions
+	fs := newFlagSet("serve", env)
+	fs.StringVar(&o.project, "C", "", "project `dir`ectory whose state directory the server owns (default: the nearest parent with loopbreaker.yaml or .loopbreaker/)")
+	fs.Var(&o.sets, "set", "override a configuration `key=value` (repeatable; highest priority)")
+	fs.StringVar(&o.addr, "addr", "", "listen `address` (default: server.addr, 127.0.0.1:7777; port 0 picks a free one)")
+	fs.StringVar(&o.templateScopes, "template-scopes", strings.Join(scoped.DefaultTemplateKinds, ","),
+		"scope `kinds` that get a breaker from breaker_template on first use (comma-separated: agent, session, slice, category, stakes, tag; empty: none)")
+	fs.BoolVar(&o.shared, "shared", false, "keep no state in memory: every call is one store update (slower; for a store several servers share)")
+	fs.DurationVar(&o.evictInterval, "evict-interval", time.Minute, "how often idle template breakers are looked for (they go after evict_after)")
+	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGINT/SIGTERM, how long requests under way may take to finish")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if o.evictInterval <= 0 || o.shutdownTimeout <= 0 {
+		return usagef("--evict-interval and --shutdown-timeout must be positive")
+	}
+	// A server owns its shutdown, whoever calls it: SIGINT and SIGTERM end
+	// it gracefully.
+	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	o.session = "default" // unused by the server; open wants one
+	w, err := o.open(env)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	cfg := w.cfg
+	addr := o.addr
+	if addr == "" {
+		addr = cfg.Server.Addr
+	}
+	var kinds []string
+	for k := range strings.SplitSeq(o.templateScopes, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			kinds = append(kinds, k)
+		}
+	}
+	if kinds == nil {
+		kinds = []string{}
+	}
+	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+
+	// The cache is authoritative: one server per state directory.
+	release, err := lockServer(w.stateDir, addr)
+	if err != nil {
+		return err
+	}
+	defer release()
+
+	var notifier *notify.Notifier
+	if cfg.Notify.WebhookURL != "" {
+		notifier, err = notify.New(notify.Options{
+			URL: cfg.Notify.WebhookURL, Debounce: cfg.Notify.Debounce, Retries: cfg.Notify.Retries,
+			Timeout: cfg.Notify.Timeout, Logger: log,
+		})
+		if err != nil {
+			return err
+		}
+	}
+	var m *scoped.Manager
+	src := metrics.Sources{
+		Breakers: func(ctx context.Context) ([]scoped.Breaker, error) { return m.List(ctx) },
+		Health:   func() error { return m.Health() },
+	}
+	if notifier != nil {
+		src.Notify = notifier.Stats
+	}
+	mt := metrics.New(src)
+	m, err = scoped.Open(ctx, w.store, cfg, scoped.Options{
+		Now: env.Now, TemplateKinds: kinds, Shared: o.shared, Logger: log,
+		OnChange: func(c scoped.Change) {
+			mt.Change(c)
+			if notifier != nil && c.Notify {
+				notifier.Notify(notify.Change{Scope: c.Scope, From: c.From, To: c.To, Mode: c.Mode,
+					Reason: c.Reason, Detector: c.Detector, Time: c.Time})
+			}
+		},
+		OnCommit: mt.Commit,
+	})
+	if err != nil {
+		if notifier != nil {
+			notifier.Close(context.Background())
+		}
+		return err
+	}
+
+	admin, read := env.Getenv("LOOPBREAKER_ADMIN_TOKEN"), env.Getenv("LOOPBREAKER_READ_TOKEN")
+	handler := httpapi.NewServer(httpapi.Config{
+		Manager: m, Metrics: mt, AdminToken: admin, ReadToken: read,
+		MaxBodyBytes: cfg.Server.MaxBodyBytes, Logger: log, Now: env.Now,
+	})
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		m.Close()
+		if notifier != nil {
+			notifier.Close(context.Background())
+		}
+		return fmt.Errorf("listen on %s: %w (is another server using the port? pick one with --addr)", addr, err)
+	}
+	if read == "" && !isLoopback(ln.Addr()) {
+		log.Warn("listening beyond this machine without LOOPBREAKER_READ_TOKEN: anyone who can reach it may check and record outcomes")
+	}
+	if admin == "" {
+		log.Info("resets over HTTP are disabled (LOOPBREAKER_ADMIN_TOKEN is not set)")
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	fmt.Fprintf(env.Stderr, "loopbreaker: serving http://%s (state %s, %s)\n", ln.Addr(), w.stateDir, mode(o.shared))
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	stopEvict := make(chan struct{})
+	evicted := make(chan struct{})
+	go func() {
+		defer close(evicted)
+		t := time.NewTicker(o.evictInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				if n, err := m.Evict(ctx); err != nil {
+					log.Error("evicting idle breakers", "err", err)
+				} else if n > 0 {
+					log.Info("evicted idle template breakers", "count", n)
+				}
+			case <-stopEvict:
+				return
+			}
+		}
+	}()
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-served:
+	}
+	fmt.Fprintln(env.Stderr, "loopbreaker: shutting down: finishing requests under way")
+	sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
+	defer cancel()
+	var errs []error
+	if err := srv.Shutdown(sctx); err != nil {
+		errs = append(errs, fmt.Errorf("requests still running after --shutdown-timeout %s were cut off: %w", o.shutdownTimeout, err))
+	}
+	close(stopEvict)
+	<-evicted
+	if err := m.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("saving the last breaker changes: %w", err))
+	}
+	if notifier != nil {
+		if err := notifier.Close(sctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		errs = append(errs, fmt.Errorf("serving: %w", serveErr))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stderr, "loopbreaker: stopped")
+	return nil
+}
+
+func mode(shared bool) string {
+	if shared {
+		return "shared: one store update per call"
+	}
+	return "cached, written through"
+}
+
+func isLoopback(a net.Addr) bool {
+	if tcp, ok := a.(*net.TCPAddr); ok {
+		return tcp.IP.IsLoopback()
+	}
+	return false
 }

@@ -1,0 +1,347 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// server is `loopbreaker serve` running as a real process (the test
+// binary, re-executed through the PATH entry testscript.Main made).
+type server struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	url    string
+	mu     sync.Mutex
+	stderr bytes.Buffer
+	exited chan error
+}
+
+// startServer starts a server for project and waits until it listens.
+func startServer(t *testing.T, project string, env []string, args ...string) *server {
+	t.Helper()
+	s, err := tryServer(t, project, env, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if s.cmd.ProcessState == nil {
+			s.cmd.Process.Kill()
+			<-s.exited
+		}
+	})
+	return s
+}
+
+func tryServer(t *testing.T, project string, env []string, args ...string) (*server, error) {
+	t.Helper()
+	bin, err := exec.LookPath("loopbreaker")
+	if err != nil {
+		t.Fatalf("the test binary is not on PATH as loopbreaker: %v", err)
+	}
+	cmd := exec.Command(bin, append([]string{"serve", "-C", project, "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), "LOOPBREAKER_NOW=2026-11-21T09:00:00Z", "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
+	cmd.Env = append(cmd.Env, env...)
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &server{t: t, cmd: cmd, exited: make(chan error, 1)}
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			line := sc.Text()
+			s.mu.Lock()
+			s.stderr.WriteString(line + "\n")
+			s.mu.Unlock()
+			if rest, ok := strings.CutPrefix(line, "loopbreaker: serving "); ok {
+				ready <- strings.Fields(rest)[0]
+			}
+		}
+		s.exited <- cmd.Wait()
+	}()
+	select {
+	case url := <-ready:
+		s.url = url
+		return s, nil
+	case err := <-s.exited:
+		s.exited <- err
+		return s, fmt.Errorf("server exited before listening (%v):\n%s", err, s.log())
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		return s, fmt.Errorf("server did not start:\n%s", s.log())
+	}
+}
+
+func (s *server) log() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stderr.String()
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (s *server) stop() {
+	s.t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		s.t.Fatal(err)
+	}
+	s.wait(0)
+}
+
+func (s *server) wait(code int) {
+	s.t.Helper()
+	select {
+	case err := <-s.exited:
+		got := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			got = ee.ExitCode()
+		} else if err != nil {
+			s.t.Fatal(err)
+		}
+		if got != code {
+			s.t.Fatalf("server exited %d, want %d:\n%s", got, code, s.log())
+		}
+	case <-time.After(30 * time.Second):
+		s.t.Fatalf("server did not exit:\n%s", s.log())
+	}
+}
+
+func (s *server) call(method, path, token string, body any, out any) int {
+	s.t.Helper()
+	var r io.Reader
+	if body != nil {
+		data, _ := json.Marshal(body)
+		r = bytes.NewReader(data)
+	}
+	req, _ := http.NewRequest(method, s.url+path, r)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			s.t.Fatalf("%s %s: %d %q: %v", method, path, resp.StatusCode, data, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+type decision struct {
+	DecisionID string `json:"decision_id"`
+	Allowed    bool   `json:"allowed"`
+	State      string `json:"state"`
+	Scope      string `json:"scope"`
+}
+
+type breakerView struct {
+	Scope    string `json:"scope"`
+	State    string `json:"state"`
+	Failures int    `json:"failures"`
+}
+
+func (s *server) fail(ctx map[string]any) decision {
+	s.t.Helper()
+	var d decision
+	if code := s.call("POST", "/v1/check", "", map[string]any{"context": ctx}, &d); code != 200 {
+		s.t.Fatalf("check: %d", code)
+	}
+	var o decision
+	if code := s.call("POST", "/v1/outcome", "", map[string]any{"context": ctx, "decision_id": d.DecisionID, "result": "failure"}, &o); code != 200 {
+		s.t.Fatalf("outcome: %d", code)
+	}
+	return o
+}
+
+func project(t *testing.T, yaml string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "loopbreaker.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+const serveConfig = `breakers:
+  - scope: global
+    failure_threshold: 100000
+  - scope: stakes:high
+    failure_threshold: 2
+    cooldown: 1h
+breaker_template:
+  failure_threshold: 2
+`
+
+func TestServeRestartKeepsOpenBreaker(t *testing.T) {
+	dir := project(t, serveConfig)
+	env := []string{"LOOPBREAKER_ADMIN_TOKEN=s3cret"}
+	s := startServer(t, dir, env)
+	bob := map[string]any{"agent_id": "bob"}
+	s.fail(bob)
+	if d := s.fail(bob); d.Allowed || d.State != "OPEN" || d.Scope != "agent:bob" {
+		t.Fatalf("after 2 failures: %+v", d)
+	}
+	s.stop()
+	if !strings.Contains(s.log(), "loopbreaker: stopped") {
+		t.Fatalf("no clean stop:\n%s", s.log())
+	}
+
+	s = startServer(t, dir, env)
+	var d decision
+	s.call("POST", "/v1/check", "", map[string]any{"context": bob}, &d)
+	if d.Allowed || d.State != "OPEN" || d.Scope != "agent:bob" {
+		t.Fatalf("after a restart: %+v", d)
+	}
+	var b breakerView
+	if code := s.call("POST", "/v1/breakers/agent:bob/reset", "s3cret", map[string]string{"reason": "fixed"}, &b); code != 200 || b.State != "CLOSED" {
+		t.Fatalf("reset with the admin token from the environment: %d %+v", code, b)
+	}
+	s.stop()
+}
+
+func TestServeOneServerPerDirectory(t *testing.T) {
+	dir := project(t, serveConfig)
+	first := startServer(t, dir, nil)
+	second, err := tryServer(t, dir, nil)
+	if err == nil {
+		second.cmd.Process.Kill()
+		t.Fatal("a second server started on the same state directory")
+	}
+	second.wait(1)
+	if !strings.Contains(second.log(), "another `loopbreaker serve` owns") || !strings.Contains(second.log(), "pid ") {
+		t.Fatalf("the second server does not say who owns the directory:\n%s", second.log())
+	}
+	// The first keeps serving.
+	if code := first.call("GET", "/healthz", "", nil, nil); code != 200 {
+		t.Fatalf("healthz: %d", code)
+	}
+	first.stop()
+	// Once it is gone the directory is free again.
+	startServer(t, dir, nil).stop()
+}
+
+// SIGTERM under load: requests under way finish, and every outcome the
+// server acknowledged is in the store after a restart — exactly those.
+func TestServeShutdownKeepsAcknowledgedOutcomes(t *testing.T) {
+	dir := project(t, serveConfig)
+	s := startServer(t, dir, nil)
+	var acked atomic.Int64
+	var wg sync.WaitGroup
+	client := &http.Client{Timeout: 10 * time.Second}
+	for i := range 16 {
+		wg.Go(func() {
+			ctx := map[string]any{"session": fmt.Sprintf("s%d", i)}
+			for n := range 40 {
+				body, _ := json.Marshal(map[string]any{"context": ctx, "decision_id": fmt.Sprintf("d-%d-%d", i, n), "result": "failure"})
+				resp, err := client.Post(s.url+"/v1/outcome", "application/json", bytes.NewReader(body))
+				if err != nil {
+					return // the server is gone
+				}
+				data, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				switch resp.StatusCode {
+				case 200:
+					acked.Add(1)
+				case 503: // shutting down: not recorded
+					return
+				default:
+					t.Errorf("outcome: %d %s", resp.StatusCode, data)
+					return
+				}
+			}
+		})
+	}
+	for acked.Load() < 100 {
+		time.Sleep(time.Millisecond)
+	}
+	s.stop()
+	wg.Wait()
+	s = startServer(t, dir, nil)
+	var g breakerView
+	s.call("GET", "/v1/breakers/global", "", nil, &g)
+	if int64(g.Failures) != acked.Load() {
+		t.Fatalf("after a restart global holds %d failures; the server acknowledged %d", g.Failures, acked.Load())
+	}
+	t.Logf("%d outcomes acknowledged before SIGTERM, all kept", acked.Load())
+	s.stop()
+}
+
+func TestServeNotifiesAndExportsMetrics(t *testing.T) {
+	got := make(chan map[string]any, 10)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var p map[string]any
+		json.NewDecoder(r.Body).Decode(&p)
+		got <- p
+	}))
+	defer hook.Close()
+	dir := project(t, serveConfig+"notify:\n  webhook_url: "+hook.URL+"\n")
+	s := startServer(t, dir, nil)
+	high := map[string]any{"stakes": "high"}
+	s.fail(high)
+	s.fail(high)
+	select {
+	case p := <-got:
+		if p["scope"] != "stakes:high" || p["to"] != "OPEN" || !strings.Contains(fmt.Sprint(p["text"]), "stakes:high") {
+			t.Fatalf("notification %v", p)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no notification:\n%s", s.log())
+	}
+	// The sender counts a delivery once the receiver has answered.
+	var body []byte
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		resp, err := http.Get(s.url + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(body), `loopbreaker_notifications_total{result="sent"} 1`) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	for _, want := range []string{
+		`loopbreaker_breaker_state{scope="stakes:high",state="OPEN"} 1`,
+		`loopbreaker_notifications_total{result="sent"} 1`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	s.stop()
+}
+
+func TestServeBadConfig(t *testing.T) {
+	dir := project(t, "breakers:\n  - scope: team:x\n    failure_threshold: 2\n")
+	s, err := tryServer(t, dir, nil)
+	if err == nil {
+		s.cmd.Process.Kill()
+		t.Fatal("started with a bad breaker scope")
+	}
+	s.wait(1)
+	if !strings.Contains(s.log(), "team:x") {
+		t.Fatalf("the error does not name the bad scope:\n%s", s.log())
+	}
+}
