@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"runtime/debug"
 	"strings"
@@ -61,6 +62,9 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 // mcpReport renders the diagnostic report of a session ("" for the
 // server's own) as Markdown, as `loopbreaker report` prints it.
 func mcpReport(ctx context.Context, env *Env, o common, session string) (string, error) {
+	if strings.ContainsAny(session, "\x00\r\n") {
+		return "", fmt.Errorf("session %q: want a session name on one line, e.g. default; list_breakers shows the session:NAME scopes", session)
+	}
 	if session != "" {
 		o.session = session
 	}

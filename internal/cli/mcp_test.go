@@ -143,6 +143,10 @@ func TestMCPOverStdio(t *testing.T) {
 		t.Errorf("get_report:\n%s", md)
 	}
 
+	if res := call("get_report", map[string]any{"session": "a\nb"}); !res.IsError || !strings.Contains(mcpText(res), "want a session name on one line") {
+		t.Errorf("get_report of a bad session name: isError=%v %s", res.IsError, mcpText(res))
+	}
+
 	if after := fingerprint(t, stateDir); !maps.Equal(before, after) {
 		t.Error("the MCP server changed the breaker's files")
 	}
