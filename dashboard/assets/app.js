@@ -101,7 +101,7 @@
       data = null;
     }
     if (!res.ok) throw new ApiError(res.status, errorMessage(res, data, text), errorCode(data));
-    noteServerClock(res, data);
+    if (path === "/breakers") noteServerClock(res, data);
     return data;
   }
 
@@ -199,6 +199,14 @@
   const stateClass = (s) => (s === "OPEN" ? "open" : s === "HALF_OPEN" ? "half-open" : "closed");
   const stateLabel = (s) => (s === "HALF_OPEN" ? "HALF-OPEN" : s || "UNKNOWN");
 
+  const present = (c) => c !== null && c !== undefined && c !== false;
+
+  // put replaces node's children, skipping the absent ones (the DOM would
+  // write them as "null").
+  function put(node, ...children) {
+    node.replaceChildren(...children.filter(present));
+  }
+
   function el(tag, props, ...children) {
     const e = document.createElement(tag);
     if (props) {
@@ -210,7 +218,7 @@
         else e.setAttribute(k, v === true ? "" : v);
       }
     }
-    for (const c of children) if (c !== null && c !== undefined && c !== false) e.append(c);
+    e.append(...children.filter(present));
     return e;
   }
 
@@ -282,13 +290,13 @@
     if (e) {
       let text;
       if (e.status === 0) {
-        text = `The loopbreaker server cannot be reached (${e.message}).`;
+        text = `Cannot reach the loopbreaker server at ${location.host}: is it still running?`;
       } else if (e.status === 401) {
         text = `The server needs a token to show the breakers: ${e.message}. Use "Enter admin token".`;
       } else {
         text = `The server answered ${e.status}: ${e.message}.`;
       }
-      if (state.lastOk) text += ` Showing what it said last; retrying every ${Math.round(POLL_MS / 1000)} s.`;
+      if (state.lastOk) text += ` The table shows its last answer; retrying every ${Math.round(POLL_MS / 1000)} s.`;
       else text += ` Retrying every ${Math.round(POLL_MS / 1000)} s.`;
       alert.textContent = text;
       alert.hidden = false;
@@ -325,7 +333,7 @@
     rec.reset.addEventListener("click", () => openReset(scope));
     rec.needsAdmin = el("span", { class: "needs-admin", text: "admin token required" });
     rec.cells[5].classList.add("actions-cell");
-    rec.cells[5].append(rec.toggle, rec.reset, rec.needsAdmin);
+    rec.cells[5].append(rec.reset, rec.needsAdmin, rec.toggle);
     rec.detailCell = el("td", { colspan: "6" });
     rec.detail = el("tr", { class: "detail", id: detailId }, rec.detailCell);
     return rec;
@@ -335,18 +343,19 @@
     rec.b = b;
     const cls = stateClass(b.state);
     rec.tr.className = `breaker state-${cls}`;
+    rec.detail.className = `detail state-${cls}`;
     const [cState, cScope, cFail, cCool, cReason] = rec.cells;
 
     let mode = null;
     if (b.state === "HALF_OPEN") {
       mode = b.mode === "warning" ? "warning" : b.probe ? "probe taken" : "waiting for a probe";
     }
-    cState.replaceChildren(
+    put(cState,
       el("span", { class: `badge badge-${cls}`, text: stateLabel(b.state) }),
       mode && el("span", { class: "mode", text: mode }),
     );
 
-    cScope.replaceChildren(
+    put(cScope,
       el("span", { class: "scope", text: b.scope }),
       b.configured === false ? el("span", { class: "tag", title: "made from breaker_template on first use; evicted when idle", text: "template" }) : null,
       el("span", {
@@ -369,12 +378,10 @@
     bar.append(fill);
     const recent = Array.isArray(b.recent_failures) ? b.recent_failures : [];
     const last = recent[recent.length - 1];
-    cFail.replaceChildren(
+    put(cFail,
       el("span", { class: "failures-text", text: `${n} / ${max}` }),
       bar,
-      last
-        ? el("span", { class: "small", text: `last ${ago(last.time)}${last.decision_id ? " · " + last.decision_id : ""}` })
-        : el("span", { class: "small", text: "no failure in the window" }),
+      el("span", { class: "small", text: last ? `last failure ${ago(last.time)}` : "no failure in the window" }),
     );
 
     rec.countdown = el("span", { class: "countdown" });
@@ -384,7 +391,7 @@
     const reasonBits = [];
     if (b.opened_at && b.state !== "CLOSED") reasonBits.push(`opened ${clock(b.opened_at)}`);
     if (b.total_opens) reasonBits.push(`${b.total_opens} ${b.total_opens === 1 ? "open" : "opens"} in total`);
-    cReason.replaceChildren(
+    put(cReason,
       b.reason ? el("div", { class: "reason", text: b.reason }) : el("span", { class: "none", text: "—" }),
       reasonBits.length ? el("span", { class: "small", text: reasonBits.join(" · ") }) : null,
     );

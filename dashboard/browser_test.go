@@ -1,0 +1,410 @@
+package dashboard_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/dashboard"
+	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/httpapi"
+	"github.com/loopbreaker/loopbreaker/scoped"
+)
+
+const adminToken = "s3cret-admin-token"
+
+// serverTime is the server's clock, far from the browser's: countdowns
+// must follow the server (the list's "time"), not the browser's clock.
+var serverTime = time.Date(2025, 6, 2, 14, 0, 0, 0, time.UTC)
+
+// site is the real API server with the dashboard, on 127.0.0.1:<random>
+// over a file store in a temporary directory.
+type site struct {
+	t   *testing.T
+	srv *httptest.Server
+	m   *scoped.Manager
+}
+
+func startSite(t *testing.T) *site {
+	t.Helper()
+	now := func() time.Time { return serverTime }
+	store, err := filestore.Open(filepath.Join(t.TempDir(), ".loopbreaker"), filestore.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	cfg := lb.Defaults()
+	cfg.Breakers = []lb.BreakerConfig{
+		{Scope: "global", FailureThreshold: 100, Window: time.Hour, Cooldown: 30 * time.Minute},
+		{Scope: "stakes:high", FailureThreshold: 2, Window: 24 * time.Hour, Cooldown: 30 * time.Minute, Notify: true},
+		{Scope: "tag:flaky-ci", FailureThreshold: 1, Window: time.Hour, Cooldown: 10 * time.Minute},
+		{Scope: "category:deploy", FailureThreshold: 3, Window: time.Hour, Cooldown: time.Hour},
+	}
+	m, err := scoped.Open(context.Background(), store, cfg, scoped.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	api := httpapi.NewServer(httpapi.Config{Manager: m, AdminToken: adminToken, Now: now})
+	// Until the server mounts the dashboard itself (routes.go).
+	mux := http.NewServeMux()
+	mux.Handle("/v1/", dashboard.SameOrigin(api))
+	mux.Handle("/", dashboard.Handler(dashboard.Options{}))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return &site{t: t, srv: srv, m: m}
+}
+
+// call sends one JSON request to the API and decodes the answer.
+func (s *site) call(method, path, token string, in, out any, header ...string) int {
+	s.t.Helper()
+	var body bytes.Buffer
+	if in != nil {
+		if err := json.NewEncoder(&body).Encode(in); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	req, err := http.NewRequest(method, s.srv.URL+path, &body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if out != nil && res.StatusCode < 300 {
+		if err := json.NewDecoder(res.Body).Decode(out); err != nil {
+			s.t.Fatalf("%s %s: %v", method, path, err)
+		}
+	}
+	return res.StatusCode
+}
+
+// fail checks ctx in, then reports the decision as a failure.
+func (s *site) fail(ctx scoped.Context) string {
+	s.t.Helper()
+	var d scoped.Decision
+	if code := s.call("POST", "/v1/check", "", map[string]any{"context": ctx}, &d); code != 200 {
+		s.t.Fatalf("check: status %d", code)
+	}
+	out := map[string]any{"decision_id": d.DecisionID, "result": "failure", "context": ctx, "reason": "tests still red"}
+	if code := s.call("POST", "/v1/outcome", "", out, nil); code != 200 {
+		s.t.Fatalf("outcome: status %d", code)
+	}
+	return d.DecisionID
+}
+
+func (s *site) state(scope string) lb.State {
+	s.t.Helper()
+	var b scoped.Breaker
+	if code := s.call("GET", "/v1/breakers/"+scope, "", nil, &b); code != 200 {
+		s.t.Fatalf("get %s: status %d", scope, code)
+	}
+	return b.State
+}
+
+// browser starts a headless Chromium, or skips when there is none.
+func browser(t *testing.T) (context.Context, *consoleLog) {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		if _, statErr := os.Stat("/usr/bin/chromium"); statErr != nil {
+			t.Skip("no Chromium to drive: install it with `apt-get install -y chromium` (scripts/test does)")
+		}
+		path = "/usr/bin/chromium"
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+	)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		cancelCtx()
+		cancelAlloc()
+	})
+	// The first Do starts the browser for the life of ctx (no timeout on
+	// it: that would stop the browser); steps get their own timeouts.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Skipf("Chromium (%s) does not start here: %v", path, err)
+	}
+	logs := &consoleLog{}
+	msgs := chromedp.Console(ctx)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			logs.add(m)
+		}
+	}()
+	return ctx, logs
+}
+
+// consoleLog collects what the page reports: exceptions, console errors
+// and warnings, CSP violations.
+type consoleLog struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (c *consoleLog) add(m chromedp.ConsoleMessage) {
+	if !m.IsException() && m.Type != "error" && m.Type != "warning" {
+		return
+	}
+	c.mu.Lock()
+	c.msgs = append(c.msgs, m.String())
+	c.mu.Unlock()
+}
+
+// take returns the messages collected so far and forgets them.
+func (c *consoleLog) take() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.msgs
+	c.msgs = nil
+	return m
+}
+
+// do runs steps with a timeout of their own.
+func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	tctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(tctx, steps...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+func get[T any](t *testing.T, ctx context.Context, what string, a chromedp.Action[T]) T {
+	t.Helper()
+	tctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(tctx, a)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return v
+}
+
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png := get(t, ctx, "screenshot", chromedp.FullScreenshot(100))
+	path := filepath.Join(t.ArtifactDir(), name)
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+func text(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	return get(t, ctx, "text of "+sel, chromedp.Text(chromedp.CSS(sel)))
+}
+
+// waitText waits until the text of sel matches re.
+func waitText(t *testing.T, ctx context.Context, sel string, re *regexp.Regexp) string {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	var last string
+	for time.Now().Before(deadline) {
+		js := fmt.Sprintf(`(document.querySelector(%q) || {}).innerText || ""`, sel)
+		last = get(t, ctx, "poll "+sel, chromedp.Evaluate[string](js))
+		if re.MatchString(last) {
+			return last
+		}
+		// Polling the page, not waiting for a clock.
+		do(t, ctx, "poll", chromedp.Sleep(100*time.Millisecond))
+	}
+	t.Fatalf("%s: text %q never matched %s", sel, last, re)
+	return ""
+}
+
+func visible(sel string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(sel)) }
+func hidden(sel string) chromedp.Action[chromedp.Void]  { return chromedp.WaitNotVisible(chromedp.CSS(sel)) }
+func click(sel string) chromedp.Action[chromedp.Void]   { return chromedp.Click(chromedp.CSS(sel)) }
+func keys(sel, v string) chromedp.Action[chromedp.Void] { return chromedp.SendKeys(chromedp.CSS(sel), v) }
+
+func row(scope string) string { return fmt.Sprintf(`tr.breaker[data-scope=%q]`, scope) }
+
+func TestDashboardInChromium(t *testing.T) {
+	ctx, logs := browser(t)
+	s := startSite(t)
+
+	// Make breakers in every state through the API: stakes:high OPEN
+	// (2 failures of 2), tag:flaky-ci HALF_OPEN (opened, then reset
+	// probe-first), agent:builder-7 CLOSED with 2 failures of 5.
+	high := scoped.Context{Stakes: "high", AgentID: "builder-7", Category: "deploy"}
+	first := s.fail(high)
+	last := s.fail(high)
+	s.fail(scoped.Context{Tags: []string{"flaky-ci"}})
+	if code := s.call("POST", "/v1/breakers/tag:flaky-ci/reset", adminToken, map[string]any{"mode": "probe_first", "by": "test"}, nil); code != 200 {
+		t.Fatalf("probe-first reset: status %d", code)
+	}
+	if st := s.state("stakes:high"); st != lb.Open {
+		t.Fatalf("stakes:high is %s before the page opens, want OPEN", st)
+	}
+
+	do(t, ctx, "open the page",
+		chromedp.Navigate(s.srv.URL+"/"),
+		visible(row("stakes:high")+".state-open"),
+	)
+
+	// The OPEN breaker: first, red, state in words, failures against the
+	// threshold, a countdown from the SERVER's clock (the browser's clock
+	// is months later: it would say the cooldown is over), its history.
+	firstScope := get(t, ctx, "first row", chromedp.AttributeValue(chromedp.CSS(`#rows tr.breaker`), "data-scope")).Value
+	if firstScope != "stakes:high" {
+		t.Errorf("first row is %q, want the OPEN breaker stakes:high", firstScope)
+	}
+	openRow := text(t, ctx, row("stakes:high"))
+	for _, want := range []string{"OPEN", "stakes:high", "2 / 2", "window 1d · cooldown 30m"} {
+		if !strings.Contains(openRow, want) {
+			t.Errorf("OPEN row lacks %q: %q", want, openRow)
+		}
+	}
+	countdown := text(t, ctx, row("stakes:high")+" .countdown")
+	if !regexp.MustCompile(`^(30m 00s|29m [0-5][0-9]s)$`).MatchString(countdown) {
+		t.Errorf("countdown %q, want about 30m (from the server's clock)", countdown)
+	}
+	badgeColour := get(t, ctx, "badge colour", chromedp.Evaluate[string](
+		`getComputedStyle(document.querySelector('tr[data-scope="stakes:high"] .badge')).color`))
+	if badgeColour != "rgb(138, 28, 18)" {
+		t.Errorf("OPEN badge colour %s, want the dark red rgb(138, 28, 18)", badgeColour)
+	}
+	history := waitText(t, ctx, row("stakes:high")+" + tr.detail", regexp.MustCompile(`CLOSED → OPEN`))
+	for _, id := range []string{first, last} {
+		if !strings.Contains(history, id) {
+			t.Errorf("history lacks the failed decision %s: %q", id, history)
+		}
+	}
+	if got := text(t, ctx, row("tag:flaky-ci")+" .badge"); got != "HALF-OPEN" {
+		t.Errorf("tag:flaky-ci badge %q, want HALF-OPEN", got)
+	}
+	if got := text(t, ctx, row("agent:builder-7")); !strings.Contains(got, "CLOSED") || !strings.Contains(got, "2 / 5") || !strings.Contains(got, "template") {
+		t.Errorf("agent:builder-7 row %q, want CLOSED, 2 / 5 failures, template", got)
+	}
+	counts := text(t, ctx, "#count-open") + " " + text(t, ctx, "#count-half-open") + " " + text(t, ctx, "#count-closed")
+	if counts != "1 1 3" {
+		t.Errorf("summary open/half-open/closed = %s, want 1 1 3", counts)
+	}
+	waitText(t, ctx, "#freshness", regexp.MustCompile(`^updated \d+s ago$`))
+	screenshot(t, ctx, "dashboard-open.png")
+
+	// Without a token the reset button is disabled and says why.
+	disabled := get(t, ctx, "reset disabled", chromedp.Evaluate[bool](
+		`document.querySelector('tr[data-scope="stakes:high"] button.reset').disabled`))
+	if !disabled {
+		t.Error("reset button is enabled without a token")
+	}
+	if got := text(t, ctx, row("stakes:high")+" .needs-admin"); got != "admin token required" {
+		t.Errorf("non-admin hint %q", got)
+	}
+
+	// A wrong token: the server refuses, the page says so, still OPEN.
+	signIn := func(token string) {
+		t.Helper()
+		do(t, ctx, "enter token",
+			click("#sign-in"),
+			visible("#token-input"),
+			keys("#token-input", token),
+			click(`#token-form button[type="submit"]`),
+			hidden("#token-dialog"),
+		)
+	}
+	signIn("not-the-admin-token")
+	do(t, ctx, "try to reset",
+		click(row("stakes:high")+" button.reset:not([disabled])"),
+		visible("#reset-dialog"),
+		click("#reset-confirm"),
+		visible("#reset-error"),
+	)
+	if got := text(t, ctx, "#reset-error"); !strings.Contains(got, "admin token required") || !strings.Contains(got, "not the admin token") {
+		t.Errorf("wrong-token message %q", got)
+	}
+	do(t, ctx, "close the dialog", click(`#reset-dialog button[data-close]`), hidden("#reset-dialog"))
+	if st := s.state("stakes:high"); st != lb.Open {
+		t.Fatalf("stakes:high is %s after a reset with a wrong token, want OPEN", st)
+	}
+	do(t, ctx, "still shown OPEN", visible(row("stakes:high")+".state-open"))
+
+	// Even with the right token, a cross-site POST is refused.
+	if code := s.call("POST", "/v1/breakers/stakes:high/reset", adminToken, map[string]any{}, nil, "Sec-Fetch-Site", "cross-site", "Origin", "https://evil.example"); code != http.StatusForbidden {
+		t.Errorf("cross-site reset with the admin token: status %d, want 403", code)
+	}
+	if st := s.state("stakes:high"); st != lb.Open {
+		t.Fatalf("stakes:high is %s after a cross-site reset, want OPEN", st)
+	}
+
+	// The admin: forget the wrong token, enter the right one, confirm.
+	do(t, ctx, "forget token", click("#sign-out"))
+	signIn(adminToken)
+	do(t, ctx, "reset as admin",
+		click(row("stakes:high")+" button.reset:not([disabled])"),
+		visible("#reset-dialog"),
+		keys("#reset-reason", "fixed the flaky fixture"),
+		click("#reset-confirm"),
+		hidden("#reset-dialog"),
+		visible(row("stakes:high")+".state-closed"),
+	)
+	if got := text(t, ctx, "#message"); !strings.Contains(got, "stakes:high was reset: it is now CLOSED") {
+		t.Errorf("message after reset %q", got)
+	}
+	if st := s.state("stakes:high"); st != lb.Closed {
+		t.Errorf("stakes:high is %s after the admin's reset, want CLOSED", st)
+	}
+	counts = text(t, ctx, "#count-open") + " " + text(t, ctx, "#count-half-open") + " " + text(t, ctx, "#count-closed")
+	if counts != "0 1 4" {
+		t.Errorf("summary after reset = %s, want 0 1 4", counts)
+	}
+	screenshot(t, ctx, "dashboard-after-reset.png")
+
+	// The server goes away: the page says so, keeps the last data.
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+	waitText(t, ctx, "#alert", regexp.MustCompile(`^Cannot reach the loopbreaker server at 127\.0\.0\.1:\d+: is it still running\?`))
+	waitText(t, ctx, "#freshness", regexp.MustCompile(`^server unreachable · last update \d+s ago$`))
+	do(t, ctx, "rows kept", visible(row("stakes:high")))
+	screenshot(t, ctx, "dashboard-unreachable.png")
+
+	// Failed fetches log network errors in the console; everything else
+	// (exceptions, CSP violations) is a defect.
+	for _, m := range logs.take() {
+		if strings.Contains(m, "net::ERR_CONNECTION_REFUSED") || strings.Contains(m, "Failed to load resource") {
+			continue
+		}
+		t.Errorf("page reported: %s", m)
+	}
+}
