@@ -252,10 +252,16 @@ func waitText(t *testing.T, ctx context.Context, sel string, re *regexp.Regexp) 
 	return ""
 }
 
-func visible(sel string) chromedp.Action[chromedp.Void] { return chromedp.WaitVisible(chromedp.CSS(sel)) }
-func hidden(sel string) chromedp.Action[chromedp.Void]  { return chromedp.WaitNotVisible(chromedp.CSS(sel)) }
-func click(sel string) chromedp.Action[chromedp.Void]   { return chromedp.Click(chromedp.CSS(sel)) }
-func keys(sel, v string) chromedp.Action[chromedp.Void] { return chromedp.SendKeys(chromedp.CSS(sel), v) }
+func visible(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.WaitVisible(chromedp.CSS(sel))
+}
+func hidden(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.WaitNotVisible(chromedp.CSS(sel))
+}
+func click(sel string) chromedp.Action[chromedp.Void] { return chromedp.Click(chromedp.CSS(sel)) }
+func keys(sel, v string) chromedp.Action[chromedp.Void] {
+	return chromedp.SendKeys(chromedp.CSS(sel), v)
+}
 
 func row(scope string) string { return fmt.Sprintf(`tr.breaker[data-scope=%q]`, scope) }
 
