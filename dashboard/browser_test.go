@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	lb "github.com/loopbreaker/loopbreaker"
@@ -327,7 +328,37 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Errorf("summary open/half-open/closed = %s, want 1 1 3", counts)
 	}
 	waitText(t, ctx, "#freshness", regexp.MustCompile(`^updated \d+s ago$`))
+
+	// The page polls the API: a breaker that opens now shows up, without
+	// a reload of the page.
+	do(t, ctx, "mark the document", chromedp.Evaluate[chromedp.Void](`window.sameDocument = true`))
+	s.fail(scoped.Context{Category: "deploy"}) // its third failure of 3
+	do(t, ctx, "see category:deploy open", visible(row("category:deploy")+".state-open"))
+	if !get(t, ctx, "same document", chromedp.Evaluate[bool](`window.sameDocument === true`)) {
+		t.Error("the page reloaded itself to refresh")
+	}
+	waitText(t, ctx, "#count-open", regexp.MustCompile(`^2$`))
 	screenshot(t, ctx, "dashboard-open.png")
+
+	// The same page in dark mode and on a phone, for people to look at;
+	// the state is still written out and coloured.
+	media := func(scheme string) {
+		t.Helper()
+		features := []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}
+		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: features}); err != nil {
+			t.Fatalf("emulate %s: %v", scheme, err)
+		}
+	}
+	media("dark")
+	if c := get(t, ctx, "dark badge", chromedp.Evaluate[string](
+		`getComputedStyle(document.querySelector('tr[data-scope="stakes:high"] .badge')).color`)); c == badgeColour {
+		t.Errorf("dark mode keeps the light badge colour %s", c)
+	}
+	screenshot(t, ctx, "dashboard-dark.png")
+	media("light")
+	do(t, ctx, "phone", chromedp.EmulateViewport(390, 844))
+	screenshot(t, ctx, "dashboard-phone.png")
+	do(t, ctx, "desktop", chromedp.ResetViewport())
 
 	// Without a token the reset button is disabled and says why.
 	disabled := get(t, ctx, "reset disabled", chromedp.Evaluate[bool](
@@ -392,8 +423,8 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Errorf("stakes:high is %s after the admin's reset, want CLOSED", st)
 	}
 	counts = text(t, ctx, "#count-open") + " " + text(t, ctx, "#count-half-open") + " " + text(t, ctx, "#count-closed")
-	if counts != "0 1 4" {
-		t.Errorf("summary after reset = %s, want 0 1 4", counts)
+	if counts != "1 1 3" {
+		t.Errorf("summary after reset = %s, want 1 1 3", counts)
 	}
 	screenshot(t, ctx, "dashboard-after-reset.png")
 

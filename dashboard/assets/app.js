@@ -161,13 +161,15 @@
   }
 
   // ---- formatting ----
-  function duration(ms) {
+  // duration writes ms as "1h 05m", "4m 09s" or "12s"; with seconds,
+  // hours show seconds too (a countdown that visibly moves).
+  function duration(ms, seconds) {
     const s = Math.max(0, Math.round(ms / 1000));
     const h = Math.floor(s / 3600);
     const m = Math.floor((s % 3600) / 60);
     const sec = s % 60;
     const pad = (n) => String(n).padStart(2, "0");
-    if (h > 0) return `${h}h ${pad(m)}m`;
+    if (h > 0) return seconds ? `${h}h ${pad(m)}m ${pad(sec)}s` : `${h}h ${pad(m)}m`;
     if (m > 0) return `${m}m ${pad(sec)}s`;
     return `${sec}s`;
   }
@@ -395,6 +397,7 @@
       b.reason ? el("div", { class: "reason", text: b.reason }) : el("span", { class: "none", text: "—" }),
       reasonBits.length ? el("span", { class: "small", text: reasonBits.join(" · ") }) : null,
     );
+    cReason.classList.toggle("empty-cell", !b.reason && !reasonBits.length);
 
     const expanded = isExpanded(b);
     rec.toggle.textContent = expanded ? "Hide history" : "History";
@@ -474,7 +477,7 @@
         if (Number.isNaN(retry)) {
           main = "until reset";
         } else if (retry > now) {
-          main = duration(retry - now);
+          main = duration(retry - now, true);
           note = `probe from ${clock(b.retry_at)}`;
         } else {
           main = "cooldown over";
@@ -483,7 +486,7 @@
         }
       } else if (b.state === "HALF_OPEN") {
         if (b.probe && !Number.isNaN(retry) && retry > now) {
-          main = `probe ${duration(retry - now)}`;
+          main = `probe ${duration(retry - now, true)}`;
           note = "left to report its outcome";
         } else if (b.probe) {
           main = "probe expired";
@@ -497,6 +500,7 @@
       rec.countdown.textContent = main;
       rec.countdown.classList.toggle("due", due);
       rec.countdown.classList.toggle("none", main === "—");
+      rec.cells[3].classList.toggle("empty-cell", main === "—");
       rec.countdownNote.textContent = note;
     }
     const fresh = $("freshness");
