@@ -20,7 +20,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	lb "github.com/loopbreaker/loopbreaker"
-	"github.com/loopbreaker/loopbreaker/dashboard"
 	"github.com/loopbreaker/loopbreaker/filestore"
 	"github.com/loopbreaker/loopbreaker/httpapi"
 	"github.com/loopbreaker/loopbreaker/scoped"
@@ -32,15 +31,16 @@ const adminToken = "s3cret-admin-token"
 // must follow the server (the list's "time"), not the browser's clock.
 var serverTime = time.Date(2025, 6, 2, 14, 0, 0, 0, time.UTC)
 
-// site is the real API server with the dashboard, on 127.0.0.1:<random>
-// over a file store in a temporary directory.
+// site is the real API server (httpapi, which mounts the dashboard at /)
+// on 127.0.0.1:<random>, over a file store in a temporary directory.
 type site struct {
-	t   *testing.T
-	srv *httptest.Server
-	m   *scoped.Manager
+	t         *testing.T
+	srv       *httptest.Server
+	m         *scoped.Manager
+	readToken string
 }
 
-func startSite(t *testing.T) *site {
+func startSite(t *testing.T, readToken string) *site {
 	t.Helper()
 	now := func() time.Time { return serverTime }
 	store, err := filestore.Open(filepath.Join(t.TempDir(), ".loopbreaker"), filestore.Options{Now: now})
@@ -60,14 +60,10 @@ func startSite(t *testing.T) *site {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	api := httpapi.NewServer(httpapi.Config{Manager: m, AdminToken: adminToken, Now: now})
-	// Until the server mounts the dashboard itself (routes.go).
-	mux := http.NewServeMux()
-	mux.Handle("/v1/", dashboard.SameOrigin(api))
-	mux.Handle("/", dashboard.Handler(dashboard.Options{}))
-	srv := httptest.NewServer(mux)
+	api := httpapi.NewServer(httpapi.Config{Manager: m, AdminToken: adminToken, ReadToken: readToken, Now: now})
+	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
-	return &site{t: t, srv: srv, m: m}
+	return &site{t: t, srv: srv, m: m, readToken: readToken}
 }
 
 // call sends one JSON request to the API and decodes the answer.
@@ -84,6 +80,9 @@ func (s *site) call(method, path, token string, in, out any, header ...string) i
 		s.t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if token == "" {
+		token = s.readToken
+	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
@@ -268,7 +267,7 @@ func row(scope string) string { return fmt.Sprintf(`tr.breaker[data-scope=%q]`, 
 
 func TestDashboardInChromium(t *testing.T) {
 	ctx, logs := browser(t)
-	s := startSite(t)
+	s := startSite(t, "")
 
 	// Make breakers in every state through the API: stakes:high OPEN
 	// (2 failures of 2), tag:flaky-ci HALF_OPEN (opened, then reset
@@ -440,6 +439,37 @@ func TestDashboardInChromium(t *testing.T) {
 	// (exceptions, CSP violations) is a defect.
 	for _, m := range logs.take() {
 		if strings.Contains(m, "net::ERR_CONNECTION_REFUSED") || strings.Contains(m, "Failed to load resource") {
+			continue
+		}
+		t.Errorf("page reported: %s", m)
+	}
+}
+
+// A server started with LOOPBREAKER_READ_TOKEN shows nothing until the
+// reader gives a token; the page says so instead of an empty table.
+func TestDashboardAsksForTheReadToken(t *testing.T) {
+	ctx, logs := browser(t)
+	s := startSite(t, "reader-token")
+	s.fail(scoped.Context{Stakes: "high"})
+
+	do(t, ctx, "open the page", chromedp.Navigate(s.srv.URL+"/"), visible("#alert"))
+	waitText(t, ctx, "#alert", regexp.MustCompile(`^The server needs a token to show the breakers: `))
+	if got := text(t, ctx, "#count-open"); got != "–" {
+		t.Errorf("open count %q before any answer, want –", got)
+	}
+	if n := get(t, ctx, "rows", chromedp.Evaluate[int](`document.querySelectorAll("#rows tr.breaker").length`)); n != 0 {
+		t.Errorf("%d rows shown without a token", n)
+	}
+	do(t, ctx, "enter the read token",
+		click("#sign-in"), visible("#token-input"), keys("#token-input", "reader-token"),
+		click(`#token-form button[type="submit"]`),
+		visible(row("stakes:high")+".state-closed"), hidden("#alert"))
+	if got := text(t, ctx, row("stakes:high")+" .failures-text"); got != "1 / 2" {
+		t.Errorf("stakes:high failures %q, want 1 / 2", got)
+	}
+	for _, m := range logs.take() {
+		// The first, refused request is logged by the browser.
+		if strings.Contains(m, "401") {
 			continue
 		}
 		t.Errorf("page reported: %s", m)

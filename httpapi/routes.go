@@ -1,6 +1,10 @@
 package httpapi
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/loopbreaker/loopbreaker/dashboard"
+)
 
 // addRoutes is the whole API surface. `/` (GET) is the dashboard's.
 func addRoutes(mux *http.ServeMux, cfg Config) {
@@ -13,13 +17,17 @@ func addRoutes(mux *http.ServeMux, cfg Config) {
 	handle("POST /v1/outcome", read(handleOutcome(m, cfg.Metrics, cfg.MaxBodyBytes)))
 	handle("GET /v1/breakers", read(handleListBreakers(m, cfg.Now)))
 	handle("GET /v1/breakers/{scope}", read(handleGetBreaker(m)))
-	handle("POST /v1/breakers/{scope}/reset", admin(handleReset(m, cfg.MaxBodyBytes)))
+	handle("POST /v1/breakers/{scope}/reset", dashboard.SameOrigin(admin(handleReset(m, cfg.MaxBodyBytes))))
 	handle("GET /healthz", handleHealthz(m))
 	handle("GET /openapi.yaml", handleOpenAPI())
 	if cfg.Metrics != nil {
 		handle("GET /metrics", read(cfg.Metrics.Handler()))
 	}
-	handle("GET /{$}", read(handleIndex(m, cfg.Now)))
+	// The dashboard's page holds no data, so it needs no token: its own
+	// requests to the API carry the token.
+	dash := dashboard.Handler(dashboard.Options{APIBase: "/v1"})
+	handle("GET /{$}", dash)
+	mux.Handle("GET /assets/", dash)
 
 	// The same paths with another method: a JSON 405 naming the right one.
 	mux.Handle("/v1/check", handleMethodNotAllowed("POST"))

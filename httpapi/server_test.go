@@ -21,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/dashboard"
 	"github.com/loopbreaker/loopbreaker/filestore"
 	"github.com/loopbreaker/loopbreaker/metrics"
 	"github.com/loopbreaker/loopbreaker/scoped"
@@ -277,7 +278,7 @@ func TestAuth(t *testing.T) {
 
 	// The read token guards reads, checks and outcomes; the admin token
 	// works there too; health and the API description stay open.
-	for _, p := range []struct{ method, path string }{{"GET", "/v1/breakers"}, {"GET", "/v1/breakers/global"}, {"GET", "/metrics"}, {"GET", "/"}} {
+	for _, p := range []struct{ method, path string }{{"GET", "/v1/breakers"}, {"GET", "/v1/breakers/global"}, {"GET", "/metrics"}} {
 		a.wantError(p.method, p.path, "", nil, 401, "unauthorized")
 		a.wantError(p.method, p.path, "nope", nil, 403, "forbidden")
 		for _, tok := range []string{"read-secret", "admin-secret"} {
@@ -288,7 +289,7 @@ func TestAuth(t *testing.T) {
 	}
 	a.wantError("POST", "/v1/check", "", map[string]any{"context": ctx}, 401, "unauthorized")
 	a.wantError("POST", "/v1/outcome", "", map[string]any{"context": ctx, "decision_id": "d", "result": "failure"}, 401, "unauthorized")
-	for _, path := range []string{"/healthz", "/openapi.yaml"} {
+	for _, path := range []string{"/healthz", "/openapi.yaml", "/", "/assets/app.js"} {
 		if code, _ := a.call("GET", path, "", nil, nil); code != 200 {
 			t.Fatalf("%s without a token: %d", path, code)
 		}
@@ -496,9 +497,11 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 }
 
-func TestIndexPlaceholder(t *testing.T) {
-	a := newAPI(t, apiOptions{})
-	a.fail("", scoped.Context{AgentID: "<bob>"}, 3)
+// `/` is the dashboard (package dashboard); a browser on another site
+// cannot make a reset, even with the admin token.
+func TestIndexIsTheDashboard(t *testing.T) {
+	a := newAPI(t, apiOptions{admin: "adm"})
+	a.fail("", scoped.Context{AgentID: "bob"}, 3)
 	resp, err := a.c.Get(a.url + "/")
 	if err != nil {
 		t.Fatal(err)
@@ -508,8 +511,22 @@ func TestIndexPlaceholder(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
 		t.Fatalf("index: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
-	if !strings.Contains(string(body), "agent:&lt;bob&gt;") || !strings.Contains(string(body), `class="OPEN"`) {
-		t.Fatalf("index does not list the (escaped) open breaker:\n%s", body)
+	if !strings.Contains(string(body), `<meta name="loopbreaker-api" content="/v1">`) || resp.Header.Get("Content-Security-Policy") != dashboard.CSP {
+		t.Fatalf("index is not the dashboard pointed at /v1:\n%s", body)
+	}
+	req, _ := http.NewRequest("POST", a.url+"/v1/breakers/agent:bob/reset", nil)
+	req.Header.Set("Authorization", "Bearer adm")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	resp, err = a.c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("cross-site reset with the admin token: %d, want 403", resp.StatusCode)
+	}
+	if d := a.check("", scoped.Context{AgentID: "bob"}); d.Allowed {
+		t.Fatal("a cross-site reset reset the breaker")
 	}
 }
 
