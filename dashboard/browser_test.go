@@ -357,7 +357,7 @@ func TestDashboardInChromium(t *testing.T) {
 	media("light")
 	do(t, ctx, "phone", chromedp.EmulateViewport(390, 844))
 	screenshot(t, ctx, "dashboard-phone.png")
-	do(t, ctx, "desktop", chromedp.ResetViewport())
+	do(t, ctx, "desktop", chromedp.EmulateViewport(1280, 900))
 
 	// Without a token the reset button is disabled and says why.
 	disabled := get(t, ctx, "reset disabled", chromedp.Evaluate[bool](
@@ -390,6 +390,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if got := text(t, ctx, "#reset-error"); !strings.Contains(got, "admin token required") || !strings.Contains(got, "not the admin token") {
 		t.Errorf("wrong-token message %q", got)
 	}
+	screenshot(t, ctx, "dashboard-wrong-token.png")
 	do(t, ctx, "close the dialog", click(`#reset-dialog button[data-close]`), hidden("#reset-dialog"))
 	if st := s.state("stakes:high"); st != lb.Open {
 		t.Fatalf("stakes:high is %s after a reset with a wrong token, want OPEN", st)

@@ -130,7 +130,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == h.apiBase || strings.HasPrefix(r.URL.Path, h.apiBase+"/") {
 		// A path under the API that the API does not serve: answer like
 		// the API would (JSON), not with the page.
-		writeJSONError(w, http.StatusNotFound, "no API endpoint "+r.Method+" "+r.URL.Path+
+		writeJSONError(w, http.StatusNotFound, "not_found", "no API endpoint "+r.Method+" "+r.URL.Path+
 			"; the breakers are at GET "+h.apiBase+"/breakers")
 		return
 	}
@@ -162,22 +162,24 @@ func setSecurityHeaders(hd http.Header) {
 	hd.Set("Cross-Origin-Resource-Policy", "same-origin")
 }
 
-func writeJSONError(w http.ResponseWriter, code int, msg string) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+// writeJSONError answers like the API does:
+// {"error": {"code": ..., "message": ...}}.
+func writeJSONError(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]map[string]string{"error": {"code": code, "message": msg}})
 }
 
 // SameOrigin wraps an API handler so that a browser cannot be made to send
 // it a state-changing request (POST, PUT, PATCH, DELETE) from another site:
 // such a request, recognised by its Sec-Fetch-Site or Origin header, gets
-// 403 with a JSON error. Requests without those headers (curl, the CLI,
+// 403 with a JSON error of code "cross_site". Requests without those headers (curl, the CLI,
 // other programs) and safe methods (GET, HEAD, OPTIONS) pass unchanged.
 func SameOrigin(next http.Handler) http.Handler {
 	p := http.NewCrossOriginProtection()
 	p.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeJSONError(w, http.StatusForbidden, "cross-site request refused: "+r.Method+" "+r.URL.Path+
+		writeJSONError(w, http.StatusForbidden, "cross_site", "cross-site request refused: "+r.Method+" "+r.URL.Path+
 			" must come from the dashboard on this server or from a program that is not a browser")
 	}))
 	return p.Handler(next)

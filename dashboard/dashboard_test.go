@@ -11,6 +11,11 @@ import (
 	"time"
 )
 
+// apiError is the API's error body.
+type apiError struct {
+	Error struct{ Code, Message string }
+}
+
 func get(t *testing.T, h http.Handler, method, path string, header map[string]string) *http.Response {
 	t.Helper()
 	req := httptest.NewRequest(method, path, nil)
@@ -165,8 +170,8 @@ func TestMethodsAndUnknownPaths(t *testing.T) {
 				t.Errorf("Allow %q", res.Header.Get("Allow"))
 			}
 			if tc.json {
-				var e struct{ Error string }
-				if err := json.Unmarshal([]byte(body(t, res)), &e); err != nil || !strings.Contains(e.Error, "/v1/breakers") {
+				var e apiError
+				if err := json.Unmarshal([]byte(body(t, res)), &e); err != nil || e.Error.Code != "not_found" || !strings.Contains(e.Error.Message, "/v1/breakers") {
 					t.Errorf("want a JSON error naming the breakers endpoint, got %v %+v", err, e)
 				}
 			}
@@ -210,8 +215,8 @@ func TestSameOriginRefusesCrossSiteWrites(t *testing.T) {
 				if res.StatusCode != http.StatusForbidden {
 					t.Errorf("status %d, want 403", res.StatusCode)
 				}
-				var e struct{ Error string }
-				if err := json.Unmarshal([]byte(body(t, res)), &e); err != nil || !strings.Contains(e.Error, "cross-site request refused") {
+				var e apiError
+				if err := json.Unmarshal([]byte(body(t, res)), &e); err != nil || e.Error.Code != "cross_site" || !strings.Contains(e.Error.Message, "cross-site request refused") {
 					t.Errorf("want a JSON error saying why, got %v %+v", err, e)
 				}
 			}
