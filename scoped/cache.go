@@ -12,15 +12,22 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 )
 
-// cache keeps every breaker's state in memory, authoritative, and writes
-// each change through to the store before the caller that made it gets
-// its answer. Changes made while a write is under way are written by the
-// next one, together (group commit): many concurrent callers cost one
-// store update, not one each.
+// cache keeps every breaker's state in memory, authoritative. Every
+// change is made durable before the caller that made it gets its answer,
+// in one of two ways:
 //
-// A caller that reads a state with unsaved changes waits for them too, so
-// no answer is ever based on state a crash could lose (the restart bypass
-// of seed 003).
+//   - write-ahead log (Options.WALDir): the change is appended to the log
+//     (one write for all the changes made meanwhile: group commit), and a
+//     checkpoint writes the changed states and their journal entries to
+//     the store in the background, every Options.CheckpointEvery. At
+//     start the log is replayed into the store. Appending is cheap where
+//     replacing state files is not.
+//   - write-through (no WALDir): the changes are written to the store
+//     itself, again all those made meanwhile in one update.
+//
+// A caller that reads a state with changes not yet durable waits for them
+// too, so no answer is ever based on state a crash could lose (the
+// restart bypass of seed 003).
 type cache struct {
 	m        *Manager
 	onCommit func(scopes, entries int, took time.Duration, err error)
@@ -36,12 +43,25 @@ type cache struct {
 	degraded error
 	closed   bool
 
+	// Write-ahead log mode.
+	wal             *walLog
+	walBuf          []walRecord
+	walWait         *flushWait
+	lsn             uint64
+	unsaved         int
+	checkpointEvery time.Duration
+	ckKick          chan struct{}
+
+	// kick wakes the writer: the group committer, or the log writer.
 	kick chan struct{}
 	stop chan struct{}
-	done chan struct{}
-	// closeErr is the final flush's error.
+	wg   sync.WaitGroup
+	// closeErr is the final checkpoint's error.
 	closeErr error
 }
+
+// maxUnsaved entries not yet in the store trigger a checkpoint early.
+const maxUnsaved = 50_000
 
 type entry struct {
 	rule     Rule
@@ -51,10 +71,16 @@ type entry struct {
 	// last wrote; a different seq in the store means another process
 	// wrote the scope.
 	diskSeq uint64
-	// pending are the journal entries not yet written; flush is what
-	// callers waiting for them wait on.
+	// pending are the journal entries not yet in the store. In
+	// write-through mode flush is what callers waiting for them wait on,
+	// inflight what callers wait on while they are being written.
 	pending  []lb.JournalEntry
 	flush    *flushWait
+	inflight *flushWait
+	// walWait is the log write holding the newest change (log mode);
+	// firstLSN the oldest record of pending (0: none).
+	walWait  *flushWait
+	firstLSN uint64
 	evicting bool
 	// version is the store's Version of the state this entry matches;
 	// committing is set while a write of it is under way.
@@ -71,11 +97,31 @@ type flushWait struct {
 
 func newFlushWait() *flushWait { return &flushWait{done: make(chan struct{})} }
 
-func openCache(ctx context.Context, m *Manager, onCommit func(int, int, time.Duration, error)) (*cache, error) {
+func (w *flushWait) finished() bool {
+	select {
+	case <-w.done:
+		return true
+	default:
+		return false
+	}
+}
+
+type cacheOptions struct {
+	onCommit        func(int, int, time.Duration, error)
+	walDir          string
+	walFsync        bool
+	checkpointEvery time.Duration
+}
+
+func openCache(ctx context.Context, m *Manager, o cacheOptions) (*cache, error) {
 	c := &cache{
-		m: m, onCommit: onCommit,
+		m: m, onCommit: o.onCommit,
 		entries: map[string]*entry{}, dirty: map[string]struct{}{},
-		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		kick: make(chan struct{}, 1), ckKick: make(chan struct{}, 1), stop: make(chan struct{}),
+		checkpointEvery: o.checkpointEvery,
+	}
+	if c.checkpointEvery <= 0 {
+		c.checkpointEvery = time.Second
 	}
 	c.versions, _ = m.store.(Versioner)
 	scopes, err := m.store.Scopes(ctx)
@@ -89,7 +135,7 @@ func openCache(ctx context.Context, m *Manager, onCommit func(int, int, time.Dur
 	}
 	for _, sc := range scopes {
 		if lb.ValidScope(sc) != nil {
-			continue // a CLI session's own store entry kinds are all valid; skip anything else
+			continue // not a scoped breaker
 		}
 		if _, err := c.load(ctx, sc); err != nil {
 			// Keep serving the others; the broken one fails every call
@@ -97,8 +143,97 @@ func openCache(ctx context.Context, m *Manager, onCommit func(int, int, time.Dur
 			m.log.Error("breaker state unusable", "scope", sc, "err", err)
 		}
 	}
+	if o.walDir != "" {
+		if err := c.recover(ctx, o.walDir); err != nil {
+			return nil, err
+		}
+		if c.wal, err = openWAL(o.walDir, o.walFsync, 0); err != nil {
+			return nil, err
+		}
+		c.wg.Add(2)
+		go c.walWriter()
+		go c.checkpointer()
+		return c, nil
+	}
+	c.wg.Add(1)
 	go c.writer()
 	return c, nil
+}
+
+// recover replays the write-ahead log left by the previous run into the
+// store: every record whose event the store's journal does not hold yet
+// (a crash before its checkpoint). Then the old log is removed.
+func (c *cache) recover(ctx context.Context, dir string) error {
+	recs, names, err := readWAL(dir)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	// The events each scope's journal already holds, from the oldest seq
+	// a record may have got.
+	inStore := map[string]map[string]bool{}
+	minSeq := map[string]uint64{}
+	for _, r := range recs {
+		if s, ok := minSeq[r.Scope]; !ok || r.Seq < s {
+			minSeq[r.Scope] = r.Seq
+		}
+	}
+	for scope, from := range minSeq {
+		e, err := c.entryFor(ctx, scope)
+		if err != nil {
+			return fmt.Errorf("replaying the write-ahead log %s: %w", dir, err)
+		}
+		seen := map[string]bool{}
+		if e.diskSeq >= from {
+			js, err := c.m.store.Journal(ctx, scope, int(e.diskSeq-from)+1)
+			if err != nil {
+				return fmt.Errorf("replaying the write-ahead log %s: %w", dir, err)
+			}
+			for _, en := range js {
+				if en.Type == lb.EntryEvent && en.Event != nil && en.Seq >= from {
+					seen[eventKey(en.Event)] = true
+				}
+			}
+		}
+		inStore[scope] = seen
+	}
+	replayed := 0
+	for _, r := range recs {
+		e := c.entries[r.Scope]
+		eng := c.m.policy.Engine(r.Scope)
+		for _, en := range r.Entries {
+			if en.Type != lb.EntryEvent || en.Event == nil || inStore[r.Scope][eventKey(en.Event)] {
+				continue
+			}
+			ev := *en.Event
+			a, err := eng.Apply(e.state, &ev)
+			if err != nil {
+				return fmt.Errorf("replaying the write-ahead log %s, scope %s: %w", dir, r.Scope, err)
+			}
+			e.pending = append(e.pending, journal(r.Scope, &ev, a.Transitions)...)
+			c.dirty[r.Scope] = struct{}{}
+			replayed++
+		}
+	}
+	if replayed > 0 {
+		if err := c.flush(ctx); err != nil {
+			return fmt.Errorf("saving the changes replayed from the write-ahead log %s: %w", dir, err)
+		}
+		c.m.log.Warn("replayed changes the previous run had not checkpointed", "changes", replayed, "log", dir)
+	}
+	w := &walLog{dir: dir}
+	if err := w.removeSegments(names); err != nil {
+		return fmt.Errorf("removing the replayed write-ahead log: %w", err)
+	}
+	return nil
+}
+
+// eventKey identifies an event: its kind, time (ns), caller and payload.
+func eventKey(ev *lb.Event) string {
+	data, _ := json.Marshal(ev)
+	return string(data)
 }
 
 // load reads scope from the store into the cache (under c.mu or before the
@@ -209,29 +344,49 @@ func (c *cache) do(ctx context.Context, rules []Rule, op opFunc) error {
 		if e.flush != nil {
 			e.flush.err = e.broken
 			close(e.flush.done)
-			e.flush, e.pending = nil, nil
-			delete(c.dirty, e.rule.Scope)
 		}
+		e.flush, e.pending, e.firstLSN = nil, nil, 0
+		delete(c.dirty, e.rule.Scope)
 	} else if opErr != nil {
 		c.mu.Unlock()
 		return opErr
 	}
 	var waits []*flushWait
-	kick := false
+	wait := func(w *flushWait) {
+		if w != nil && !w.finished() && !slices.Contains(waits, w) {
+			waits = append(waits, w)
+		}
+	}
+	kick, checkpoint := false, false
 	for i, e := range ents {
 		if e.broken != nil {
 			continue
 		}
 		if i < len(entries) && len(entries[i]) > 0 {
 			e.pending = append(e.pending, entries[i]...)
-			if e.flush == nil {
-				e.flush = newFlushWait()
-			}
 			c.dirty[e.rule.Scope] = struct{}{}
 			kick = true
+			if c.wal != nil {
+				c.lsn++
+				if e.firstLSN == 0 {
+					e.firstLSN = c.lsn
+				}
+				if c.walWait == nil {
+					c.walWait = newFlushWait()
+				}
+				c.walBuf = append(c.walBuf, walRecord{LSN: c.lsn, Scope: e.rule.Scope, Seq: e.diskSeq + 1, Entries: entries[i]})
+				e.walWait = c.walWait
+				c.unsaved += len(entries[i])
+				checkpoint = c.unsaved >= maxUnsaved
+			} else if e.flush == nil {
+				e.flush = newFlushWait()
+			}
 		}
-		if e.flush != nil && !slices.Contains(waits, e.flush) {
-			waits = append(waits, e.flush)
+		if c.wal != nil {
+			wait(e.walWait)
+		} else {
+			wait(e.flush)
+			wait(e.inflight)
 		}
 	}
 	for _, ch := range changes {
@@ -241,6 +396,12 @@ func (c *cache) do(ctx context.Context, rules []Rule, op opFunc) error {
 	if kick {
 		select {
 		case c.kick <- struct{}{}:
+		default:
+		}
+	}
+	if checkpoint {
+		select {
+		case c.ckKick <- struct{}{}:
 		default:
 		}
 	}
@@ -260,10 +421,11 @@ func (c *cache) do(ctx context.Context, rules []Rule, op opFunc) error {
 	return nil
 }
 
-// writer writes dirty states until stopped, retrying failed writes with
-// backoff; on stop it writes what is left once more.
+// writer is the group committer of write-through mode: it writes dirty
+// states until stopped, retrying failed writes with backoff; on stop it
+// writes what is left once more.
 func (c *cache) writer() {
-	defer close(c.done)
+	defer c.wg.Done()
 	backoff := time.Duration(0)
 	for {
 		var retry <-chan time.Time
@@ -286,14 +448,75 @@ func (c *cache) writer() {
 	}
 }
 
-type grabbed struct {
-	e       *entry
-	wait    *flushWait
-	entries []lb.JournalEntry
-	state   *lb.BreakerState
+// walWriter appends the records made since its last write, in one write,
+// and releases the callers waiting for them. On stop it writes what is
+// left.
+func (c *cache) walWriter() {
+	defer c.wg.Done()
+	var buf []byte
+	for {
+		stopping := false
+		select {
+		case <-c.kick:
+		case <-c.stop:
+			stopping = true
+		}
+		c.mu.Lock()
+		recs, w := c.walBuf, c.walWait
+		c.walBuf, c.walWait = nil, nil
+		c.mu.Unlock()
+		if len(recs) > 0 {
+			var err error
+			if buf, err = c.wal.write(recs, buf); err != nil {
+				// The changes stay in memory and go to the store with the
+				// next checkpoint; until one succeeds, no new decision.
+				c.mu.Lock()
+				c.degraded = err
+				c.mu.Unlock()
+				c.m.log.Error("writing the write-ahead log failed", "err", err)
+				w.err = err
+			}
+		}
+		if w != nil {
+			close(w.done)
+		}
+		if stopping {
+			return
+		}
+	}
 }
 
-// flush writes every dirty state in one store update.
+// checkpointer writes the changed states to the store every
+// checkpointEvery (sooner when many changes wait); on stop it waits for
+// the log writer, then writes what is left.
+func (c *cache) checkpointer() {
+	defer c.wg.Done()
+	t := time.NewTicker(c.checkpointEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-c.ckKick:
+		case <-c.stop:
+			c.closeErr = c.flush(context.Background())
+			return
+		}
+		if err := c.flush(context.Background()); err != nil {
+			c.m.log.Error("checkpoint of breaker states failed; retrying", "err", err, "retry_in", c.checkpointEvery)
+		}
+	}
+}
+
+type grabbed struct {
+	e        *entry
+	wait     *flushWait
+	entries  []lb.JournalEntry
+	state    *lb.BreakerState
+	firstLSN uint64
+}
+
+// flush writes every dirty state in one store update (a group commit, or
+// a checkpoint in log mode).
 func (c *cache) flush(ctx context.Context) error {
 	c.mu.Lock()
 	scopes := make([]string, 0, len(c.dirty))
@@ -308,6 +531,8 @@ func (c *cache) flush(ctx context.Context) error {
 	start := time.Now()
 	var got []grabbed
 	nEntries := 0
+	// upTo: every log record up to it is in this update (log mode).
+	var upTo uint64
 	err := c.m.store.Update(ctx, scopes, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
 		got = got[:0]
 		c.mu.Lock()
@@ -334,16 +559,23 @@ func (c *cache) flush(ctx context.Context) error {
 			}
 			out[i] = entries
 			nEntries += len(entries)
-			got = append(got, grabbed{e: e, wait: e.flush, entries: entries, state: disk})
-			e.pending, e.flush, e.committing = nil, nil, true
+			got = append(got, grabbed{e: e, wait: e.flush, entries: entries, state: disk, firstLSN: e.firstLSN})
+			e.inflight = e.flush
+			e.pending, e.flush, e.committing, e.firstLSN = nil, nil, true, 0
 			delete(c.dirty, sc)
+		}
+		upTo = c.lsn
+		for sc := range c.dirty {
+			if e := c.entries[sc]; e != nil && e.firstLSN > 0 {
+				upTo = min(upTo, e.firstLSN-1)
+			}
 		}
 		return out, nil
 	})
 	took := time.Since(start)
 	c.mu.Lock()
 	for _, g := range got {
-		g.e.committing = false
+		g.e.committing, g.e.inflight = false, nil
 	}
 	failed := err != nil && !errors.Is(err, lb.ErrCommitted)
 	if failed {
@@ -351,8 +583,11 @@ func (c *cache) flush(ctx context.Context) error {
 		// ones; their callers get the error, the writer retries.
 		for _, g := range got {
 			g.e.pending = append(slices.Clone(g.entries), g.e.pending...)
-			if g.e.flush == nil {
+			if c.wal == nil && g.e.flush == nil {
 				g.e.flush = newFlushWait()
+			}
+			if g.firstLSN > 0 {
+				g.e.firstLSN = g.firstLSN
 			}
 			c.dirty[g.e.rule.Scope] = struct{}{}
 		}
@@ -372,10 +607,14 @@ func (c *cache) flush(ctx context.Context) error {
 				g.e.version = v
 			}
 		}
+		c.unsaved = max(c.unsaved-nEntries, 0)
 		c.degraded = nil
 	}
 	c.mu.Unlock()
 	for _, g := range got {
+		if g.wait == nil {
+			continue
+		}
 		if failed {
 			g.wait.err = err
 		}
@@ -386,6 +625,11 @@ func (c *cache) flush(ctx context.Context) error {
 	}
 	if failed {
 		return err
+	}
+	if c.wal != nil {
+		if err := c.wal.release(upTo); err != nil {
+			c.m.log.Warn("removing checkpointed write-ahead log segments", "err", err)
+		}
 	}
 	return nil
 }
@@ -564,12 +808,25 @@ func (c *cache) close() error {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		<-c.done
+		c.wg.Wait()
 		return nil
 	}
 	c.closed = true
 	c.mu.Unlock()
 	close(c.stop)
-	<-c.done
+	c.wg.Wait()
+	if c.wal != nil {
+		c.wal.close()
+		if c.closeErr == nil {
+			// Everything is in the store: no log to replay next time.
+			segs, err := walSegments(c.wal.dir)
+			if err == nil {
+				err = c.wal.removeSegments(segs)
+			}
+			if err != nil {
+				c.m.log.Warn("removing the write-ahead log after the last checkpoint", "err", err)
+			}
+		}
+	}
 	return c.closeErr
 }

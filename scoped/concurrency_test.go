@@ -16,10 +16,10 @@ import (
 // Every failure recorded at once by many callers is counted exactly once,
 // in memory and in the store.
 func TestConcurrentFailuresCountedOnce(t *testing.T) {
-	modes(t, func(t *testing.T, shared bool) {
+	modes(t, func(t *testing.T, mode string) {
 		cfg := testConfig()
 		cfg.Breakers[0].FailureThreshold = 10_000
-		e := newEnv(t, shared, cfg)
+		e := newEnv(t, mode, cfg)
 		const callers, each = 16, 10
 		var wg sync.WaitGroup
 		errs := make(chan error, callers)
@@ -80,8 +80,8 @@ func TestConcurrentFailuresCountedOnce(t *testing.T) {
 
 // Many callers checking a HALF_OPEN breaker at once: exactly one probe.
 func TestConcurrentChecksGrantOneProbe(t *testing.T) {
-	modes(t, func(t *testing.T, shared bool) {
-		e := newEnv(t, shared, testConfig())
+	modes(t, func(t *testing.T, mode string) {
+		e := newEnv(t, mode, testConfig())
 		bob := openAgent(e)
 		const callers = 32
 		var probes, denied atomic.Int32
@@ -125,7 +125,7 @@ func cliFailure(t *testing.T, st lb.Store, eng *breaker.Engine, scope, id string
 // Another process (the CLI) writing a breaker the server caches: the
 // server's next call sees it.
 func TestForeignWriteIsSeen(t *testing.T) {
-	e := newEnv(t, false, testConfig())
+	e := newEnv(t, writeThrough, testConfig())
 	s1 := Context{Session: "loop1"}
 	e.fail(s1, 1)
 	eng := e.m.Policy().Engine("session:loop1")
@@ -161,7 +161,7 @@ func (r *racingStore) Update(ctx context.Context, scopes []string, fn lb.UpdateF
 // A write by another process that lands between a change in memory and its
 // write: the cache's unsaved events are replayed on top, nothing is lost.
 func TestForeignWriteIsMerged(t *testing.T) {
-	e := newEnv(t, false, testConfig())
+	e := newEnv(t, writeThrough, testConfig())
 	ctx := context.Background()
 	e.close()
 	e.open()
@@ -233,7 +233,7 @@ func (f *failingStore) Update(ctx context.Context, scopes []string, fn lb.Update
 // whose change is unsaved gets an error, later callers are refused, and
 // once the store works again the change is saved and decisions resume.
 func TestStoreFailureFailsClosed(t *testing.T) {
-	e := newEnv(t, false, testConfig())
+	e := newEnv(t, writeThrough, testConfig())
 	e.close()
 	ctx := context.Background()
 	e.open()
@@ -281,7 +281,7 @@ func TestStoreFailureFailsClosed(t *testing.T) {
 
 // A corrupt state fails the calls that touch it, loudly, and not the others.
 func TestCorruptStateFailsOnlyItsBreaker(t *testing.T) {
-	e := newEnv(t, false, testConfig())
+	e := newEnv(t, writeThrough, testConfig())
 	e.fail(Context{AgentID: "bob"}, 1)
 	e.close()
 	if err := writeCorrupt(e.dir, "agent:bob"); err != nil {

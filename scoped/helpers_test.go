@@ -55,16 +55,23 @@ type env struct {
 	dir     string
 	clock   *clock
 	cfg     lb.Config
-	shared  bool
+	mode    string
 	store   *filestore.Store
 	m       *Manager
 	mu      sync.Mutex
 	changes []Change
 }
 
-func newEnv(t *testing.T, shared bool, cfg lb.Config) *env {
+// Modes of the manager under test.
+const (
+	writeThrough = "write-through"
+	withWAL      = "wal"
+	shared       = "shared"
+)
+
+func newEnv(t *testing.T, mode string, cfg lb.Config) *env {
 	t.Helper()
-	e := &env{t: t, dir: filepath.Join(t.TempDir(), ".loopbreaker"), clock: newClock(), cfg: cfg, shared: shared}
+	e := &env{t: t, dir: filepath.Join(t.TempDir(), ".loopbreaker"), clock: newClock(), cfg: cfg, mode: mode}
 	e.open()
 	t.Cleanup(func() { e.close() })
 	return e
@@ -76,18 +83,43 @@ func (e *env) open() {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	m, err := Open(context.Background(), st, e.cfg, Options{
-		Now: e.clock.Now, Shared: e.shared,
+	m, err := Open(context.Background(), st, e.cfg, e.options(Options{
+		Now: e.clock.Now,
 		OnChange: func(c Change) {
 			e.mu.Lock()
 			e.changes = append(e.changes, c)
 			e.mu.Unlock()
 		},
-	})
+	}))
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	e.store, e.m = st, m
+}
+
+// options sets the mode's options; checkpoints happen only when a test
+// asks (checkpoint) or at Close.
+func (e *env) options(o Options) Options {
+	switch e.mode {
+	case shared:
+		o.Shared = true
+	case withWAL:
+		o.WALDir = e.walDir()
+		o.CheckpointEvery = time.Hour
+	}
+	return o
+}
+
+func (e *env) walDir() string { return filepath.Join(e.dir, "server-wal") }
+
+// checkpoint writes the cache's changes to the store now (log mode).
+func (e *env) checkpoint() {
+	e.t.Helper()
+	if c, ok := e.m.b.(*cache); ok {
+		if err := c.flush(context.Background()); err != nil {
+			e.t.Fatal(err)
+		}
+	}
 }
 
 func (e *env) close() {
@@ -171,14 +203,11 @@ func scopesOf(bs []BreakerDecision) []string {
 	return out
 }
 
-// modes runs a test with the cache (default) and in Shared mode.
-func modes(t *testing.T, fn func(t *testing.T, shared bool)) {
-	for _, shared := range []bool{false, true} {
-		name := "cache"
-		if shared {
-			name = "shared"
-		}
-		t.Run(name, func(t *testing.T) { fn(t, shared) })
+// modes runs a test in every mode: the cache written through, the cache
+// with a write-ahead log, and Shared.
+func modes(t *testing.T, fn func(t *testing.T, mode string)) {
+	for _, mode := range []string{writeThrough, withWAL, shared} {
+		t.Run(mode, func(t *testing.T) { fn(t, mode) })
 	}
 }
 

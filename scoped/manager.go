@@ -65,7 +65,19 @@ type Options struct {
 	// OnChange is called for every change of state, in order, while the
 	// breaker is locked: it must not block (queue the work).
 	OnChange func(Change)
-	// OnCommit is called after every group commit (not in Shared mode).
+	// WALDir, when set, makes the cache durable through a write-ahead log
+	// in this directory (append-only, one write per batch of changes),
+	// checkpointed into the store every CheckpointEvery (default 1 s) and
+	// replayed at the next Open after a crash. Without it every batch of
+	// changes is written to the store itself before its callers get
+	// their answers. Not used in Shared mode.
+	WALDir string
+	// WALFsync syncs every log write to disk (power-loss safety; a killed
+	// process loses nothing either way).
+	WALFsync        bool
+	CheckpointEvery time.Duration
+	// OnCommit is called after every store update of the cache: each
+	// group commit, or each checkpoint in log mode (not in Shared mode).
 	OnCommit func(scopes, entries int, took time.Duration, err error)
 	Logger   *slog.Logger
 }
@@ -154,7 +166,9 @@ func Open(ctx context.Context, store lb.Store, cfg lb.Config, opts Options) (*Ma
 		m.b = &direct{m: m}
 		return m, nil
 	}
-	c, err := openCache(ctx, m, opts.OnCommit)
+	c, err := openCache(ctx, m, cacheOptions{
+		onCommit: opts.OnCommit, walDir: opts.WALDir, walFsync: opts.WALFsync, checkpointEvery: opts.CheckpointEvery,
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -24,6 +25,8 @@ type serveOptions struct {
 	addr            string
 	templateScopes  string
 	shared          bool
+	writeThrough    bool
+	checkpointEvery time.Duration
 	evictInterval   time.Duration
 	shutdownTimeout time.Duration
 }
@@ -39,14 +42,16 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&o.addr, "addr", "", "listen `address` (default: server.addr, 127.0.0.1:7777; port 0 picks a free one)")
 	fs.StringVar(&o.templateScopes, "template-scopes", strings.Join(scoped.DefaultTemplateKinds, ","),
 		"scope `kinds` that get a breaker from breaker_template on first use (comma-separated: agent, session, slice, category, stakes, tag; empty: none)")
-	fs.BoolVar(&o.shared, "shared", false, "keep no state in memory: every call is one store update (slower; for a store several servers share)")
+	fs.BoolVar(&o.shared, "shared", false, "keep no state in memory: every call is one store update (slowest; for a store several servers share)")
+	fs.BoolVar(&o.writeThrough, "write-through", false, "write every batch of changes to the state files before answering, instead of to the write-ahead log (slower; the files are never behind)")
+	fs.DurationVar(&o.checkpointEvery, "checkpoint-every", time.Second, "how often changes in the write-ahead log are written to the state files")
 	fs.DurationVar(&o.evictInterval, "evict-interval", time.Minute, "how often idle template breakers are looked for (they go after evict_after)")
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGINT/SIGTERM, how long requests under way may take to finish")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if o.evictInterval <= 0 || o.shutdownTimeout <= 0 {
-		return usagef("--evict-interval and --shutdown-timeout must be positive")
+	if o.evictInterval <= 0 || o.shutdownTimeout <= 0 || o.checkpointEvery <= 0 {
+		return usagef("--evict-interval, --shutdown-timeout and --checkpoint-every must be positive")
 	}
 	// A server owns its shutdown, whoever calls it: SIGINT and SIGTERM end
 	// it gracefully.
@@ -100,8 +105,13 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		src.Notify = notifier.Stats
 	}
 	mt := metrics.New(src)
+	walDir := ""
+	if !o.shared && !o.writeThrough {
+		walDir = filepath.Join(w.stateDir, walDirName)
+	}
 	m, err = scoped.Open(ctx, w.store, cfg, scoped.Options{
 		Now: env.Now, TemplateKinds: kinds, Shared: o.shared, Logger: log,
+		WALDir: walDir, WALFsync: cfg.Journal.Fsync, CheckpointEvery: o.checkpointEvery,
 		OnChange: func(c scoped.Change) {
 			mt.Change(c)
 			if notifier != nil && c.Notify {
@@ -146,7 +156,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	fmt.Fprintf(env.Stderr, "loopbreaker: serving http://%s (state %s, %s)\n", ln.Addr(), w.stateDir, mode(o.shared))
+	fmt.Fprintf(env.Stderr, "loopbreaker: serving http://%s (state %s, %s)\n", ln.Addr(), w.stateDir, mode(o.shared, walDir))
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -202,9 +212,16 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-func mode(shared bool) string {
-	if shared {
+// walDirName is the server's write-ahead log directory in the state
+// directory.
+const walDirName = "server-wal"
+
+func mode(shared bool, walDir string) string {
+	switch {
+	case shared:
 		return "shared: one store update per call"
+	case walDir != "":
+		return "cached, write-ahead log " + walDirName
 	}
 	return "cached, written through"
 }

@@ -287,6 +287,54 @@ func TestServeShutdownKeepsAcknowledgedOutcomes(t *testing.T) {
 	s.stop()
 }
 
+// SIGKILL under load (no shutdown at all): every outcome acknowledged
+// before the kill is there after a restart, from the write-ahead log or
+// the state files.
+func TestServeKilledKeepsAcknowledgedOutcomes(t *testing.T) {
+	for _, mode := range [][]string{nil, {"--write-through"}} {
+		t.Run(fmt.Sprint("flags", mode), func(t *testing.T) {
+			dir := project(t, serveConfig)
+			s := startServer(t, dir, nil, mode...)
+			var acked, sent atomic.Int64
+			var wg sync.WaitGroup
+			client := &http.Client{Timeout: 10 * time.Second}
+			for i := range 16 {
+				wg.Go(func() {
+					ctx := map[string]any{"agent_id": fmt.Sprintf("a%d", i)}
+					for n := range 40 {
+						body, _ := json.Marshal(map[string]any{"context": ctx, "decision_id": fmt.Sprintf("d-%d-%d", i, n), "result": "failure"})
+						sent.Add(1)
+						resp, err := client.Post(s.url+"/v1/outcome", "application/json", bytes.NewReader(body))
+						if err != nil {
+							return
+						}
+						io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+						if resp.StatusCode != 200 {
+							return
+						}
+						acked.Add(1)
+					}
+				})
+			}
+			for acked.Load() < 100 {
+				time.Sleep(time.Millisecond)
+			}
+			s.cmd.Process.Kill()
+			<-s.exited
+			wg.Wait()
+			s = startServer(t, dir, nil, mode...)
+			var g breakerView
+			s.call("GET", "/v1/breakers/global", "", nil, &g)
+			if int64(g.Failures) < acked.Load() || int64(g.Failures) > sent.Load() {
+				t.Fatalf("after the kill global holds %d failures; %d were acknowledged, %d sent", g.Failures, acked.Load(), sent.Load())
+			}
+			t.Logf("%d acknowledged, %d sent, %d kept:\n%s", acked.Load(), sent.Load(), g.Failures, s.log())
+			s.stop()
+		})
+	}
+}
+
 func TestServeNotifiesAndExportsMetrics(t *testing.T) {
 	got := make(chan map[string]any, 10)
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,255 @@
+package scoped
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	lb "github.com/loopbreaker/loopbreaker"
+)
+
+// walRecord is one call's change to one breaker, as the write-ahead log
+// keeps it until a checkpoint has put it in the store.
+type walRecord struct {
+	LSN   uint64 `json:"lsn"`
+	Scope string `json:"scope"`
+	// Seq is a lower bound of the store seq the entries get: the entries
+	// are in the store if the store's journal holds this event at Seq or
+	// later (recovery looks there).
+	Seq     uint64            `json:"seq"`
+	Entries []lb.JournalEntry `json:"entries"`
+}
+
+// walLog is the write-ahead log: append-only segment files
+// wal-<first lsn>.jsonl in one directory, one JSON record a line. A batch
+// of records is one write (and one fsync when asked). Segments whose
+// records are all checkpointed are deleted.
+type walLog struct {
+	dir      string
+	fsync    bool
+	maxBytes int64
+
+	mu      sync.Mutex
+	cur     *os.File
+	curName string
+	curSize int64
+	// closed are the segments no longer written, with their last lsn.
+	closed []walSegment
+	curMax uint64
+}
+
+type walSegment struct {
+	name   string
+	maxLSN uint64
+}
+
+const walPrefix, walSuffix = "wal-", ".jsonl"
+
+func segmentName(first uint64) string {
+	return fmt.Sprintf("%s%020d%s", walPrefix, first, walSuffix)
+}
+
+// walSegments lists the segment files of dir, oldest first.
+func walSegments(dir string) ([]string, error) {
+	des, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the write-ahead log directory %s: %w", dir, err)
+	}
+	var out []string
+	for _, de := range des {
+		n := de.Name()
+		if strings.HasPrefix(n, walPrefix) && strings.HasSuffix(n, walSuffix) {
+			if _, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(n, walPrefix), walSuffix), 10, 64); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// readWAL reads every record of every segment in dir, in lsn order. A
+// last line cut short by a crash is skipped (its batch was never
+// acknowledged); an unreadable line elsewhere is an error.
+func readWAL(dir string) ([]walRecord, []string, error) {
+	names, err := walSegments(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var recs []walRecord
+	for _, n := range names {
+		path := filepath.Join(dir, n)
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open write-ahead log %s: %w", path, err)
+		}
+		br := bufio.NewReaderSize(f, 1<<16)
+		line := 0
+		for {
+			data, rerr := br.ReadBytes('\n')
+			if len(data) > 0 {
+				line++
+				complete := data[len(data)-1] == '\n'
+				var r walRecord
+				if err := json.Unmarshal(data, &r); err != nil {
+					if !complete && rerr != nil { // torn last line
+						break
+					}
+					f.Close()
+					return nil, nil, fmt.Errorf("write-ahead log %s line %d is unreadable (%v); move the file aside to start without it (changes in it that were not checkpointed are lost)", path, line, err)
+				}
+				recs = append(recs, r)
+			}
+			if rerr != nil {
+				break
+			}
+		}
+		f.Close()
+	}
+	slices.SortStableFunc(recs, func(a, b walRecord) int { return cmpUint(a.LSN, b.LSN) })
+	return recs, names, nil
+}
+
+func cmpUint(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// openWAL starts a new, empty log in dir (recovery has read and
+// checkpointed the old segments, which it removes with removeAll).
+func openWAL(dir string, fsync bool, maxBytes int64) (*walLog, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create the write-ahead log directory %s: %w", dir, err)
+	}
+	if maxBytes <= 0 {
+		maxBytes = 4 << 20
+	}
+	return &walLog{dir: dir, fsync: fsync, maxBytes: maxBytes}, nil
+}
+
+// removeSegments deletes segment files by name.
+func (w *walLog) removeSegments(names []string) error {
+	var errs []error
+	for _, n := range names {
+		if err := os.Remove(filepath.Join(w.dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 && w.fsync {
+		syncDir(w.dir)
+	}
+	return errors.Join(errs...)
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
+// write appends records (in lsn order) as one write. Only the log's
+// writer goroutine calls it.
+func (w *walLog) write(recs []walRecord, buf []byte) ([]byte, error) {
+	buf = buf[:0]
+	for _, r := range recs {
+		data, err := json.Marshal(r)
+		if err != nil {
+			return buf, fmt.Errorf("encode write-ahead log record: %w", err)
+		}
+		buf = append(buf, data...)
+		buf = append(buf, '\n')
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cur == nil || w.curSize >= w.maxBytes {
+		if err := w.rotate(recs[0].LSN); err != nil {
+			return buf, err
+		}
+	}
+	if _, err := w.cur.Write(buf); err != nil {
+		// A partial write leaves a torn line; start a new segment so
+		// that it stays the last line of its file.
+		w.cur.Close()
+		w.closed = append(w.closed, walSegment{name: w.curName, maxLSN: recs[len(recs)-1].LSN})
+		w.cur = nil
+		return buf, fmt.Errorf("write the write-ahead log %s: %w", filepath.Join(w.dir, w.curName), err)
+	}
+	if w.fsync {
+		if err := w.cur.Sync(); err != nil {
+			return buf, fmt.Errorf("sync the write-ahead log: %w", err)
+		}
+	}
+	w.curSize += int64(len(buf))
+	w.curMax = recs[len(recs)-1].LSN
+	return buf, nil
+}
+
+// rotate closes the current segment and starts one at lsn first; under w.mu.
+func (w *walLog) rotate(first uint64) error {
+	if w.cur != nil {
+		w.cur.Close()
+		w.closed = append(w.closed, walSegment{name: w.curName, maxLSN: w.curMax})
+	}
+	name := segmentName(first)
+	f, err := os.OpenFile(filepath.Join(w.dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		w.cur = nil
+		return fmt.Errorf("create write-ahead log segment: %w", err)
+	}
+	if w.fsync {
+		syncDir(w.dir)
+	}
+	w.cur, w.curName, w.curSize, w.curMax = f, name, 0, first-1
+	return nil
+}
+
+// release deletes the closed segments whose records are all checkpointed
+// (lsn <= upTo); when the current one is too, it is closed and deleted
+// as well, so that an idle server keeps no log.
+func (w *walLog) release(upTo uint64) error {
+	w.mu.Lock()
+	if w.cur != nil && w.curMax <= upTo {
+		w.cur.Close()
+		w.closed = append(w.closed, walSegment{name: w.curName, maxLSN: w.curMax})
+		w.cur = nil
+	}
+	var gone []string
+	keep := w.closed[:0]
+	for _, s := range w.closed {
+		if s.maxLSN <= upTo {
+			gone = append(gone, s.name)
+		} else {
+			keep = append(keep, s)
+		}
+	}
+	w.closed = keep
+	w.mu.Unlock()
+	return w.removeSegments(gone)
+}
+
+func (w *walLog) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cur != nil {
+		w.cur.Close()
+		w.closed = append(w.closed, walSegment{name: w.curName, maxLSN: w.curMax})
+		w.cur = nil
+	}
+}
