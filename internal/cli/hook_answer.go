@@ -61,6 +61,11 @@ func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if f, ok := env.Stdin.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			return usagef("hook %s: stdin is a terminal: the agent CLI runs this command with its JSON payload on stdin (try `loopbreaker hook %s < payload.json`); to install the hooks run `loopbreaker hook install %s`", tool, tool, tool)
+		}
+	}
 	p, perr := hook.Read(tool, env.Stdin)
 	if perr != nil {
 		msg := fmt.Sprintf("loopbreaker hook %s: %v. This call was not checked; the agent goes on. Check that the hook runs `loopbreaker hook %s` with the payload on stdin.", tool, perr, tool)
