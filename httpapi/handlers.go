@@ -3,7 +3,6 @@ package httpapi
 import (
 	_ "embed"
 	"fmt"
-	"html/template"
 	"net/http"
 	"time"
 
@@ -191,35 +190,5 @@ func handleNotFound() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found",
 			fmt.Sprintf("no endpoint %s %s: the API is described at /openapi.yaml", r.Method, r.URL.Path), nil)
-	})
-}
-
-var indexPage = template.Must(template.New("index").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>loopbreaker</title>
-<meta http-equiv="refresh" content="10">
-<style>
-body{font-family:system-ui,sans-serif;margin:2rem;color:#222}
-table{border-collapse:collapse}td,th{padding:.3rem .8rem;border-bottom:1px solid #ddd;text-align:left}
-.CLOSED{color:#1a7f37}.HALF_OPEN{color:#9a6700}.OPEN{color:#cf222e;font-weight:bold}
-</style></head><body>
-<h1>loopbreaker breakers</h1>
-<p>{{len .Breakers}} breakers at {{.Time.Format "2006-01-02 15:04:05 MST"}}. JSON: <a href="/v1/breakers">/v1/breakers</a>, API: <a href="/openapi.yaml">/openapi.yaml</a>.</p>
-<table><tr><th>scope</th><th>state</th><th>failures</th><th>may reset at</th><th>reason</th></tr>
-{{range .Breakers}}<tr><td>{{.Scope}}</td><td class="{{.State}}">{{.State}}{{if .Mode}} ({{.Mode}}){{end}}</td>
-<td>{{.Failures}} / {{.FailureThreshold}}</td><td>{{if .RetryAt}}{{.RetryAt.Format "15:04:05 MST"}}{{end}}</td><td>{{.Reason}}{{.Error}}</td></tr>
-{{end}}</table></body></html>
-`))
-
-// handleIndex is a placeholder list of the breakers until the dashboard
-// takes `/` over.
-func handleIndex(m *scoped.Manager, now func() time.Time) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		bs, err := m.List(r.Context())
-		if err != nil {
-			managerError(w, err)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_ = indexPage.Execute(w, listResponse{Time: now().UTC(), Breakers: bs})
 	})
 }

@@ -523,10 +523,14 @@ func (c *cache) flush(ctx context.Context) error {
 	for sc := range c.dirty {
 		scopes = append(scopes, sc)
 	}
-	c.mu.Unlock()
 	if len(scopes) == 0 {
+		// Everything in memory is in the store: whatever write failed
+		// before lost nothing.
+		c.degraded = nil
+		c.mu.Unlock()
 		return nil
 	}
+	c.mu.Unlock()
 	slices.Sort(scopes)
 	start := time.Now()
 	var got []grabbed
