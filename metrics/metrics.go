@@ -39,8 +39,8 @@ type Metrics struct {
 	journaled   prometheus.Counter
 }
 
-// States are the values of the state label.
-var States = []lb.State{lb.Closed, lb.HalfOpen, lb.Open}
+// stateOrder gives the values of the state label, in state-code order.
+func stateOrder() [3]lb.State { return [3]lb.State{lb.Closed, lb.HalfOpen, lb.Open} }
 
 // New builds the registry with the process and Go collectors, the
 // breakers' state and the server's instruments.
@@ -195,7 +195,7 @@ func (c *breakerCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(breakersDesc, prometheus.GaugeValue, float64(len(bs)))
 	for _, b := range bs {
-		for i, s := range States {
+		for i, s := range stateOrder() {
 			v := 0.0
 			if b.State == s {
 				v = 1

@@ -14,7 +14,7 @@ import (
 // which come and go and cannot be listed in a config file in advance.
 // Categories, stakes, tags and slices are policy classes: they have a
 // breaker only when `breakers:` configures one.
-var DefaultTemplateKinds = []string{KindAgent, KindSession}
+func DefaultTemplateKinds() []string { return []string{KindAgent, KindSession} }
 
 // Rule is one breaker's policy: its scope and settings, and whether it was
 // configured (else it comes from the template and may be evicted).
@@ -46,7 +46,7 @@ func NewPolicy(cfg lb.Config, templateKinds []string, now func() time.Time) (*Po
 		return nil, fmt.Errorf("configuration: %w", err)
 	}
 	if templateKinds == nil {
-		templateKinds = DefaultTemplateKinds
+		templateKinds = DefaultTemplateKinds()
 	}
 	for _, k := range templateKinds {
 		switch k {

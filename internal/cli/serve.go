@@ -40,7 +40,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&o.project, "C", "", "project `dir`ectory whose state directory the server owns (default: the nearest parent with loopbreaker.yaml or .loopbreaker/)")
 	fs.Var(&o.sets, "set", "override a configuration `key=value` (repeatable; highest priority)")
 	fs.StringVar(&o.addr, "addr", "", "listen `address` (default: server.addr, 127.0.0.1:7777; port 0 picks a free one)")
-	fs.StringVar(&o.templateScopes, "template-scopes", strings.Join(scoped.DefaultTemplateKinds, ","),
+	fs.StringVar(&o.templateScopes, "template-scopes", strings.Join(scoped.DefaultTemplateKinds(), ","),
 		"scope `kinds` that get a breaker from breaker_template on first use (comma-separated: agent, session, slice, category, stakes, tag; empty: none)")
 	fs.BoolVar(&o.shared, "shared", false, "keep no state in memory: every call is one store update (slowest; for a store several servers share)")
 	fs.BoolVar(&o.writeThrough, "write-through", false, "write every batch of changes to the state files before answering, instead of to the write-ahead log (slower; the files are never behind)")
