@@ -9,6 +9,7 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/breaker"
 )
 
 func TestTemplateBreakerTripsOnlyItsAgent(t *testing.T) {
@@ -344,6 +345,31 @@ func TestEviction(t *testing.T) {
 		e.restart()
 		if _, err := e.m.Get(ctx, "agent:idle"); !errors.Is(err, ErrUnknownScope) {
 			t.Fatalf("evicted breaker after restart: %v", err)
+		}
+	})
+}
+
+// A session breaker the CLI records iterations in is never evicted: its
+// history is what the diagnostic report is made of.
+func TestEvictionKeepsCLISessions(t *testing.T) {
+	modes(t, func(t *testing.T, mode string) {
+		e := newEnv(t, mode, testConfig())
+		ctx := context.Background()
+		svc := &breaker.Service{Store: e.store, Engine: &breaker.Engine{Config: e.cfg, Now: e.clock.Now}}
+		files := 1
+		if _, err := svc.Apply(ctx, []string{"session:loop1"}, lb.Event{Kind: lb.EventIteration, Iteration: &lb.Iteration{FilesChanged: &files}}); err != nil {
+			t.Fatal(err)
+		}
+		e.check(Context{Session: "loop1"})
+		e.clock.Advance(48 * time.Hour)
+		if _, err := e.m.Evict(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := e.store.Load(ctx, "session:loop1"); err != nil || st.Iterations != 1 {
+			t.Fatalf("the CLI's session state after eviction: %+v, %v", st, err)
+		}
+		if _, err := e.m.Get(ctx, "session:loop1"); err != nil {
+			t.Fatalf("the session breaker was forgotten: %v", err)
 		}
 	})
 }

@@ -96,9 +96,14 @@ func view(rule Rule, st *lb.BreakerState, now time.Time, full bool) Breaker {
 }
 
 // idle reports whether a template breaker may be forgotten: CLOSED, no
-// failure inside its window, unused for evictAfter.
+// failure inside its window, unused for evictAfter, and holding nothing
+// but outcomes (a CLI session's breaker with iterations or tool calls
+// keeps the history its reports are made of).
 func idle(rule Rule, st *lb.BreakerState, lastUsed, now time.Time, evictAfter time.Duration) bool {
 	if rule.Configured || st == nil || st.State != lb.Closed || st.Probe != nil {
+		return false
+	}
+	if st.Iterations > 0 || len(st.Tools) > 0 || len(st.Violations) > 0 || len(st.Attempts) > 0 {
 		return false
 	}
 	if now.Sub(lastUsed) < evictAfter {
