@@ -78,6 +78,12 @@ type TestResult struct {
 	// command not found) rather than of the attempt: it does not count.
 	Infra   bool   `json:"infra,omitempty"`
 	Message string `json:"message,omitempty"`
+	// Observed marks a result parsed from a whole test run (hooks, the loop
+	// supervisor) rather than a reported attempt at this test. A run shows
+	// every test, not the one the agent worked on, so an observed failure
+	// is an attempt only when the test was seen failing before and no test
+	// improved in that run (see the README).
+	Observed bool `json:"observed,omitempty"`
 }
 
 // ErrorText is one error an iteration or tool call produced: the raw text

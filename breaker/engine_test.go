@@ -532,3 +532,56 @@ func TestPassingTestNoLongerTrips(t *testing.T) {
 	d := r.iterate(lb.Iteration{FilesChanged: intp(1), Tests: []lb.TestResult{{Name: "TestA", Passed: true}}})
 	r.expect(d, lb.Closed, true, "probe fixed the test")
 }
+
+func TestObservedTestRuns(t *testing.T) {
+	observed := func(pass ...string) func(fail ...string) lb.Iteration {
+		return func(fail ...string) lb.Iteration {
+			it := lb.Iteration{FilesChanged: intp(1), TestsPassing: intp(len(pass))}
+			for _, n := range pass {
+				it.Tests = append(it.Tests, lb.TestResult{Name: n, Passed: true, Observed: true})
+			}
+			for _, n := range fail {
+				it.Tests = append(it.Tests, lb.TestResult{Name: n, Observed: true})
+			}
+			return it
+		}
+	}
+	r := newRig(t)
+	// A first run with eight failing tests is the baseline, not eight
+	// attempts: the slice ceiling (7) must not trip.
+	eight := []string{"T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8"}
+	r.expect(r.iterate(observed()(eight...)), lb.Closed, true, "baseline run")
+	// Fixing tests one by one: the others are not being attempted.
+	r.expect(r.iterate(observed("T1")(eight[1:]...)), lb.Closed, true, "T1 fixed")
+	r.expect(r.iterate(observed("T1", "T2")(eight[2:]...)), lb.Closed, true, "T2 fixed")
+	// Stuck on T3: each run that improves nothing is one attempt at every
+	// test still failing (and one at the slice).
+	r.iterate(observed("T1", "T2")(eight[2:]...))
+	d := r.iterate(observed("T1", "T2")(eight[2:]...))
+	if d.State == lb.Open {
+		t.Fatalf("two unimproved runs must not open: %s", d.Reason)
+	}
+	d = r.iterate(observed("T1", "T2")(eight[2:]...))
+	r.expect(d, lb.Open, false, "third unimproved run")
+	if d.Detector != lb.DetectorTestAttempts || r.s.SliceFailures["default"] != 3 {
+		t.Fatalf("detector %q: %s", d.Detector, d.Reason)
+	}
+}
+
+func TestObservedRegressionAndInfra(t *testing.T) {
+	r := newRig(t)
+	obs := func(name string, passed, infra bool) lb.TestResult {
+		return lb.TestResult{Name: name, Passed: passed, Infra: infra, Observed: true}
+	}
+	r.iterate(lb.Iteration{FilesChanged: intp(1), Tests: []lb.TestResult{obs("A", true, false), obs("B", false, false)}})
+	// A breaks while nothing improves: the regression is an attempt; a
+	// build failure never is.
+	r.iterate(lb.Iteration{FilesChanged: intp(1), Tests: []lb.TestResult{obs("A", false, false), obs("B", false, false), obs("pkg", false, true)}})
+	got := map[string]int{}
+	for _, ta := range r.s.Tests {
+		got[ta.Name] = ta.Failed
+	}
+	if got["A"] != 1 || got["B"] != 1 || got["pkg"] != 0 {
+		t.Fatalf("attempts %v, want A:1 B:1 pkg:0", got)
+	}
+}

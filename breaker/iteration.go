@@ -26,6 +26,8 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event) Applied {
 	}
 	s.Slice = slice
 
+	passingRose := it.TestsPassing != nil &&
+		(s.LastTestsPassing == nil && *it.TestsPassing > 0 || s.LastTestsPassing != nil && *it.TestsPassing > *s.LastTestsPassing)
 	progress := e.progress(s, it)
 	a.Decision.Progress = progress
 	if progress {
@@ -43,7 +45,7 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event) Applied {
 	} else {
 		s.Counters.PermissionDenials = 0
 	}
-	failed := e.countTests(s, slice, it.Tests)
+	failed := e.countTests(s, slice, it.Tests, passingRose)
 
 	var firstErr string
 	if len(it.Errors) > 0 {
@@ -146,7 +148,7 @@ func (e *Engine) progress(s *lb.BreakerState, it *lb.Iteration) bool {
 		if !t.Passed {
 			continue
 		}
-		if i := findTest(s.Tests, t.Name); i >= 0 && !s.Tests[i].Passed && s.Tests[i].Failed > 0 {
+		if i := findTest(s.Tests, t.Name); i >= 0 && !s.Tests[i].Passed {
 			progress = true
 		}
 	}
@@ -297,15 +299,29 @@ func countPhaseFailure(s *lb.BreakerState, it *lb.Iteration) {
 
 // countTests records per-test attempts (seed 000): a failed attempt counts
 // for the test and for the slice unless the infrastructure failed.
-// It returns the names of the tests that failed.
-func (e *Engine) countTests(s *lb.BreakerState, slice string, tests []lb.TestResult) []string {
+// Observed results (a whole test run) count only when the test was seen
+// failing before and nothing improved: the first sighting of a failure is
+// its baseline, and while tests are being fixed one by one the others are
+// not being attempted; a counted run is one attempt at the slice. It
+// returns the names of the tests counted.
+func (e *Engine) countTests(s *lb.BreakerState, slice string, tests []lb.TestResult, passingRose bool) []string {
+	improved := passingRose
+	for _, t := range tests {
+		if t.Observed && t.Passed {
+			if i := findTest(s.Tests, t.Name); i >= 0 && !s.Tests[i].Passed {
+				improved = true
+			}
+		}
+	}
 	var failed []string
+	observedFailure := false
 	for _, t := range tests {
 		if t.Name == "" {
 			continue
 		}
 		i := findTest(s.Tests, t.Name)
-		if i < 0 {
+		known := i >= 0
+		if !known {
 			if len(s.Tests) >= maxTests {
 				s.Tests = dropOldestPassed(s.Tests)
 			}
@@ -322,17 +338,30 @@ func (e *Engine) countTests(s *lb.BreakerState, slice string, tests []lb.TestRes
 		if t.Message != "" {
 			ta.LastError = truncate(t.Message, 4096)
 		}
-		if t.Infra {
+		if t.Infra || t.Observed && (!known || improved) {
 			continue
 		}
 		ta.Failed++
-		if s.SliceFailures == nil {
-			s.SliceFailures = make(map[string]int)
-		}
-		s.SliceFailures[slice]++
 		failed = append(failed, t.Name)
+		// A test run is one attempt at the slice however many tests
+		// still fail in it; reported attempts count one each.
+		if t.Observed {
+			observedFailure = true
+			continue
+		}
+		bumpSlice(s, slice)
+	}
+	if observedFailure {
+		bumpSlice(s, slice)
 	}
 	return failed
+}
+
+func bumpSlice(s *lb.BreakerState, slice string) {
+	if s.SliceFailures == nil {
+		s.SliceFailures = make(map[string]int)
+	}
+	s.SliceFailures[slice]++
 }
 
 func findTest(tests []lb.TestAttempts, name string) int {
@@ -384,7 +413,7 @@ func (e *Engine) recordViolation(s *lb.BreakerState, ev *lb.Event) Applied {
 		return a
 	}
 	if v.Test != "" {
-		e.countTests(s, v.Slice, []lb.TestResult{{Name: v.Test, Message: fmt.Sprintf("out-of-scope edit of %s without justification", v.File)}})
+		e.countTests(s, v.Slice, []lb.TestResult{{Name: v.Test, Message: fmt.Sprintf("out-of-scope edit of %s without justification", v.File)}}, false)
 	} else {
 		if s.SliceFailures == nil {
 			s.SliceFailures = make(map[string]int)

@@ -36,11 +36,11 @@ func (e *Engine) recordToolCall(s *lb.BreakerState, ev *lb.Event) Applied {
 	s.Slice = slice
 	progress := false
 	for _, t := range tc.Tests {
-		if i := findTest(s.Tests, t.Name); t.Passed && i >= 0 && !s.Tests[i].Passed && s.Tests[i].Failed > 0 {
+		if i := findTest(s.Tests, t.Name); t.Passed && i >= 0 && !s.Tests[i].Passed {
 			progress = true
 		}
 	}
-	e.countTests(s, slice, tc.Tests)
+	e.countTests(s, slice, tc.Tests, false)
 	a.Decision.Progress = progress
 	// A tool call is evidence, but not an iteration: HALF_OPEN (probe) is
 	// settled by iterations and outcomes, so a probe is not failed by the

@@ -19,7 +19,6 @@ import (
 // directory, then the measurements. ctx carries interrupts; work is for
 // the git calls that must not be cut short.
 func (l *loop) iterate(ctx, work context.Context, n int, st *lb.BreakerState, fb feedback) (*lb.Iteration, ran, error) {
-	l.tests.load(st)
 	text, has, err := l.prompt(fb, n)
 	if err != nil {
 		return nil, ran{}, err

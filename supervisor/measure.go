@@ -139,7 +139,9 @@ func (l *loop) measure(out, errs *capture, r ran, files []string, changed bool) 
 	if res, ok := testparse.Parse(joinOutputs(out.text(), errs.text())); ok {
 		passing, failing := res.Passed, res.Failed
 		it.TestsPassing, it.TestsFailing = &passing, &failing
-		it.Tests = l.tests.attempts(res)
+		// Parsed results are Observed: the engine decides which failures
+		// are attempts (baseline, improvement).
+		it.Tests = res.Tests
 	}
 	return it
 }
@@ -180,73 +182,4 @@ func lastLines(text []byte, n int) []string {
 		lines = lines[len(lines)-n:]
 	}
 	return lines
-}
-
-// testTracker decides which failed tests are attempts at those tests
-// (seed 000 FR-1). The loop sees the whole suite's results each iteration,
-// not which test the agent worked on, so:
-//   - the first time a test is seen failing is its baseline, not an
-//     attempt (a suite with many failing tests does not trip the slice
-//     ceiling on its first run);
-//   - when the iteration made test progress (a test that failed passes
-//     now, or more tests pass than before), the agent is working through
-//     the failures, and the tests it has not reached yet are not attempts;
-//   - otherwise every test that still fails, or fails again, is one
-//     attempt; infrastructure failures (did not build) never are.
-//
-// Passed tests are always reported, so the breaker sees a failing test
-// pass. The state's tests seed the tracker, so a new run of the same
-// session goes on counting.
-type testTracker struct {
-	loaded  bool
-	seen    map[string]bool // name → passed, as last reported
-	passing *int
-}
-
-func (t *testTracker) load(st *lb.BreakerState) {
-	if t.loaded {
-		return
-	}
-	t.loaded = true
-	t.seen = map[string]bool{}
-	if st == nil {
-		return
-	}
-	for _, ta := range st.Tests {
-		t.seen[ta.Name] = ta.Passed
-	}
-	if st.LastTestsPassing != nil {
-		v := *st.LastTestsPassing
-		t.passing = &v
-	}
-}
-
-func (t *testTracker) attempts(res testparse.Result) []lb.TestResult {
-	if t.seen == nil {
-		t.seen = map[string]bool{}
-	}
-	progress := t.passing != nil && res.Passed > *t.passing
-	for _, tr := range res.Tests {
-		if passed, known := t.seen[tr.Name]; tr.Passed && known && !passed {
-			progress = true
-		}
-	}
-	var out []lb.TestResult
-	for _, tr := range res.Tests {
-		_, known := t.seen[tr.Name]
-		switch {
-		case tr.Passed, tr.Infra:
-			out = append(out, tr)
-		case known && !progress:
-			out = append(out, tr)
-		}
-	}
-	for _, tr := range res.Tests {
-		if !tr.Infra {
-			t.seen[tr.Name] = tr.Passed
-		}
-	}
-	p := res.Passed
-	t.passing = &p
-	return out
 }

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	lb "github.com/loopbreaker/loopbreaker"
-	"github.com/loopbreaker/loopbreaker/testparse"
 )
 
 func TestParseAgentResult(t *testing.T) {
@@ -113,49 +111,5 @@ func TestCaptureHeadTail(t *testing.T) {
 	small.Write([]byte("short"))
 	if string(small.text()) != "short" || string(small.lastText()) != "short" {
 		t.Errorf("small stream: %q", small.text())
-	}
-}
-
-// Failed tests are attempts only when the test was seen before and the
-// iteration made no test progress.
-func TestTestTracker(t *testing.T) {
-	fail := func(name string) lb.TestResult { return lb.TestResult{Name: name} }
-	pass := func(name string) lb.TestResult { return lb.TestResult{Name: name, Passed: true} }
-	infra := lb.TestResult{Name: "pkg", Infra: true}
-	tr := &testTracker{}
-	tr.load(nil)
-	steps := []struct {
-		name  string
-		tests []lb.TestResult
-		want  []string // names reported (failed ones count as attempts)
-	}{
-		{"baseline: failures not attempts", []lb.TestResult{pass("A"), fail("B"), fail("C")}, []string{"A"}},
-		{"no progress: still failing counts", []lb.TestResult{pass("A"), fail("B"), fail("C")}, []string{"A", "B", "C"}},
-		{"B fixed: C is not an attempt", []lb.TestResult{pass("A"), pass("B"), fail("C")}, []string{"A", "B"}},
-		{"regression without progress counts", []lb.TestResult{fail("A"), pass("B"), fail("C")}, []string{"A", "B", "C"}},
-		{"infra is reported, never an attempt", []lb.TestResult{infra}, []string{"pkg"}},
-	}
-	for _, s := range steps {
-		res := testparse.Result{Tests: s.tests}
-		for _, x := range s.tests {
-			if x.Passed {
-				res.Passed++
-			} else if !x.Infra {
-				res.Failed++
-			}
-		}
-		var got []string
-		for _, x := range tr.attempts(res) {
-			got = append(got, x.Name)
-		}
-		if strings.Join(got, ",") != strings.Join(s.want, ",") {
-			t.Errorf("%s: reported %v, want %v", s.name, got, s.want)
-		}
-	}
-	// A new run goes on from the state: a test it knows is no baseline.
-	next := &testTracker{}
-	next.load(&lb.BreakerState{Tests: []lb.TestAttempts{{Name: "C", Failed: 2}}})
-	if got := next.attempts(testparse.Result{Tests: []lb.TestResult{fail("C")}, Failed: 1}); len(got) != 1 {
-		t.Errorf("a test known from the state was taken for a baseline: %v", got)
 	}
 }

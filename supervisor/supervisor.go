@@ -162,7 +162,6 @@ type loop struct {
 	runDir   string
 	repo     *gitrepo.Repo
 	lastTree gitrepo.Tree
-	tests    *testTracker
 	// guidance given before or during this run: fed to every iteration of
 	// the run, because each iteration of a loop is a fresh agent.
 	guidance []lb.Guidance
@@ -260,9 +259,8 @@ func newLoop(cfg Config, b Breaker) (*loop, error) {
 	}
 	return &loop{
 		cfg: cfg, b: b, runDir: runDir,
-		con:   newConsole(cfg.Stdout, cfg.Stderr, cfg.Live),
-		tests: &testTracker{},
-		intr:  interrupts{ch: cfg.Signals},
+		con:  newConsole(cfg.Stdout, cfg.Stderr, cfg.Live),
+		intr: interrupts{ch: cfg.Signals},
 	}, nil
 }
 

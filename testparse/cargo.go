@@ -24,7 +24,7 @@ var (
 // several test targets in a row). Names are libtest's: "module::tests::name".
 // A compile error is a build failure named after the crate and target
 // ("demo (lib test)"); its tests were not attempted.
-func ParseCargo(output []byte) (Result, bool) {
+func parseCargo(output []byte) (Result, bool) {
 	c := collector{framework: FrameworkCargo}
 	var (
 		msgName   string // the ---- name stdout ---- block being read

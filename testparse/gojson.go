@@ -33,7 +33,7 @@ type goJSONPackage struct {
 // tests may interleave in any order: each is filed by its Package and Test.
 // Lines that are not JSON (the go command's own errors on stderr) are read
 // as go test text.
-func ParseGoJSON(output []byte) (Result, bool) {
+func parseGoJSON(output []byte) (Result, bool) {
 	// The text parser reads the non-JSON lines and, at the end, files the
 	// build and setup failures of both.
 	text := goParser{c: collector{framework: FrameworkGoJSON}}

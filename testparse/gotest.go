@@ -29,7 +29,7 @@ var goBuildErrors = []string{"cannot find package", "can't load package"}
 // level. Without -v, a package that passed is one passed entry named after
 // the package, and a package that failed without naming a test (a crash in
 // another goroutine, TestMain) is one failed entry.
-func ParseGo(output []byte) (Result, bool) {
+func parseGo(output []byte) (Result, bool) {
 	p := goParser{c: collector{framework: FrameworkGo}}
 	p.reset()
 	s := newLineScanner(output)

@@ -26,7 +26,7 @@ var (
 // default tree leaves out describe names and is not used for names.
 // "Test suite failed to run" (jest) and a failed suite file (vitest: an
 // import that cannot be resolved) are collection failures.
-func ParseJest(output []byte) (Result, bool) {
+func parseJest(output []byte) (Result, bool) {
 	if r, ok := parseJestJSON(output); ok {
 		return r, true
 	}

@@ -13,7 +13,7 @@ import (
 // "classname.name", or "name" when there is no classname. <failure> and
 // <error> are failures; pytest's "collection failure" error is a
 // collection failure of the module. It reads the XML as a stream.
-func ParseJUnitXML(output []byte) (Result, bool) {
+func parseJUnitXML(output []byte) (Result, bool) {
 	c := collector{framework: FrameworkJUnit}
 	start := bytes.Index(output, []byte("<"))
 	if start < 0 {

@@ -34,7 +34,7 @@ type pytestFailure struct {
 // Without -v only failed and errored tests are named, from the short test
 // summary or the FAILURES section. Collection errors and INTERNALERROR are
 // infrastructure failures; errors in fixtures are failures of their test.
-func ParsePytest(output []byte) (Result, bool) {
+func parsePytest(output []byte) (Result, bool) {
 	c := collector{framework: FrameworkPytest}
 	var (
 		section      string

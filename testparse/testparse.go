@@ -75,7 +75,7 @@ type Infrastructure struct {
 // be started. When the output holds several line-based runners one after the
 // other (a Makefile running go test then jest), their results are merged and
 // Framework names the first.
-func Parse(output []byte) (Result, bool) {
+func parse(output []byte) (Result, bool) {
 	formats := detect(output)
 	var merged Result
 	found := false
@@ -109,17 +109,17 @@ func Parse(output []byte) (Result, bool) {
 func parseAs(format string, output []byte) (Result, bool) {
 	switch format {
 	case FrameworkGo:
-		return ParseGo(output)
+		return parseGo(output)
 	case FrameworkGoJSON:
-		return ParseGoJSON(output)
+		return parseGoJSON(output)
 	case FrameworkPytest:
-		return ParsePytest(output)
+		return parsePytest(output)
 	case FrameworkJest, FrameworkVitest:
-		return ParseJest(output)
+		return parseJest(output)
 	case FrameworkCargo:
-		return ParseCargo(output)
+		return parseCargo(output)
 	case FrameworkJUnit:
-		return ParseJUnitXML(output)
+		return parseJUnitXML(output)
 	}
 	return Result{}, false
 }
