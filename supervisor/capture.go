@@ -5,6 +5,8 @@ import (
 	"io"
 	"regexp"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
 // Bounds on what is kept of one stream of one iteration in memory. The
@@ -161,9 +163,10 @@ type scanner struct {
 func newScanner(pattern *regexp.Regexp) *scanner { return &scanner{pattern: pattern} }
 
 var (
-	exitSignal = regexp.MustCompile(`(?i)^\s*EXIT_SIGNAL\s*:\s*\**\s*true\b`)
+	// Compiled on first use: every loopbreaker process links this package.
+	exitSignal = lazyre.New(`(?i)^\s*EXIT_SIGNAL\s*:\s*\**\s*true\b`)
 	// A summary that says nothing failed is not an error line.
-	noErrors = regexp.MustCompile(`(?i)\b(0|no|zero|without)\s+(errors?|failures?|failed|fails|panics?|exceptions?)\b`)
+	noErrors = lazyre.New(`(?i)\b(0|no|zero|without)\s+(errors?|failures?|failed|fails|panics?|exceptions?)\b`)
 )
 
 func (s *scanner) line(l string) {
