@@ -44,6 +44,10 @@ func testConfig() lb.Config {
 		{Scope: "stakes:high", FailureThreshold: 2, Window: 24 * time.Hour, Cooldown: time.Hour, Notify: true},
 	}
 	cfg.BreakerTemplate = lb.BreakerConfig{FailureThreshold: 3, Window: time.Hour, Cooldown: 10 * time.Minute, Notify: true}
+	// Sessions use the top-level settings (as the loop commands do): the
+	// same values here, so that session and agent breakers behave alike.
+	cfg.FailureWindow = lb.FailureWindowConfig{Threshold: 3, Window: time.Hour}
+	cfg.Cooldown = 10 * time.Minute
 	cfg.EvictAfter = 24 * time.Hour
 	cfg.ProbeTimeout = 5 * time.Minute
 	return cfg

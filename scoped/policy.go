@@ -3,6 +3,7 @@ package scoped
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
@@ -34,7 +35,11 @@ type Policy struct {
 	templateKinds []string
 	engines       []*breaker.Engine
 	templateEng   *breaker.Engine
-	evictAfter    time.Duration
+	// loopEng is the engine of session and slice scopes that no breaker
+	// configures: the top-level settings, as every loop command uses them.
+	loopEng    *breaker.Engine
+	loopRule   lb.BreakerConfig
+	evictAfter time.Duration
 }
 
 // NewPolicy builds the policy of cfg: cfg.Breakers are the configured
@@ -71,6 +76,11 @@ func NewPolicy(cfg lb.Config, templateKinds []string, now func() time.Time) (*Po
 		p.engines = append(p.engines, engineFor(cfg, b, now))
 	}
 	p.templateEng = engineFor(cfg, cfg.BreakerTemplate, now)
+	p.loopRule = lb.BreakerConfig{
+		FailureThreshold: cfg.FailureWindow.Threshold, Window: cfg.FailureWindow.Window,
+		Cooldown: cfg.Cooldown, Notify: cfg.BreakerTemplate.Notify,
+	}
+	p.loopEng = engineFor(cfg, p.loopRule, now)
 	return p, nil
 }
 
@@ -101,21 +111,38 @@ func (p *Policy) Configured() []Rule {
 	return out
 }
 
-// Rule returns the policy of scope: its configured breaker, else the
+// isLoopScope reports whether scope is a loop's own breaker (session or
+// slice), whose unconfigured settings are the top-level ones.
+func isLoopScope(scope string) bool {
+	return strings.HasPrefix(scope, KindSession+":") || strings.HasPrefix(scope, KindSlice+":")
+}
+
+// Rule returns the policy of scope: its configured breaker; else, for a
+// session or slice, the top-level cooldown and failure_window (the same
+// settings `loopbreaker check`, `record`, `run` and the hooks use); else the
 // template (Configured false).
 func (p *Policy) Rule(scope string) Rule {
 	if i, ok := p.byScope[scope]; ok {
 		return Rule{Scope: scope, Config: p.configured[i], Configured: true}
+	}
+	if isLoopScope(scope) {
+		r := p.loopRule
+		r.Scope = scope
+		return Rule{Scope: scope, Config: r}
 	}
 	t := p.template
 	t.Scope = scope
 	return Rule{Scope: scope, Config: t}
 }
 
-// Engine returns the engine of scope (configured or template).
+// Engine returns the engine of scope: configured, the top-level one for an
+// unconfigured session or slice, else the template's.
 func (p *Policy) Engine(scope string) *breaker.Engine {
 	if i, ok := p.byScope[scope]; ok {
 		return p.engines[i]
+	}
+	if isLoopScope(scope) {
+		return p.loopEng
 	}
 	return p.templateEng
 }

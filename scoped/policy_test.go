@@ -133,3 +133,30 @@ func TestContextProblems(t *testing.T) {
 		t.Errorf("a good context has problems: %v", p)
 	}
 }
+
+// A session (or slice) breaker that no entry configures uses the top-level
+// cooldown and failure_window, the settings the loop commands use; an entry
+// for it overrides them everywhere.
+func TestPolicySessionUsesTopLevelSettings(t *testing.T) {
+	cfg := lb.Defaults()
+	cfg.Cooldown = 7 * time.Minute
+	cfg.FailureWindow = lb.FailureWindowConfig{Threshold: 4, Window: 2 * time.Hour}
+	cfg.BreakerTemplate = lb.BreakerConfig{FailureThreshold: 9, Window: time.Hour, Cooldown: time.Minute}
+	cfg.Breakers = []lb.BreakerConfig{{Scope: "session:pinned", FailureThreshold: 2, Window: time.Hour, Cooldown: time.Hour}}
+	p, err := NewPolicy(cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := p.Engine("session:free"); e.Config.Cooldown != 7*time.Minute || e.Config.FailureWindow.Threshold != 4 {
+		t.Fatalf("unconfigured session: cooldown %v threshold %d, want the top-level 7m and 4", e.Config.Cooldown, e.Config.FailureWindow.Threshold)
+	}
+	if r := p.Rule("slice:s1"); r.Config.FailureThreshold != 4 || r.Config.Cooldown != 7*time.Minute || r.Configured {
+		t.Fatalf("unconfigured slice rule: %+v", r)
+	}
+	if e := p.Engine("session:pinned"); e.Config.Cooldown != time.Hour || e.Config.FailureWindow.Threshold != 2 {
+		t.Fatalf("configured session: %v %d", e.Config.Cooldown, e.Config.FailureWindow.Threshold)
+	}
+	if e := p.Engine("agent:x"); e.Config.Cooldown != time.Minute || e.Config.FailureWindow.Threshold != 9 {
+		t.Fatalf("agent from the template: %v %d", e.Config.Cooldown, e.Config.FailureWindow.Threshold)
+	}
+}

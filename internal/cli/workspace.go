@@ -14,6 +14,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/config"
 	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 // StateDirName is the state directory inside a project.
@@ -119,10 +120,17 @@ func (c *common) open(env *Env) (*workspace, error) {
 	if caller == "" {
 		caller = c.session
 	}
+	// A breakers: entry for this session overrides its cooldown and
+	// failure window here exactly as in `serve` and `mcp`.
+	policy, err := scoped.NewPolicy(cfg, nil, env.Now)
+	if err != nil {
+		return nil, err
+	}
+	engine := policy.Engine(SessionScope(c.session))
 	return &workspace{
 		env: env, project: project, stateDir: stateDir, loaded: loaded, cfg: cfg,
 		store:   store,
-		svc:     &breaker.Service{Store: store, Engine: &breaker.Engine{Config: cfg, Now: env.Now}},
+		svc:     &breaker.Service{Store: store, Engine: engine},
 		session: c.session, scope: SessionScope(c.session), caller: caller,
 	}, nil
 }
