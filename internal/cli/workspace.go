@@ -23,6 +23,7 @@ const StateDirName = ".loopbreaker"
 // common are the flags every breaker command takes.
 type common struct {
 	project string
+	scope   string
 	session string
 	caller  string
 	sets    multiFlag
@@ -37,6 +38,7 @@ func (c *common) register(fs *flag.FlagSet, env *Env, withJSON bool) {
 	}
 	fs.StringVar(&c.session, "session", def, "session (loop) `name`: each session has its own breaker (env LOOPBREAKER_SESSION)")
 	fs.StringVar(&c.caller, "caller", env.Getenv("LOOPBREAKER_CALLER"), "who is asking; the half-open probe is tied to it (env LOOPBREAKER_CALLER; default: the session)")
+	fs.StringVar(&c.scope, "scope", "", "work on this breaker `scope` (global, agent:X, stakes:X, ...) instead of the session's (status, history, report, reset, recover)")
 	fs.Var(&c.sets, "set", "override a configuration `key=value` (repeatable; highest priority)")
 	if withJSON {
 		fs.BoolVar(&c.json, "json", false, "print JSON instead of text")
@@ -126,12 +128,19 @@ func (c *common) open(env *Env) (*workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	engine := policy.Engine(SessionScope(c.session))
+	scope := SessionScope(c.session)
+	if c.scope != "" {
+		if err := lb.ValidScope(c.scope); err != nil {
+			return nil, usagef("--scope: %v", err)
+		}
+		scope = c.scope
+	}
+	engine := policy.Engine(scope)
 	return &workspace{
 		env: env, project: project, stateDir: stateDir, loaded: loaded, cfg: cfg,
 		store:   store,
 		svc:     &breaker.Service{Store: store, Engine: engine},
-		session: c.session, scope: SessionScope(c.session), caller: caller,
+		session: c.session, scope: scope, caller: caller,
 	}, nil
 }
 
