@@ -44,28 +44,15 @@ type RollbackPlan struct {
 // and touches neither the index nor the working tree; like Snapshot, it
 // only adds the snapshot's objects to the object database.
 func (r *Repo) PlanRollback(ctx context.Context, slice string) (RollbackPlan, error) {
-	if err := r.validateSlice(ctx, slice); err != nil {
-		return RollbackPlan{}, err
-	}
 	fail := func(step string, err error) (RollbackPlan, error) {
 		return RollbackPlan{}, fmt.Errorf("gitrepo: plan the rollback of %s: %s: %w", slice, step, err)
 	}
-	cp, err := r.checkpoint(ctx, slice)
+	cp, head, branch, step, err := r.rollbackStart(ctx, slice)
 	if err != nil {
-		return fail("find the checkpoint", err)
-	}
-	for _, p := range r.excludedPaths() {
-		if _, err := r.run(ctx, runOpts{}, "cat-file", "-e", cp.Commit+":"+p); err == nil {
-			return fail("check the checkpoint", fmt.Errorf("checkpoint %s (%s) tracks %s, which loopbreaker keeps out of rollbacks, so a rollback would refuse: untrack it (git rm -r --cached %s && echo '/%s/' >> .gitignore && git commit -m 'untrack %s'), then `loopbreaker checkpoint clean --slice %s` and create the checkpoint again", cp.Tag, short(cp.Commit), p, p, p, p, slice))
+		if step == "" {
+			return RollbackPlan{}, err
 		}
-	}
-	head, err := r.headCommit(ctx)
-	if err != nil {
-		return fail("read HEAD", err)
-	}
-	branch, err := r.branch(ctx)
-	if err != nil {
-		return fail("read the current branch", err)
+		return fail(step, err)
 	}
 	plan := RollbackPlan{Checkpoint: cp, PreviousHead: head, Branch: branch, Commits: []CommitSummary{}}
 	work, err := r.Snapshot(ctx)

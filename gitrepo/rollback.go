@@ -82,30 +82,15 @@ type RollbackResult struct {
 // under refs/loopbreaker/rescue/<slice>/<UTC time>; see Rescue for how to
 // get it back. If saving fails, nothing is changed.
 func (r *Repo) Rollback(ctx context.Context, slice string) (RollbackResult, error) {
-	if err := r.validateSlice(ctx, slice); err != nil {
-		return RollbackResult{}, err
-	}
 	fail := func(step string, err error) (RollbackResult, error) {
 		return RollbackResult{}, fmt.Errorf("gitrepo: rollback %s: %s: %w", slice, step, err)
 	}
-	cp, err := r.checkpoint(ctx, slice)
+	cp, head, branch, step, err := r.rollbackStart(ctx, slice)
 	if err != nil {
-		return fail("find the checkpoint", err)
-	}
-	for _, p := range r.excludedPaths() {
-		// Resetting to a checkpoint that tracks loopbreaker's state would
-		// overwrite the live state with the old one.
-		if _, err := r.run(ctx, runOpts{}, "cat-file", "-e", cp.Commit+":"+p); err == nil {
-			return fail("check the checkpoint", fmt.Errorf("checkpoint %s (%s) tracks %s, which loopbreaker keeps out of rollbacks; untrack it (git rm -r --cached %s && echo '/%s/' >> .gitignore && git commit -m 'untrack %s'), then `loopbreaker checkpoint clean --slice %s` and create the checkpoint again", cp.Tag, short(cp.Commit), p, p, p, p, slice))
+		if step == "" {
+			return RollbackResult{}, err
 		}
-	}
-	head, err := r.headCommit(ctx)
-	if err != nil {
-		return fail("read HEAD", err)
-	}
-	branch, err := r.branch(ctx)
-	if err != nil {
-		return fail("read the current branch", err)
+		return fail(step, err)
 	}
 	res := RollbackResult{Checkpoint: cp, PreviousHead: head, Branch: branch}
 
@@ -324,4 +309,31 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// rollbackStart is what Rollback and PlanRollback both do first: find the
+// checkpoint, refuse one that tracks loopbreaker's state, and read HEAD and
+// the branch. On error, step names what failed ("" for an invalid slice,
+// whose error says it all).
+func (r *Repo) rollbackStart(ctx context.Context, slice string) (cp Checkpoint, head, branch, step string, err error) {
+	if err := r.validateSlice(ctx, slice); err != nil {
+		return cp, "", "", "", err
+	}
+	if cp, err = r.checkpoint(ctx, slice); err != nil {
+		return cp, "", "", "find the checkpoint", err
+	}
+	for _, p := range r.excludedPaths() {
+		// Resetting to a checkpoint that tracks loopbreaker's state would
+		// overwrite the live state with the old one.
+		if _, err := r.run(ctx, runOpts{}, "cat-file", "-e", cp.Commit+":"+p); err == nil {
+			return cp, "", "", "check the checkpoint", fmt.Errorf("checkpoint %s (%s) tracks %s, which loopbreaker keeps out of rollbacks; untrack it (git rm -r --cached %s && echo '/%s/' >> .gitignore && git commit -m 'untrack %s'), then `loopbreaker checkpoint clean --slice %s` and create the checkpoint again", cp.Tag, short(cp.Commit), p, p, p, p, slice)
+		}
+	}
+	if head, err = r.headCommit(ctx); err != nil {
+		return cp, "", "", "read HEAD", err
+	}
+	if branch, err = r.branch(ctx); err != nil {
+		return cp, "", "", "read the current branch", err
+	}
+	return cp, head, branch, "", nil
 }
