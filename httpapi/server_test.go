@@ -488,7 +488,7 @@ func TestMetricsEndpoint(t *testing.T) {
 		`loopbreaker_decisions_total{result="denied"} 1`,
 		`loopbreaker_outcomes_total{result="failure"} 3`,
 		`loopbreaker_transitions_total{from="CLOSED",to="OPEN"} 1`,
-		`loopbreaker_http_request_duration_seconds_count{code="200",route="POST /v1/check"} 4`,
+		`loopbreaker_http_request_duration_seconds_count{route="POST /v1/check",code="200"} 4`,
 		`loopbreaker_store_up 1`,
 	} {
 		if !strings.Contains(text, want+"\n") {

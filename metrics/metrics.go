@@ -1,16 +1,23 @@
-// Package metrics exposes the scoped breakers to Prometheus, on a
-// registry of its own (never the global default one).
+// Package metrics exposes the scoped breakers in the Prometheus text
+// format, on a metric set of its own (never the library's default one).
+//
+// It uses github.com/VictoriaMetrics/metrics rather than the Prometheus
+// client: every loopbreaker process links this package, and the Prometheus
+// client's package initialisation alone cost about a millisecond per hook
+// call or check.
 package metrics
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	vm "github.com/VictoriaMetrics/metrics"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/notify"
@@ -27,204 +34,211 @@ type Sources struct {
 	Notify func() notify.Stats
 }
 
-// Metrics holds the registry and the instruments the server updates.
+// Metrics holds the metric set and the instruments the server updates.
 type Metrics struct {
-	reg         *prometheus.Registry
-	requests    *prometheus.HistogramVec
-	decisions   *prometheus.CounterVec
-	outcomes    *prometheus.CounterVec
-	transitions *prometheus.CounterVec
-	commits     prometheus.Histogram
-	commitErrs  prometheus.Counter
-	journaled   prometheus.Counter
+	src        Sources
+	set        *vm.Set
+	decisions  [4]*vm.Counter // by decisionResults
+	outcomes   map[lb.OutcomeResult]*vm.Counter
+	commits    *vm.Histogram
+	commitErrs *vm.Counter
+	journaled  *vm.Counter
 }
+
+const (
+	requestsName    = "loopbreaker_http_request_duration_seconds"
+	transitionsName = "loopbreaker_transitions_total"
+)
+
+// decisionResults are the values of the decisions' result label.
+func decisionResults() [4]string { return [4]string{"allowed", "warning", "probe", "denied"} }
 
 // stateOrder gives the values of the state label, in state-code order.
 func stateOrder() [3]lb.State { return [3]lb.State{lb.Closed, lb.HalfOpen, lb.Open} }
 
-// New builds the registry with the process and Go collectors, the
-// breakers' state and the server's instruments.
+// New builds the metric set: the server's instruments, and the breakers'
+// state, the store's health and the notifier's counters read at scrape
+// time.
 func New(src Sources) *Metrics {
-	reg := prometheus.NewRegistry()
+	set := vm.NewSet()
 	m := &Metrics{
-		reg: reg,
-		requests: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "loopbreaker_http_request_duration_seconds",
-			Help:    "Time to answer an HTTP request, by route and status code.",
-			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
-		}, []string{"route", "code"}),
-		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "loopbreaker_decisions_total",
-			Help: "Checks answered, by result: allowed, warning, probe (allowed as the half-open probe) or denied.",
-		}, []string{"result"}),
-		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "loopbreaker_outcomes_total",
-			Help: "Outcomes recorded, by result: success, failure, abandoned, partial.",
-		}, []string{"result"}),
-		transitions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "loopbreaker_transitions_total",
-			Help: "Changes of state of any breaker since the server started, by from and to state.",
-		}, []string{"from", "to"}),
-		commits: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "loopbreaker_store_commit_duration_seconds",
-			Help:    "Time to write one batch of breaker changes to the store (group commit).",
-			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1},
-		}),
-		commitErrs: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "loopbreaker_store_commit_errors_total",
-			Help: "Batches the store could not write (decisions are refused until a write succeeds).",
-		}),
-		journaled: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "loopbreaker_store_journal_entries_total",
-			Help: "Journal entries written by group commits.",
-		}),
+		src:        src,
+		set:        set,
+		outcomes:   map[lb.OutcomeResult]*vm.Counter{},
+		commits:    set.NewHistogram("loopbreaker_store_commit_duration_seconds"),
+		commitErrs: set.NewCounter("loopbreaker_store_commit_errors_total"),
+		journaled:  set.NewCounter("loopbreaker_store_journal_entries_total"),
 	}
-	for _, s := range []string{"allowed", "warning", "probe", "denied"} {
-		m.decisions.WithLabelValues(s)
+	for i, r := range decisionResults() {
+		m.decisions[i] = set.NewCounter(`loopbreaker_decisions_total{result="` + r + `"}`)
 	}
 	for _, r := range []lb.OutcomeResult{lb.OutcomeSuccess, lb.OutcomeFailure, lb.OutcomeAbandoned, lb.OutcomePartial} {
-		m.outcomes.WithLabelValues(string(r))
-	}
-	reg.MustRegister(
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.requests, m.decisions, m.outcomes, m.transitions, m.commits, m.commitErrs, m.journaled,
-	)
-	if src.Breakers != nil {
-		reg.MustRegister(&breakerCollector{list: src.Breakers})
+		m.outcomes[r] = set.NewCounter(`loopbreaker_outcomes_total{result="` + string(r) + `"}`)
 	}
 	if src.Health != nil {
-		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "loopbreaker_store_up",
-			Help: "1 while decisions can be made and saved, 0 while the store cannot be written.",
-		}, func() float64 {
+		set.NewGauge("loopbreaker_store_up", func() float64 {
 			if src.Health() != nil {
 				return 0
 			}
 			return 1
-		}))
-	}
-	if src.Notify != nil {
-		reg.MustRegister(&notifyCollector{stats: src.Notify})
+		})
 	}
 	return m
 }
 
-// Registry is the metrics' own registry.
-func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
-
-// Handler serves the registry in the Prometheus exposition formats.
+// Handler serves the metrics in the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var buf bytes.Buffer
+		m.WritePrometheus(r.Context(), &buf)
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		_, _ = w.Write(buf.Bytes())
+	})
+}
+
+// WritePrometheus writes every metric in the Prometheus text format: the
+// server's instruments, the breakers, the notifier, then the Go runtime's
+// and the process's metrics. A breaker list that fails leaves the
+// breakers' series out and says why in a comment line.
+func (m *Metrics) WritePrometheus(ctx context.Context, w io.Writer) {
+	m.set.WritePrometheus(w)
+	if m.src.Breakers != nil {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		bs, err := m.src.Breakers(ctx)
+		cancel()
+		if err != nil {
+			fmt.Fprintf(w, "# loopbreaker_breaker_state left out: cannot list the breakers: %s\n",
+				strings.ReplaceAll(err.Error(), "\n", " "))
+		} else {
+			writeBreakers(w, bs)
+		}
+	}
+	if m.src.Notify != nil {
+		writeNotify(w, m.src.Notify())
+	}
+	vm.WriteProcessMetrics(w)
 }
 
 // Observer returns the latency observer of one route, for middleware.
 func (m *Metrics) Observer(route string) func(code int, took time.Duration) {
-	byCode := m.requests.MustCurryWith(prometheus.Labels{"route": route})
+	prefix := requestsName + `{route="` + labelValue(route) + `",code="`
+	// Nearly every answer is a 200: its histogram is looked up once.
+	ok := m.set.GetOrCreateHistogram(prefix + `200"}`)
 	return func(code int, took time.Duration) {
-		byCode.WithLabelValues(strconv.Itoa(code)).Observe(took.Seconds())
+		h := ok
+		if code != http.StatusOK {
+			h = m.set.GetOrCreateHistogram(prefix + strconv.Itoa(code) + `"}`)
+		}
+		h.Update(took.Seconds())
 	}
 }
 
 // Check counts a check's decision.
 func (m *Metrics) Check(d scoped.Decision) {
-	result := "allowed"
+	i := 0 // allowed
 	switch {
 	case !d.Allowed:
-		result = "denied"
+		i = 3
 	case d.Probe:
-		result = "probe"
+		i = 2
 	case d.Warning:
-		result = "warning"
+		i = 1
 	}
-	m.decisions.WithLabelValues(result).Inc()
+	m.decisions[i].Inc()
 }
 
 // Outcome counts a recorded outcome.
-func (m *Metrics) Outcome(r lb.OutcomeResult) { m.outcomes.WithLabelValues(string(r)).Inc() }
+func (m *Metrics) Outcome(r lb.OutcomeResult) {
+	c, ok := m.outcomes[r]
+	if !ok {
+		c = m.set.GetOrCreateCounter(`loopbreaker_outcomes_total{result="` + labelValue(string(r)) + `"}`)
+	}
+	c.Inc()
+}
 
 // Change counts a change of state.
 func (m *Metrics) Change(c scoped.Change) {
-	m.transitions.WithLabelValues(string(c.From), string(c.To)).Inc()
+	m.set.GetOrCreateCounter(transitionsName + `{from="` + labelValue(string(c.From)) +
+		`",to="` + labelValue(string(c.To)) + `"}`).Inc()
 }
 
 // Commit records one group commit (scoped.Options.OnCommit).
 func (m *Metrics) Commit(scopes, entries int, took time.Duration, err error) {
-	m.commits.Observe(took.Seconds())
-	m.journaled.Add(float64(entries))
+	m.commits.Update(took.Seconds())
+	m.journaled.Add(entries)
 	if err != nil {
 		m.commitErrs.Inc()
 	}
 }
 
-// breakerCollector reads every breaker at scrape time, so that evicted
-// breakers disappear and counts survive restarts (they come from the
-// persisted state).
-type breakerCollector struct {
-	list func(ctx context.Context) ([]scoped.Breaker, error)
-}
-
-var (
-	stateDesc = prometheus.NewDesc("loopbreaker_breaker_state",
-		"1 for the breaker's current state (CLOSED, HALF_OPEN, OPEN), 0 for the others.", []string{"scope", "state"}, nil)
-	stateCodeDesc = prometheus.NewDesc("loopbreaker_breaker_state_code",
-		"The breaker's state as a number: 0 CLOSED, 1 HALF_OPEN, 2 OPEN.", []string{"scope"}, nil)
-	failuresDesc = prometheus.NewDesc("loopbreaker_breaker_failures",
-		"Failed outcomes inside the breaker's window.", []string{"scope"}, nil)
-	thresholdDesc = prometheus.NewDesc("loopbreaker_breaker_failure_threshold",
-		"Failed outcomes inside the window that open the breaker.", []string{"scope"}, nil)
-	tripsDesc = prometheus.NewDesc("loopbreaker_breaker_trips_total",
-		"Times the breaker opened, over its whole stored life.", []string{"scope"}, nil)
-	breakersDesc = prometheus.NewDesc("loopbreaker_breakers",
-		"Breakers known (configured and template ones in use).", nil, nil)
-)
-
-func (c *breakerCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{stateDesc, stateCodeDesc, failuresDesc, thresholdDesc, tripsDesc, breakersDesc} {
-		ch <- d
+// writeBreakers writes the per-scope series, read from the breakers at
+// scrape time so that evicted breakers disappear and counts survive
+// restarts (they come from the persisted state).
+func writeBreakers(w io.Writer, bs []scoped.Breaker) {
+	family(w, "loopbreaker_breakers", "gauge", "Breakers known (configured and template ones in use).")
+	fmt.Fprintf(w, "loopbreaker_breakers %d\n", len(bs))
+	scopes := make([]string, len(bs))
+	for i, b := range bs {
+		scopes[i] = labelValue(b.Scope)
 	}
-}
-
-func (c *breakerCollector) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	bs, err := c.list(ctx)
-	if err != nil {
-		ch <- prometheus.NewInvalidMetric(stateDesc, err)
-		return
-	}
-	ch <- prometheus.MustNewConstMetric(breakersDesc, prometheus.GaugeValue, float64(len(bs)))
-	for _, b := range bs {
-		for i, s := range stateOrder() {
-			v := 0.0
+	family(w, "loopbreaker_breaker_state", "gauge", "1 for the breaker's current state (CLOSED, HALF_OPEN, OPEN), 0 for the others.")
+	for i, b := range bs {
+		for _, s := range stateOrder() {
+			v := 0
 			if b.State == s {
 				v = 1
-				ch <- prometheus.MustNewConstMetric(stateCodeDesc, prometheus.GaugeValue, float64(i), b.Scope)
 			}
-			ch <- prometheus.MustNewConstMetric(stateDesc, prometheus.GaugeValue, v, b.Scope, string(s))
+			fmt.Fprintf(w, "loopbreaker_breaker_state{scope=\"%s\",state=\"%s\"} %d\n", scopes[i], s, v)
 		}
-		ch <- prometheus.MustNewConstMetric(failuresDesc, prometheus.GaugeValue, float64(b.Failures), b.Scope)
-		ch <- prometheus.MustNewConstMetric(thresholdDesc, prometheus.GaugeValue, float64(b.FailureThreshold), b.Scope)
-		ch <- prometheus.MustNewConstMetric(tripsDesc, prometheus.CounterValue, float64(b.TotalOpens), b.Scope)
+	}
+	family(w, "loopbreaker_breaker_state_code", "gauge", "The breaker's state as a number: 0 CLOSED, 1 HALF_OPEN, 2 OPEN.")
+	for i, b := range bs {
+		for code, s := range stateOrder() {
+			if b.State == s {
+				fmt.Fprintf(w, "loopbreaker_breaker_state_code{scope=\"%s\"} %d\n", scopes[i], code)
+			}
+		}
+	}
+	perScope := []struct {
+		name, typ, help string
+		value           func(scoped.Breaker) int
+	}{
+		{"loopbreaker_breaker_failures", "gauge", "Failed outcomes inside the breaker's window.",
+			func(b scoped.Breaker) int { return b.Failures }},
+		{"loopbreaker_breaker_failure_threshold", "gauge", "Failed outcomes inside the window that open the breaker.",
+			func(b scoped.Breaker) int { return b.FailureThreshold }},
+		{"loopbreaker_breaker_trips_total", "counter", "Times the breaker opened, over its whole stored life.",
+			func(b scoped.Breaker) int { return b.TotalOpens }},
+	}
+	for _, f := range perScope {
+		family(w, f.name, f.typ, f.help)
+		for i, b := range bs {
+			fmt.Fprintf(w, "%s{scope=\"%s\"} %d\n", f.name, scopes[i], f.value(b))
+		}
 	}
 }
 
-type notifyCollector struct {
-	stats func() notify.Stats
-}
-
-var notifyDesc = prometheus.NewDesc("loopbreaker_notifications_total",
-	"Webhook notifications by result: sent, failed (after retries), retried (extra attempts), dropped (queue full), coalesced (debounced into a later one).",
-	[]string{"result"}, nil)
-
-func (c *notifyCollector) Describe(ch chan<- *prometheus.Desc) { ch <- notifyDesc }
-
-func (c *notifyCollector) Collect(ch chan<- prometheus.Metric) {
-	s := c.stats()
+func writeNotify(w io.Writer, s notify.Stats) {
+	family(w, "loopbreaker_notifications_total", "counter",
+		"Webhook notifications by result: sent, failed (after retries), retried (extra attempts), dropped (queue full), coalesced (debounced into a later one).")
 	for _, kv := range []struct {
 		name string
 		v    uint64
 	}{{"sent", s.Sent}, {"failed", s.Failed}, {"retried", s.Retries}, {"dropped", s.Dropped}, {"coalesced", s.Coalesced}} {
-		ch <- prometheus.MustNewConstMetric(notifyDesc, prometheus.CounterValue, float64(kv.v), kv.name)
+		fmt.Fprintf(w, "loopbreaker_notifications_total{result=\"%s\"} %d\n", kv.name, kv.v)
 	}
+}
+
+// family writes the HELP and TYPE lines of a metric family.
+func family(w io.Writer, name, typ, help string) {
+	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
+}
+
+// labelValue escapes a label value for the text format: backslash, double
+// quote and line feed are the only escapes it knows.
+func labelValue(s string) string {
+	if !strings.ContainsAny(s, "\\\"\n") {
+		return s
+	}
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
 }

@@ -22,7 +22,7 @@ func scrape(t *testing.T, m *Metrics) string {
 		t.Fatalf("scrape: %d %s", rec.Code, rec.Body)
 	}
 	body, _ := io.ReadAll(rec.Body)
-	return string(body)
+	return "\n" + string(body) // every line, the first too, follows a newline
 }
 
 func hasLines(t *testing.T, text string, lines ...string) {
@@ -76,10 +76,17 @@ func TestMetrics(t *testing.T) {
 		`loopbreaker_store_up 1`,
 		`loopbreaker_notifications_total{result="sent"} 4`,
 		`loopbreaker_notifications_total{result="dropped"} 1`,
-		`loopbreaker_http_request_duration_seconds_count{code="200",route="POST /v1/check"} 1`,
+		`loopbreaker_http_request_duration_seconds_count{route="POST /v1/check",code="200"} 1`,
+		`loopbreaker_http_request_duration_seconds_bucket{route="POST /v1/check",code="200",vmrange="1.896e-03...2.154e-03"} 1`,
+		`loopbreaker_store_commit_duration_seconds_count 1`,
+		`loopbreaker_store_commit_errors_total 0`,
+		`# TYPE loopbreaker_breaker_trips_total counter`,
+		`# TYPE loopbreaker_breaker_state gauge`,
 	)
-	if !strings.Contains(text, "go_goroutines") {
-		t.Error("Go runtime metrics missing")
+	for _, family := range []string{"go_goroutines ", "go_memstats_heap_inuse_bytes ", "process_resident_memory_bytes "} {
+		if !strings.Contains(text, "\n"+family) {
+			t.Errorf("runtime or process metric %s missing", family)
+		}
 	}
 	// Evicted breakers disappear; the store's health is live.
 	breakers = breakers[1:]
@@ -89,4 +96,58 @@ func TestMetrics(t *testing.T) {
 		t.Error("an evicted breaker is still exported")
 	}
 	hasLines(t, text, `loopbreaker_store_up 0`, `loopbreaker_breakers 1`)
+}
+
+func TestMetricsLatencyByCode(t *testing.T) {
+	m := New(Sources{})
+	observe := m.Observer("GET /v1/breakers/{scope}")
+	observe(200, time.Millisecond)
+	observe(404, 30*time.Microsecond)
+	observe(404, 40*time.Microsecond)
+	text := scrape(t, m)
+	hasLines(t, text,
+		`loopbreaker_http_request_duration_seconds_count{route="GET /v1/breakers/{scope}",code="200"} 1`,
+		`loopbreaker_http_request_duration_seconds_count{route="GET /v1/breakers/{scope}",code="404"} 2`,
+	)
+	// A route never answered has no series yet, as with client_golang.
+	m.Observer("GET /healthz")
+	if strings.Contains(scrape(t, m), "/healthz") {
+		t.Error("a route that answered nothing is exported")
+	}
+}
+
+func TestMetricsEscapesLabelValues(t *testing.T) {
+	m := New(Sources{Breakers: func(context.Context) ([]scoped.Breaker, error) {
+		return []scoped.Breaker{{Scope: "agent:a\"b\\c\nd", State: lb.Closed}}, nil
+	}})
+	m.Change(scoped.Change{Transition: lb.Transition{From: lb.State(`x"y`), To: lb.Open}})
+	text := scrape(t, m)
+	hasLines(t, text,
+		`loopbreaker_breaker_state_code{scope="agent:a\"b\\c\nd"} 0`,
+		`loopbreaker_transitions_total{from="x\"y",to="OPEN"} 1`,
+	)
+}
+
+func TestMetricsBreakerListFails(t *testing.T) {
+	m := New(Sources{Breakers: func(context.Context) ([]scoped.Breaker, error) {
+		return nil, errors.New("store closed\nretry")
+	}})
+	m.Check(scoped.Decision{Allowed: true, Warning: true})
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if rec.Code != 200 {
+		t.Fatalf("scrape: %d", rec.Code)
+	}
+	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
+		t.Errorf("Content-Type %q, want the Prometheus text format", ct)
+	}
+	text := rec.Body.String()
+	// The rest is still served; the reason is a comment scrapers ignore.
+	hasLines(t, text,
+		`loopbreaker_decisions_total{result="warning"} 1`,
+		`# loopbreaker_breaker_state left out: cannot list the breakers: store closed retry`,
+	)
+	if strings.Contains(text, "loopbreaker_breakers ") {
+		t.Error("breaker series written although the list failed")
+	}
 }
