@@ -42,11 +42,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
 // Source kinds, lowest priority first.
@@ -359,7 +359,7 @@ func (s *schema) fromFlags(flags map[string]string) ([]setting, []error) {
 
 // keyWord finds candidate keys in Validate's messages, entries of lists
 // included (breakers[1].window).
-var keyWord = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:\[[0-9]+\]|\.[A-Za-z0-9_]+)*`)
+var keyWord = lazyre.New(`[A-Za-z_][A-Za-z0-9_]*(?:\[[0-9]+\]|\.[A-Za-z0-9_]+)*`)
 
 // blame prefixes a validation error with where the offending keys were set.
 // Validate names keys in its messages; groups (phases.GREEN) blame their

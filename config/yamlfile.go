@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
 // loadFile reads one YAML layer. path is opened, name is shown in messages
@@ -292,7 +293,7 @@ func (s *schema) childNames(group string) []string {
 	return names
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = lazyre.New(`^yaml: line (\d+): (.*)$`)
 
 // syntaxError turns "yaml: line 3: ..." into "name:3: invalid YAML: ...".
 func syntaxError(name string, err error) error {

@@ -25,3 +25,10 @@ func TestCompilesOnFirstUseOnce(t *testing.T) {
 		t.Fatal("matched a non-number")
 	}
 }
+
+func TestFindAllString(t *testing.T) {
+	re := New(`[a-z]+\d`)
+	if got := re.FindAllString("a1 bb2 3 c", -1); len(got) != 2 || got[0] != "a1" || got[1] != "bb2" {
+		t.Fatalf("FindAllString = %q, want [a1 bb2]", got)
+	}
+}
