@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	runtimemetrics "runtime/metrics"
 	"strconv"
 	"strings"
 	"time"
@@ -117,6 +118,19 @@ func (m *Metrics) WritePrometheus(ctx context.Context, w io.Writer) {
 		writeNotify(w, m.src.Notify())
 	}
 	vm.WriteProcessMetrics(w)
+	writeGOGC(w)
+}
+
+// writeGOGC exports the garbage collector's target, which the serve
+// command raises (httpapi.GCPercent).
+func writeGOGC(w io.Writer) {
+	s := []runtimemetrics.Sample{{Name: "/gc/gogc:percent"}}
+	runtimemetrics.Read(s)
+	if s[0].Value.Kind() != runtimemetrics.KindUint64 {
+		return
+	}
+	family(w, "go_gc_gogc_percent", "gauge", "Heap size target percentage configured by GOGC or debug.SetGCPercent; 0 when collection is off.")
+	fmt.Fprintf(w, "go_gc_gogc_percent %d\n", s[0].Value.Uint64())
 }
 
 // Observer returns the latency observer of one route, for middleware.

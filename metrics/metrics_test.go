@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http/httptest"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -83,7 +84,7 @@ func TestMetrics(t *testing.T) {
 		`# TYPE loopbreaker_breaker_trips_total counter`,
 		`# TYPE loopbreaker_breaker_state gauge`,
 	)
-	for _, family := range []string{"go_goroutines ", "go_memstats_heap_inuse_bytes ", "process_resident_memory_bytes "} {
+	for _, family := range []string{"go_goroutines ", "go_memstats_heap_inuse_bytes ", "process_resident_memory_bytes ", "go_gc_gogc_percent "} {
 		if !strings.Contains(text, "\n"+family) {
 			t.Errorf("runtime or process metric %s missing", family)
 		}
@@ -96,6 +97,11 @@ func TestMetrics(t *testing.T) {
 		t.Error("an evicted breaker is still exported")
 	}
 	hasLines(t, text, `loopbreaker_store_up 0`, `loopbreaker_breakers 1`)
+}
+
+func TestMetricsGOGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(250))
+	hasLines(t, scrape(t, New(Sources{})), "go_gc_gogc_percent 250")
 }
 
 func TestMetricsLatencyByCode(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -128,6 +129,10 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 
+	if env.Getenv("GOGC") == "" {
+		// Fewer collections, shorter latency tail (docs/server.md).
+		debug.SetGCPercent(httpapi.GCPercent)
+	}
 	admin, read := env.Getenv("LOOPBREAKER_ADMIN_TOKEN"), env.Getenv("LOOPBREAKER_READ_TOKEN")
 	handler := httpapi.NewServer(httpapi.Config{
 		Manager: m, Metrics: mt, AdminToken: admin, ReadToken: read,

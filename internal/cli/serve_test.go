@@ -381,6 +381,28 @@ func TestServeNotifiesAndExportsMetrics(t *testing.T) {
 	s.stop()
 }
 
+// The server raises the collector's target unless GOGC says otherwise.
+func TestServeGOGC(t *testing.T) {
+	for _, tc := range []struct{ env, want string }{
+		{"GOGC=", "go_gc_gogc_percent 400\n"},
+		{"GOGC=150", "go_gc_gogc_percent 150\n"},
+	} {
+		t.Run(tc.env, func(t *testing.T) {
+			s := startServer(t, project(t, serveConfig), []string{tc.env})
+			resp, err := http.Get(s.url + "/metrics")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(body), tc.want) {
+				t.Errorf("metrics lack %q", tc.want)
+			}
+			s.stop()
+		})
+	}
+}
+
 func TestServeBadConfig(t *testing.T) {
 	dir := project(t, "breakers:\n  - scope: team:x\n    failure_threshold: 2\n")
 	s, err := tryServer(t, dir, nil)
