@@ -18,12 +18,25 @@ type checkRequest struct {
 
 func (r checkRequest) problems() map[string]string { return prefixed("context.", r.Context.Problems()) }
 
+// prefixed returns p's problems under prefix; nil when there are none
+// (valid requests, nearly all of them, allocate nothing here).
 func prefixed(prefix string, p map[string]string) map[string]string {
+	if len(p) == 0 {
+		return nil
+	}
 	out := make(map[string]string, len(p))
 	for k, v := range p {
 		out[prefix+k] = v
 	}
 	return out
+}
+
+// addProblem records what is wrong with field, making the map if needed.
+func addProblem(p *map[string]string, field, msg string) {
+	if *p == nil {
+		*p = map[string]string{}
+	}
+	(*p)[field] = msg
 }
 
 func handleCheck(m *scoped.Manager, mt *metrics.Metrics, maxBytes int64) http.Handler {
@@ -55,13 +68,13 @@ type outcomeRequest struct {
 func (r outcomeRequest) problems() map[string]string {
 	p := prefixed("context.", r.Context.Problems())
 	if msg := scoped.ValidDecisionID(r.DecisionID); msg != "" {
-		p["decision_id"] = msg
+		addProblem(&p, "decision_id", msg)
 	}
 	if !r.Result.Valid() {
-		p["result"] = fmt.Sprintf("is %q; want success, failure, abandoned or partial", r.Result)
+		addProblem(&p, "result", fmt.Sprintf("is %q; want success, failure, abandoned or partial", r.Result))
 	}
 	if len(r.Reason) > 2000 {
-		p["reason"] = "is longer than 2000 bytes; shorten it"
+		addProblem(&p, "reason", "is longer than 2000 bytes; shorten it")
 	}
 	return p
 }
