@@ -46,7 +46,7 @@ type BreakerState struct {
 	// Slice is the current slice; Tests its per-test attempts.
 	Slice         string           `json:"slice,omitempty"`
 	Tests         []TestAttempts   `json:"tests,omitempty"`
-	SliceFailures map[string]int   `json:"slice_failures,omitempty"`
+	SliceFailures []SliceCount     `json:"slice_failures,omitempty"`
 	Violations    []ScopeViolation `json:"violations,omitempty"`
 
 	// Attempts is the bounded log of recent iterations, for the report.
@@ -73,6 +73,23 @@ type Counters struct {
 	ToolRepeat        int `json:"tool_repeat,omitempty"`
 	ToolCycle         int `json:"tool_cycle,omitempty"`
 	ToolError         int `json:"tool_error,omitempty"`
+}
+
+// SliceCount is the failed test attempts of one slice (seed 000's slice
+// ceiling). A slice, not a map: it is read and checked on every record.
+type SliceCount struct {
+	Slice  string `json:"slice"`
+	Failed int    `json:"failed"`
+}
+
+// SliceFailed is the failed attempts counted for slice.
+func (s *BreakerState) SliceFailed(slice string) int {
+	for _, c := range s.SliceFailures {
+		if c.Slice == slice {
+			return c.Failed
+		}
+	}
+	return 0
 }
 
 // ErrorCount is how often one error signature was seen since the last reset.
@@ -181,20 +198,24 @@ func (s *BreakerState) CheckInvariants() error {
 		return bad("a probe is held while %s", s.State)
 	}
 	c := s.Counters
-	// A fixed array, not a map: this runs on every record (hot path).
-	counts := [...]struct {
-		name string
-		v    int
-	}{
-		{"no_progress", c.NoProgress}, {"same_error", c.SameError},
-		{"output_decline", c.OutputDecline}, {"phase_failure", c.PhaseFailure},
-		{"permission_denials", c.PermissionDenials}, {"tool_repeat", c.ToolRepeat},
-		{"tool_cycle", c.ToolCycle}, {"tool_error", c.ToolError},
-		{"iterations", s.Iterations}, {"total_opens", s.TotalOpens}, {"resets", s.Resets},
-	}
-	for _, n := range counts {
-		if n.v < 0 {
-			return bad("counter %s is negative (%d)", n.name, n.v)
+	// One comparison on the hot path (this runs on every record); the
+	// offending counter is named only when one is negative.
+	if c.NoProgress|c.SameError|c.OutputDecline|c.PhaseFailure|c.PermissionDenials|
+		c.ToolRepeat|c.ToolCycle|c.ToolError|s.Iterations|s.TotalOpens|s.Resets < 0 {
+		counts := [...]struct {
+			name string
+			v    int
+		}{
+			{"no_progress", c.NoProgress}, {"same_error", c.SameError},
+			{"output_decline", c.OutputDecline}, {"phase_failure", c.PhaseFailure},
+			{"permission_denials", c.PermissionDenials}, {"tool_repeat", c.ToolRepeat},
+			{"tool_cycle", c.ToolCycle}, {"tool_error", c.ToolError},
+			{"iterations", s.Iterations}, {"total_opens", s.TotalOpens}, {"resets", s.Resets},
+		}
+		for _, n := range counts {
+			if n.v < 0 {
+				return bad("counter %s is negative (%d)", n.name, n.v)
+			}
 		}
 	}
 	for _, t := range s.Tests {
@@ -202,11 +223,9 @@ func (s *BreakerState) CheckInvariants() error {
 			return bad("test %q has a negative attempt count", t.Name)
 		}
 	}
-	if len(s.SliceFailures) > 0 {
-		for slice, n := range s.SliceFailures {
-			if n < 0 {
-				return bad("slice %q has a negative failure count", slice)
-			}
+	for _, c := range s.SliceFailures {
+		if c.Failed < 0 {
+			return bad("slice %q has a negative failure count", c.Slice)
 		}
 	}
 	return nil

@@ -56,3 +56,28 @@ func BenchmarkBreakerRecordOutcome(b *testing.B) {
 		}
 	}
 }
+
+// The general path: an iteration with evidence (no progress, an error, a
+// failing test) so that every detector does its work; thresholds are set
+// out of reach so that the breaker stays CLOSED while counting.
+func BenchmarkBreakerRecordWithEvidence(b *testing.B) {
+	cfg := lb.Defaults()
+	const far = 1 << 30
+	cfg.NoProgress.Threshold, cfg.SameError.Threshold = far, far
+	cfg.TestAttempts = lb.TestAttemptsConfig{PerTest: far, PerSlice: far}
+	cfg.Phases = nil
+	br := NewBreaker("bench", cfg)
+	files := 0
+	it := lb.Iteration{
+		FilesChanged: &files,
+		Errors:       []lb.ErrorText{{Raw: "expected 409, got 500", Signature: "0123456789abcdef"}},
+		Tests:        []lb.TestResult{{Name: "TestCreate", Message: "expected 409, got 500"}},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := br.Record(&it)
+		if err != nil || !d.Allowed {
+			b.Fatal(err, d.Reason)
+		}
+	}
+}

@@ -250,9 +250,7 @@ func clearCounters(s *lb.BreakerState) {
 	for i := range s.Tests {
 		s.Tests[i].Failed = 0
 	}
-	for k := range s.SliceFailures {
-		delete(s.SliceFailures, k)
-	}
+	s.SliceFailures = s.SliceFailures[:0]
 }
 
 // appendBounded appends v and keeps between max and 2×max of the newest

@@ -563,7 +563,7 @@ func TestObservedTestRuns(t *testing.T) {
 	}
 	d = r.iterate(observed("T1", "T2")(eight[2:]...))
 	r.expect(d, lb.Open, false, "third unimproved run")
-	if d.Detector != lb.DetectorTestAttempts || r.s.SliceFailures["default"] != 3 {
+	if d.Detector != lb.DetectorTestAttempts || r.s.SliceFailed("default") != 3 {
 		t.Fatalf("detector %q: %s", d.Detector, d.Reason)
 	}
 }

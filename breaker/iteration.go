@@ -152,6 +152,9 @@ func (e *Engine) progress(s *lb.BreakerState, it *lb.Iteration) bool {
 			progress = true
 		}
 	}
+	if len(it.Metrics) == 0 {
+		return progress
+	}
 	for name, v := range it.Metrics {
 		dir := metricDirection(it.Phase, name)
 		last, seen := s.LastMetrics[name]
@@ -358,10 +361,13 @@ func (e *Engine) countTests(s *lb.BreakerState, slice string, tests []lb.TestRes
 }
 
 func bumpSlice(s *lb.BreakerState, slice string) {
-	if s.SliceFailures == nil {
-		s.SliceFailures = make(map[string]int)
+	for i := range s.SliceFailures {
+		if s.SliceFailures[i].Slice == slice {
+			s.SliceFailures[i].Failed++
+			return
+		}
 	}
-	s.SliceFailures[slice]++
+	s.SliceFailures = append(s.SliceFailures, lb.SliceCount{Slice: slice, Failed: 1})
 }
 
 func findTest(tests []lb.TestAttempts, name string) int {
@@ -415,10 +421,7 @@ func (e *Engine) recordViolation(s *lb.BreakerState, ev *lb.Event) Applied {
 	if v.Test != "" {
 		e.countTests(s, v.Slice, []lb.TestResult{{Name: v.Test, Message: fmt.Sprintf("out-of-scope edit of %s without justification", v.File)}}, false)
 	} else {
-		if s.SliceFailures == nil {
-			s.SliceFailures = make(map[string]int)
-		}
-		s.SliceFailures[v.Slice]++
+		bumpSlice(s, v.Slice)
 	}
 	e.settle(s, ev, "", false, &a)
 	return a

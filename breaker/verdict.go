@@ -111,9 +111,7 @@ func (e *Engine) measures(s *lb.BreakerState, phase lb.Phase, now time.Time) (ms
 	}
 	ps := c.TestAttempts.PerSlice
 	ms[mSliceAttempts] = measure{0, ps, c.WarnAt(ps)}
-	if len(s.SliceFailures) > 0 {
-		ms[mSliceAttempts].value = s.SliceFailures[s.Slice]
-	}
+	ms[mSliceAttempts].value = s.SliceFailed(s.Slice)
 	tc := &c.ToolCalls
 	ms[mToolRepeat] = measure{s.Counters.ToolRepeat, tc.Repeat, tc.RepeatWarn}
 	ms[mToolCycle] = measure{s.Counters.ToolCycle, tc.Cycle, tc.CycleWarn}
@@ -143,6 +141,12 @@ func detail(s *lb.BreakerState, i int) string {
 
 // verdict is the worst level across detectors, with its reason.
 func (e *Engine) verdict(s *lb.BreakerState, phase lb.Phase, now time.Time) verdict {
+	// No evidence at all (the usual state of a loop that makes progress):
+	// every count is zero and every threshold is at least one.
+	if s.Counters == (lb.Counters{}) && len(s.ErrorCounts) == 0 && len(s.Tests) == 0 &&
+		len(s.SliceFailures) == 0 && len(s.Failures) == 0 {
+		return verdict{}
+	}
 	ms := e.measures(s, phase, now)
 	best, at := levelFine, -1
 	for i := range ms {
