@@ -20,7 +20,9 @@ import (
 // BenchmarkProcessHookPostToolUse is the cost Claude Code pays per tool
 // call: one `loopbreaker hook claude` process answering a PostToolUse,
 // start-up included, with a session journal of 10,000 tool calls. The
-// median is reported as ms-median (docs/hooks.md records the figure).
+// median is reported as ms-median (README "Speed" and docs/server.md
+// "Start-up time" record the figures; the binary is built as buildBinary
+// says).
 // The floor sub-benchmark runs `loopbreaker version` the same way: what
 // starting the binary costs before the hook does anything.
 //
