@@ -131,7 +131,7 @@ func (s *Store) corrupt(f scopeFiles, problem string) error {
 
 // encodeState renders a state file.
 func encodeState(st *loopbreaker.BreakerState, pending []loopbreaker.JournalEntry) ([]byte, error) {
-	data, err := json.MarshalIndent(stateFile{Version: stateFormat, State: st, Pending: pending}, "", "  ")
+	data, err := json.Marshal(stateFile{Version: stateFormat, State: st, Pending: pending})
 	if err != nil {
 		return nil, fmt.Errorf("filestore: encode state of scope %q: %w", st.Scope, err)
 	}
