@@ -41,7 +41,9 @@ type Metrics struct {
 	set        *vm.Set
 	decisions  [4]*vm.Counter // by decisionResults
 	outcomes   map[lb.OutcomeResult]*vm.Counter
-	commits    *vm.Histogram
+	commits    *histograms
+	commitAll  *histogram
+	requests   *histograms
 	commitErrs *vm.Counter
 	journaled  *vm.Counter
 }
@@ -66,10 +68,12 @@ func New(src Sources) *Metrics {
 		src:        src,
 		set:        set,
 		outcomes:   map[lb.OutcomeResult]*vm.Counter{},
-		commits:    set.NewHistogram("loopbreaker_store_commit_duration_seconds"),
+		commits:    newHistograms("loopbreaker_store_commit_duration_seconds", "Time of one store write (group commit or checkpoint)."),
+		requests:   newHistograms(requestsName, "Time to answer an HTTP request, by route pattern and status code."),
 		commitErrs: set.NewCounter("loopbreaker_store_commit_errors_total"),
 		journaled:  set.NewCounter("loopbreaker_store_journal_entries_total"),
 	}
+	m.commitAll = m.commits.get("")
 	for i, r := range decisionResults() {
 		m.decisions[i] = set.NewCounter(`loopbreaker_decisions_total{result="` + r + `"}`)
 	}
@@ -103,6 +107,8 @@ func (m *Metrics) Handler() http.Handler {
 // breakers' series out and says why in a comment line.
 func (m *Metrics) WritePrometheus(ctx context.Context, w io.Writer) {
 	m.set.WritePrometheus(w)
+	m.requests.write(w)
+	m.commits.write(w)
 	if m.src.Breakers != nil {
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		bs, err := m.src.Breakers(ctx)
@@ -135,15 +141,15 @@ func writeGOGC(w io.Writer) {
 
 // Observer returns the latency observer of one route, for middleware.
 func (m *Metrics) Observer(route string) func(code int, took time.Duration) {
-	prefix := requestsName + `{route="` + labelValue(route) + `",code="`
+	prefix := `route="` + labelValue(route) + `",code="`
 	// Nearly every answer is a 200: its histogram is looked up once.
-	ok := m.set.GetOrCreateHistogram(prefix + `200"}`)
+	ok := m.requests.get(prefix + `200"`)
 	return func(code int, took time.Duration) {
 		h := ok
 		if code != http.StatusOK {
-			h = m.set.GetOrCreateHistogram(prefix + strconv.Itoa(code) + `"}`)
+			h = m.requests.get(prefix + strconv.Itoa(code) + `"`)
 		}
-		h.Update(took.Seconds())
+		m.requests.observe(h, took.Seconds())
 	}
 }
 
@@ -178,7 +184,7 @@ func (m *Metrics) Change(c scoped.Change) {
 
 // Commit records one group commit (scoped.Options.OnCommit).
 func (m *Metrics) Commit(scopes, entries int, took time.Duration, err error) {
-	m.commits.Update(took.Seconds())
+	m.commits.observe(m.commitAll, took.Seconds())
 	m.journaled.Add(entries)
 	if err != nil {
 		m.commitErrs.Inc()
