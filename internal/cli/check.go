@@ -21,10 +21,7 @@ func runCheck(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet("check", env)
 	o.register(fs, env, true)
 	fs.BoolVar(&o.start, "start", false, "this check starts a loop: with auto_reset an OPEN breaker is reset first (Ralph's CB_AUTO_RESET)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	w, err := o.open(env)
+	w, err := o.parseOpen(fs, args, env)
 	if err != nil {
 		return err
 	}

@@ -11,10 +11,7 @@ func runCompact(ctx context.Context, env *Env, args []string) error {
 	var o common
 	fs := newFlagSet("compact", env)
 	o.register(fs, env, false)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	w, err := o.open(env)
+	w, err := o.parseOpen(fs, args, env)
 	if err != nil {
 		return err
 	}

@@ -9,10 +9,7 @@ func runConfig(_ context.Context, env *Env, args []string) error {
 	var o common
 	fs := newFlagSet("config", env)
 	o.register(fs, env, true)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	w, err := o.open(env)
+	w, err := o.parseOpen(fs, args, env)
 	if err != nil {
 		return err
 	}

@@ -22,10 +22,7 @@ func runRecover(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet("recover", env)
 	o.register(fs, env, true)
 	fs.BoolVar(&o.discard, "discard", false, "do not replay: start over from CLOSED (the breaker's memory is lost)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	w, err := o.open(env)
+	w, err := o.parseOpen(fs, args, env)
 	if err != nil {
 		return err
 	}

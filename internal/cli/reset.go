@@ -28,10 +28,7 @@ func runReset(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&o.guidance, "guidance", "", "what the agent should do differently (fed to the next iteration)")
 	fs.StringVar(&o.reason, "reason", "", "why you reset (kept in the history)")
 	fs.StringVar(&o.by, "by", defaultUser(env), "who resets (kept in the history)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	w, err := o.open(env)
+	w, err := o.parseOpen(fs, args, env)
 	if err != nil {
 		return err
 	}

@@ -19,10 +19,7 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 	var o common
 	fs := newFlagSet("status", env)
 	o.register(fs, env, true)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	w, err := o.open(env)
+	w, err := o.parseOpen(fs, args, env)
 	if err != nil {
 		return err
 	}

@@ -231,3 +231,11 @@ func describe(o output, now time.Time) string {
 	}
 	return b.String()
 }
+
+// parseOpen parses a breaker command's flags and opens the project.
+func (c *common) parseOpen(fs *flag.FlagSet, args []string, env *Env) (*workspace, error) {
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	return c.open(env)
+}
