@@ -8,7 +8,9 @@ set -u
 lb=${LOOPBREAKER:-loopbreaker}
 log=$(mktemp -d)
 i=0
-while "$lb" check --start; do
+# --start once: a new loop (with auto_reset: true an OPEN breaker is reset).
+"$lb" check --start || { "$lb" report; exit 2; }
+while "$lb" check; do
   i=$((i + 1))
   echo "=== iteration $i"
   "$@" >"$log/out" 2>"$log/err"
