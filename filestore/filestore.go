@@ -22,6 +22,7 @@
 package filestore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,6 +31,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -142,11 +144,13 @@ func (s *Store) lock(ctx context.Context) (func(), error) {
 
 // commit is one scope's share of an update.
 type commit struct {
-	files   scopeFiles
-	state   *loopbreaker.BreakerState
-	entries []loopbreaker.JournalEntry
-	data    []byte
-	tail    journalTail
+	files scopeFiles
+	state *loopbreaker.BreakerState
+	// lines are the entries, encoded once for the state file, txn.json
+	// and the journal.
+	lines [][]byte
+	data  []byte
+	tail  journalTail
 }
 
 // Update runs load-apply-save for scopes under the store's exclusive lock.
@@ -232,11 +236,15 @@ func (s *Store) Update(ctx context.Context, scopes []string, fn loopbreaker.Upda
 		if err := st.CheckInvariants(); err != nil {
 			return fmt.Errorf("filestore: not saving scope %q: %w", f.scope, err)
 		}
-		data, err := encodeState(st, es)
+		lines, err := encodeEntries(f.scope, es)
 		if err != nil {
 			return err
 		}
-		commits = append(commits, commit{files: f, state: st, entries: es, data: data, tail: tails[i]})
+		data, err := encodeStateLines(st, lines)
+		if err != nil {
+			return err
+		}
+		commits = append(commits, commit{files: f, state: st, lines: lines, data: data, tail: tails[i]})
 	}
 	if len(commits) == 0 {
 		return nil
@@ -256,13 +264,9 @@ func (s *Store) commit(commits []commit) error {
 	}
 	txnPath := filepath.Join(s.dir, txnName)
 	if len(commits) > 1 {
-		txn := txnFile{Version: stateFormat}
-		for _, c := range commits {
-			txn.States = append(txn.States, txnState{Scope: c.files.scope, File: stateFile{Version: stateFormat, State: c.state, Pending: c.entries}})
-		}
-		data, err := json.Marshal(txn)
+		data, err := encodeTxn(commits)
 		if err != nil {
-			return fmt.Errorf("filestore: encode multi-scope update: %w", err)
+			return err
 		}
 		if err := s.writeAtomic(txnPath, data); err != nil {
 			return err
@@ -289,7 +293,7 @@ func (s *Store) commit(commits []commit) error {
 	}
 	var errs []error
 	for _, c := range commits {
-		if err := s.appendEntries(c.files, &c.tail, c.entries); err != nil {
+		if err := s.appendLines(c.files, &c.tail, c.lines, c.state.Seq); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -303,7 +307,9 @@ func (s *Store) commit(commits []commit) error {
 	return nil
 }
 
-// txnFile is a multi-scope update between its commit and the last rename.
+// txnFile is the layout of txn.json, a multi-scope update between its
+// commit and the last rename: each scope's state file as it is written.
+// The store writes it with encodeTxn and reads it as a loadedTxn.
 type txnFile struct {
 	Version int        `json:"version"`
 	States  []txnState `json:"states"`
@@ -314,17 +320,54 @@ type txnState struct {
 	File  stateFile `json:"file"`
 }
 
+// loadedTxn is txn.json as read: the state files stay encoded, they are
+// written as they are.
+type loadedTxn struct {
+	Version int `json:"version"`
+	States  []struct {
+		Scope string          `json:"scope"`
+		File  json.RawMessage `json:"file"`
+	} `json:"states"`
+}
+
+// encodeTxn renders txn.json from the state files already encoded.
+func encodeTxn(commits []commit) ([]byte, error) {
+	size := 40
+	for _, c := range commits {
+		size += len(c.data) + len(c.files.scope) + 30
+	}
+	buf := make([]byte, 0, size)
+	buf = append(buf, `{"version":`...)
+	buf = strconv.AppendInt(buf, stateFormat, 10)
+	buf = append(buf, `,"states":[`...)
+	for i, c := range commits {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		scope, err := json.Marshal(c.files.scope)
+		if err != nil {
+			return nil, fmt.Errorf("filestore: encode multi-scope update: %w", err)
+		}
+		buf = append(buf, `{"scope":`...)
+		buf = append(buf, scope...)
+		buf = append(buf, `,"file":`...)
+		buf = append(buf, bytes.TrimSuffix(c.data, []byte("\n"))...)
+		buf = append(buf, '}')
+	}
+	return append(buf, "]}\n"...), nil
+}
+
 // finishTxn rolls a committed multi-scope update forward (under the lock).
 func (s *Store) finishTxn() error {
 	path := filepath.Join(s.dir, txnName)
-	data, err := os.ReadFile(path)
+	data, err := readWhole(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return ioError("read", path, err)
 	}
-	var txn txnFile
+	var txn loadedTxn
 	if err := json.Unmarshal(data, &txn); err != nil || txn.Version != stateFormat {
 		// Only a power cut without Fsync can leave this; the state files
 		// are checked on their own. Keep the file for inspection.
@@ -334,19 +377,15 @@ func (s *Store) finishTxn() error {
 		}
 		return nil
 	}
-	for _, ts := range txn.States {
+	loaded := make([]loadedState, len(txn.States))
+	for i, ts := range txn.States {
 		f, err := s.files(ts.Scope)
 		if err != nil {
 			return fmt.Errorf("filestore: roll forward %s: %w", path, err)
 		}
-		if ts.File.State == nil {
-			return fmt.Errorf("filestore: roll forward %s: scope %q has no state; move the file aside to go on", path, ts.Scope)
-		}
-		data, err := encodeState(ts.File.State, ts.File.Pending)
-		if err != nil {
-			return err
-		}
-		if _, problem := parseState(ts.Scope, data); problem != "" {
+		data := append(slices.Clip(ts.File), '\n')
+		var problem string
+		if loaded[i], problem = parseState(ts.Scope, data); problem != "" {
 			return fmt.Errorf("filestore: roll forward %s: the state of scope %q %s; move the file aside to go on", path, ts.Scope, problem)
 		}
 		if err := os.MkdirAll(f.dir, 0o755); err != nil {
@@ -367,9 +406,9 @@ func (s *Store) finishTxn() error {
 	}
 	// Append the update's journal lines now rather than when each scope is
 	// next updated, so that Journal shows them.
-	for _, ts := range txn.States {
+	for i, ts := range txn.States {
 		f, _ := s.files(ts.Scope)
-		if _, err := s.repairJournal(f, ts.File); err != nil {
+		if _, err := s.repairJournal(f, loaded[i]); err != nil {
 			return err
 		}
 	}
@@ -492,8 +531,11 @@ func (s *Store) Replace(ctx context.Context, scope string, state *loopbreaker.Br
 	}
 	st.Seq = max(base, maxSeq) + 1
 	entry := loopbreaker.JournalEntry{Seq: st.Seq, Time: s.opts.Now(), Scope: scope, Type: loopbreaker.EntrySnapshot, Snapshot: &st}
-	pending := []loopbreaker.JournalEntry{entry}
-	data, err := encodeState(&st, pending)
+	lines, err := encodeEntries(scope, []loopbreaker.JournalEntry{entry})
+	if err != nil {
+		return err
+	}
+	data, err := encodeStateLines(&st, lines)
 	if err != nil {
 		return err
 	}
@@ -508,7 +550,7 @@ func (s *Store) Replace(ctx context.Context, scope string, state *loopbreaker.Br
 	}
 	if tail.garbage {
 		err = s.startJournal(f, &tail, entry)
-	} else if err = s.appendEntries(f, &tail, pending); err == nil {
+	} else if err = s.appendLines(f, &tail, lines, st.Seq); err == nil {
 		err = s.maybeRotate(f, &tail, &st)
 	}
 	if err != nil {

@@ -121,6 +121,17 @@ func decodeEntry(line []byte) (loopbreaker.JournalEntry, bool) {
 	return e, true
 }
 
+// decodeHead parses the seq, scope and type of one journal line, with the
+// same test as decodeEntry for what is an entry, without decoding the rest
+// (an event or a whole snapshot) that the caller does not use.
+func decodeHead(line []byte) (entryHead, bool) {
+	var h entryHead
+	if err := json.Unmarshal(line, &h); err != nil || h.Seq == 0 || h.Type == "" {
+		return entryHead{}, false
+	}
+	return h, true
+}
+
 // scanBackward calls fn with the lines of r[0:size], last line first,
 // without their '\n'. off is where the line starts; complete is false only
 // for a last line without its newline. fn returns false to stop. It reads
@@ -208,9 +219,9 @@ type journalTail struct {
 	size int64
 	// partialAt is where an unfinished last line starts (-1: none).
 	partialAt int64
-	// last is the last complete entry; lastOK is false when there is none
-	// or when the last complete line is not an entry.
-	last    loopbreaker.JournalEntry
+	// last is the head of the last complete entry; lastOK is false when
+	// there is none or when the last complete line is not an entry.
+	last    entryHead
 	lastOK  bool
 	garbage bool
 }
@@ -228,7 +239,7 @@ func readTail(r io.ReaderAt, size int64) (journalTail, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			return true
 		}
-		t.last, t.lastOK = decodeEntry(line)
+		t.last, t.lastOK = decodeHead(line)
 		t.garbage = !t.lastOK
 		return false
 	})

@@ -23,13 +23,13 @@ import (
 // last line; callers hold the lock. A journal that a killed rotation left
 // only under its temporary name is put back first.
 func (s *Store) loadTail(f scopeFiles) (journalTail, error) {
-	jf, err := os.OpenFile(f.journal, os.O_RDWR, 0)
+	jf, err := openFile(f.journal, os.O_RDWR, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		restored, rerr := s.finishRotation(f)
 		if rerr != nil || !restored {
 			return journalTail{partialAt: -1}, rerr
 		}
-		jf, err = os.OpenFile(f.journal, os.O_RDWR, 0)
+		jf, err = openFile(f.journal, os.O_RDWR, 0)
 	}
 	if err != nil {
 		return journalTail{}, ioError("open journal", f.journal, err)
@@ -89,7 +89,7 @@ func (s *Store) finishRotation(f scopeFiles) (bool, error) {
 // the journal lost more than those or ends in garbage, starts a new journal
 // from a snapshot of the state (the old one is kept as a rotated journal).
 // Its cost does not depend on the journal's length.
-func (s *Store) repairJournal(f scopeFiles, sf stateFile) (journalTail, error) {
+func (s *Store) repairJournal(f scopeFiles, sf loadedState) (journalTail, error) {
 	t, err := s.loadTail(f)
 	if err != nil {
 		return t, err
@@ -113,31 +113,49 @@ func (s *Store) repairJournal(f scopeFiles, sf stateFile) (journalTail, error) {
 	}
 	first := st.Seq - uint64(len(sf.Pending)) + 1
 	if last+1 >= first {
-		return t, s.appendEntries(f, &t, sf.Pending[last+1-first:])
+		// parseState checked the pending entries' seqs; one line each.
+		pending, err := sf.pendingLines()
+		if err != nil {
+			return t, err
+		}
+		missing := pending[last+1-first:]
+		lines := make([][]byte, len(missing))
+		for i, l := range missing {
+			lines[i] = l
+			if bytes.IndexByte(l, '\n') >= 0 { // not written by the store
+				var c bytes.Buffer
+				if err := json.Compact(&c, l); err != nil {
+					return t, fmt.Errorf("filestore: pending journal entry of scope %q: %w", f.scope, err)
+				}
+				lines[i] = c.Bytes()
+			}
+		}
+		return t, s.appendLines(f, &t, lines, st.Seq)
 	}
 	return t, s.startJournal(f, &t, snapshotEntry(st, s.opts.Now()))
 }
 
-// appendEntries appends entries to the journal in one write, so that a
-// concurrent reader or a crash sees at most one unfinished last line.
-func (s *Store) appendEntries(f scopeFiles, t *journalTail, entries []loopbreaker.JournalEntry) error {
-	if len(entries) == 0 {
+// appendLines appends encoded entries (lastSeq is the last one's seq) to
+// the journal in one write, so that a concurrent reader or a crash sees at
+// most one unfinished last line.
+func (s *Store) appendLines(f scopeFiles, t *journalTail, lines [][]byte, lastSeq uint64) error {
+	if len(lines) == 0 {
 		return nil
 	}
-	var buf bytes.Buffer
-	for _, e := range entries {
-		line, err := json.Marshal(e)
-		if err != nil {
-			return fmt.Errorf("filestore: encode journal entry %d of scope %q: %w", e.Seq, f.scope, err)
-		}
-		buf.Write(line)
-		buf.WriteByte('\n')
+	size := 0
+	for _, l := range lines {
+		size += len(l) + 1
 	}
-	jf, err := os.OpenFile(f.journal, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	buf := make([]byte, 0, size)
+	for _, l := range lines {
+		buf = append(buf, l...)
+		buf = append(buf, '\n')
+	}
+	jf, err := openFile(f.journal, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return ioError("open journal", f.journal, err)
 	}
-	_, err = jf.Write(buf.Bytes())
+	_, err = jf.Write(buf)
 	if err == nil && s.opts.Fsync {
 		err = jf.Sync()
 	}
@@ -152,8 +170,8 @@ func (s *Store) appendEntries(f scopeFiles, t *journalTail, entries []loopbreake
 			return err
 		}
 	}
-	t.exists, t.size = true, t.size+int64(buf.Len())
-	t.last, t.lastOK, t.garbage = entries[len(entries)-1], true, false
+	t.exists, t.size = true, t.size+int64(len(buf))
+	t.last, t.lastOK, t.garbage = entryHead{Seq: lastSeq}, true, false
 	return nil
 }
 
@@ -199,7 +217,7 @@ func (s *Store) startJournal(f scopeFiles, t *journalTail, first loopbreaker.Jou
 	if err := s.syncDir(f.dir); err != nil {
 		return err
 	}
-	*t = journalTail{exists: true, size: int64(len(line)), partialAt: -1, last: first, lastOK: true}
+	*t = journalTail{exists: true, size: int64(len(line)), partialAt: -1, last: entryHead{Seq: first.Seq, Scope: first.Scope, Type: first.Type}, lastOK: true}
 	return s.prune(f)
 }
 

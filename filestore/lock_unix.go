@@ -19,7 +19,7 @@ import (
 // While waiting it honours ctx: the blocking flock runs in a goroutine, and
 // if ctx ends first that goroutine releases the lock as soon as it gets it.
 func lockExclusive(ctx context.Context, path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := openFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("filestore: open lock file %s: %w (%s)", path, err, hint(err, path))
 	}

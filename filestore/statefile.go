@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker"
@@ -16,14 +18,46 @@ import (
 // stateFormat is the version of the state file layout.
 const stateFormat = 1
 
-// stateFile is what state.json holds: the committed state, and the journal
-// entries of the update that produced it. Those entries are appended to the
-// journal after the state is committed; keeping them here lets the next
-// writer append them if the process died in between.
+// stateFile is the layout of state.json: the committed state, and the
+// journal entries of the update that produced it. Those entries are
+// appended to the journal after the state is committed; keeping them here
+// lets the next writer append them if the process died in between. The
+// store writes it with encodeStateLines, byte for byte what json.Marshal
+// of this type gives, and reads it as a loadedState.
 type stateFile struct {
 	Version int                        `json:"version"`
 	State   *loopbreaker.BreakerState  `json:"state"`
 	Pending []loopbreaker.JournalEntry `json:"pending,omitempty"`
+}
+
+// loadedState is a state file as read. Of the pending entries only the
+// heads are decoded (to check them): the entries themselves are the very
+// journal lines to append should the journal lack them, which pendingLines
+// takes from data only then.
+type loadedState struct {
+	Version int                       `json:"version"`
+	State   *loopbreaker.BreakerState `json:"state"`
+	Pending []entryHead               `json:"pending,omitempty"`
+	// data is the file's content.
+	data []byte
+}
+
+// pendingLines returns the pending entries as they are stored.
+func (sf loadedState) pendingLines() ([]json.RawMessage, error) {
+	var raw struct {
+		Pending []json.RawMessage `json:"pending"`
+	}
+	if err := json.Unmarshal(sf.data, &raw); err != nil || len(raw.Pending) != len(sf.Pending) {
+		return nil, fmt.Errorf("filestore: state file of scope %q: pending entries changed while read (%v)", sf.State.Scope, err)
+	}
+	return raw.Pending, nil
+}
+
+// entryHead is the part of a journal entry that repairs look at.
+type entryHead struct {
+	Seq   uint64                `json:"seq"`
+	Scope string                `json:"scope"`
+	Type  loopbreaker.EntryType `json:"type"`
 }
 
 // scopeFiles names the files of one scope.
@@ -51,69 +85,70 @@ func (s *Store) files(scope string) (scopeFiles, error) {
 // readState reads a scope's state file. A scope never seen gives a new
 // CLOSED state and exists == false; a file that cannot be used gives a
 // *CorruptStateError.
-func (s *Store) readState(f scopeFiles) (sf stateFile, exists bool, err error) {
-	data, err := os.ReadFile(f.state)
+func (s *Store) readState(f scopeFiles) (sf loadedState, exists bool, err error) {
+	data, err := readWhole(f.state)
 	if errors.Is(err, fs.ErrNotExist) {
 		// A journal without a state means the state file was deleted: never
 		// come back CLOSED silently (restart bypass). The state file is
 		// written before the journal and never removed, so reading it again
 		// rules out a first commit that raced with us.
 		if fi, jerr := os.Stat(f.journal); jerr == nil && fi.Size() > 0 {
-			data, err = os.ReadFile(f.state)
+			data, err = readWhole(f.state)
 			if errors.Is(err, fs.ErrNotExist) {
-				return stateFile{}, false, s.corrupt(f, "is missing although the scope has a journal (was it deleted?)")
+				return loadedState{}, false, s.corrupt(f, "is missing although the scope has a journal (was it deleted?)")
 			}
 		} else {
-			return stateFile{State: loopbreaker.NewBreakerState(f.scope)}, false, nil
+			return loadedState{State: loopbreaker.NewBreakerState(f.scope)}, false, nil
 		}
 	}
 	if err != nil {
-		return stateFile{}, false, ioError("read state file", f.state, err)
+		return loadedState{}, false, ioError("read state file", f.state, err)
 	}
 	sf, problem := parseState(f.scope, data)
 	if problem != "" {
-		return stateFile{}, true, s.corrupt(f, problem)
+		return loadedState{}, true, s.corrupt(f, problem)
 	}
 	return sf, true, nil
 }
 
 // parseState decodes and checks a state file; problem says what is wrong.
-func parseState(scope string, data []byte) (stateFile, string) {
+func parseState(scope string, data []byte) (loadedState, string) {
 	if len(data) == 0 {
-		return stateFile{}, "is empty (0 bytes)"
+		return loadedState{}, "is empty (0 bytes)"
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return stateFile{}, fmt.Sprintf("holds only blanks (%d bytes)", len(data))
+		return loadedState{}, fmt.Sprintf("holds only blanks (%d bytes)", len(data))
 	}
-	var sf stateFile
+	var sf loadedState
 	if err := json.Unmarshal(data, &sf); err != nil {
 		if strings.Contains(err.Error(), "unexpected end of JSON input") {
-			return stateFile{}, fmt.Sprintf("is truncated (%d bytes, the JSON ends early)", len(data))
+			return loadedState{}, fmt.Sprintf("is truncated (%d bytes, the JSON ends early)", len(data))
 		}
-		return stateFile{}, fmt.Sprintf("is not a state file (%d bytes): %v", len(data), err)
+		return loadedState{}, fmt.Sprintf("is not a state file (%d bytes): %v", len(data), err)
 	}
 	if sf.Version != stateFormat {
-		return stateFile{}, fmt.Sprintf("has format version %d, this loopbreaker reads version %d (written by another version?)", sf.Version, stateFormat)
+		return loadedState{}, fmt.Sprintf("has format version %d, this loopbreaker reads version %d (written by another version?)", sf.Version, stateFormat)
 	}
 	st := sf.State
 	if st == nil {
-		return stateFile{}, "has no \"state\" object"
+		return loadedState{}, "has no \"state\" object"
 	}
 	if st.Scope != scope {
-		return stateFile{}, fmt.Sprintf("holds the state of scope %q, not of %q (copied from another scope?)", st.Scope, scope)
+		return loadedState{}, fmt.Sprintf("holds the state of scope %q, not of %q (copied from another scope?)", st.Scope, scope)
 	}
 	if err := st.CheckInvariants(); err != nil {
-		return stateFile{}, fmt.Sprintf("holds an invalid state: %v", err)
+		return loadedState{}, fmt.Sprintf("holds an invalid state: %v", err)
 	}
 	if n := uint64(len(sf.Pending)); n > st.Seq {
-		return stateFile{}, fmt.Sprintf("lists %d pending journal entries but the state is at seq %d", n, st.Seq)
+		return loadedState{}, fmt.Sprintf("lists %d pending journal entries but the state is at seq %d", n, st.Seq)
 	}
 	first := st.Seq - uint64(len(sf.Pending)) + 1
 	for i, e := range sf.Pending {
 		if e.Seq != first+uint64(i) || e.Scope != scope || e.Type == "" {
-			return stateFile{}, fmt.Sprintf("has a pending journal entry (seq %d, scope %q, type %q) that does not follow on seqs %d..%d", e.Seq, e.Scope, e.Type, first, st.Seq)
+			return loadedState{}, fmt.Sprintf("has a pending journal entry (seq %d, scope %q, type %q) that does not follow on seqs %d..%d", e.Seq, e.Scope, e.Type, first, st.Seq)
 		}
 	}
+	sf.data = data
 	return sf, ""
 }
 
@@ -131,11 +166,55 @@ func (s *Store) corrupt(f scopeFiles, problem string) error {
 
 // encodeState renders a state file.
 func encodeState(st *loopbreaker.BreakerState, pending []loopbreaker.JournalEntry) ([]byte, error) {
-	data, err := json.Marshal(stateFile{Version: stateFormat, State: st, Pending: pending})
+	lines, err := encodeEntries(st.Scope, pending)
+	if err != nil {
+		return nil, err
+	}
+	return encodeStateLines(st, lines)
+}
+
+// encodeEntries encodes journal entries once; the same bytes serve as the
+// state file's pending list, the multi-scope transaction and the journal
+// lines.
+func encodeEntries(scope string, entries []loopbreaker.JournalEntry) ([][]byte, error) {
+	lines := make([][]byte, len(entries))
+	for i := range entries {
+		line, err := json.Marshal(&entries[i])
+		if err != nil {
+			return nil, fmt.Errorf("filestore: encode journal entry %d of scope %q: %w", entries[i].Seq, scope, err)
+		}
+		lines[i] = line
+	}
+	return lines, nil
+}
+
+// encodeStateLines renders a state file from the encoded pending entries
+// (the layout of stateFile, ending in a newline).
+func encodeStateLines(st *loopbreaker.BreakerState, pending [][]byte) ([]byte, error) {
+	state, err := json.Marshal(st)
 	if err != nil {
 		return nil, fmt.Errorf("filestore: encode state of scope %q: %w", st.Scope, err)
 	}
-	return append(data, '\n'), nil
+	size := len(state) + 40
+	for _, p := range pending {
+		size += len(p) + 1
+	}
+	buf := make([]byte, 0, size)
+	buf = append(buf, `{"version":`...)
+	buf = strconv.AppendInt(buf, stateFormat, 10)
+	buf = append(buf, `,"state":`...)
+	buf = append(buf, state...)
+	if len(pending) > 0 {
+		buf = append(buf, `,"pending":[`...)
+		for i, p := range pending {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, p...)
+		}
+		buf = append(buf, ']')
+	}
+	return append(buf, "}\n"...), nil
 }
 
 // writeAtomic replaces path with data: write a temporary file in the same
@@ -145,7 +224,7 @@ func encodeState(st *loopbreaker.BreakerState, pending []loopbreaker.JournalEntr
 // simply overwritten.
 func (s *Store) writeAtomic(path string, data []byte) error {
 	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return ioError("create", tmp, err)
 	}
@@ -160,7 +239,7 @@ func (s *Store) writeAtomic(path string, data []byte) error {
 		_ = os.Remove(tmp)
 		return ioError("write", tmp, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := rename(tmp, path); err != nil {
 		_ = os.Remove(tmp)
 		return ioError("rename "+tmp+" to", path, err)
 	}
@@ -184,4 +263,32 @@ func (s *Store) syncDir(dir string) error {
 		return ioError("sync directory", dir, err)
 	}
 	return nil
+}
+
+// readWhole is os.ReadFile through openFile: one read when the size is
+// known, and one more to see the end.
+func readWhole(path string) ([]byte, error) {
+	f, err := openFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size := 512
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		size = int(fi.Size()) + 1
+	}
+	data := make([]byte, 0, size)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if errors.Is(err, io.EOF) {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
 }
