@@ -68,3 +68,23 @@ func BenchmarkJournalTail(b *testing.B) {
 		}
 	}
 }
+
+// One multi-scope update (txn.json, then each state file and journal), as
+// the server's checkpoint writes the breakers changed in the last second.
+func BenchmarkUpdateScopes(b *testing.B) {
+	const n = 32
+	s := openStore(b, Options{})
+	scopes := make([]string, n)
+	for i := range scopes {
+		scopes[i] = fmt.Sprintf("agent:a%d", i)
+	}
+	mustUpdate(b, s, iterate(100), scopes...)
+	ctx := context.Background()
+	fn := iterate(100)
+	for b.Loop() {
+		if err := s.Update(ctx, scopes, fn); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/scope")
+}
