@@ -256,19 +256,10 @@ func clearCounters(s *lb.BreakerState) {
 // appendBounded appends v and keeps between max and 2×max of the newest
 // elements: trimming only when 2×max is reached makes appends O(1)
 // amortised and, once the backing array is grown, allocation-free.
-// Readers that want exactly the newest max use newest.
 func appendBounded[T any](xs []T, v T, max int) []T {
 	if len(xs) >= 2*max {
 		n := copy(xs, xs[len(xs)-max+1:])
 		xs = xs[:n]
 	}
 	return append(xs, v)
-}
-
-// newest returns the last max elements of xs.
-func newest[T any](xs []T, max int) []T {
-	if len(xs) > max {
-		return xs[len(xs)-max:]
-	}
-	return xs
 }

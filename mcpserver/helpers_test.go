@@ -224,14 +224,3 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	}
 	return out
 }
-
-func breakerOf(t *testing.T, bs []Breaker, scope string) Breaker {
-	t.Helper()
-	for _, b := range bs {
-		if b.Scope == scope {
-			return b
-		}
-	}
-	t.Fatalf("no breaker %s in %+v", scope, bs)
-	return Breaker{}
-}

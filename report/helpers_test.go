@@ -19,12 +19,11 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // session drives the real engine with a fake clock: states in these tests
 // are only ever produced by events.
 type session struct {
-	t     *testing.T
-	now   time.Time
-	e     *breaker.Engine
-	s     *lb.BreakerState
-	last  lb.Decision
-	steps int
+	t    *testing.T
+	now  time.Time
+	e    *breaker.Engine
+	s    *lb.BreakerState
+	last lb.Decision
 }
 
 func newSession(t *testing.T) *session {
