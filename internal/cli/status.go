@@ -35,7 +35,33 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 		return enc.Encode(out)
 	}
 	printStatus(env.Stdout, out, env.Now())
+	w.printOthers(ctx)
 	return nil
+}
+
+// printOthers lists the project's other breakers, so that someone who
+// looks at the default session learns that the hooks keep theirs under
+// the tool's name (session:claude) or that `serve` has agent breakers.
+func (w *workspace) printOthers(ctx context.Context) {
+	scopes, err := w.store.Scopes(ctx)
+	if err != nil {
+		return
+	}
+	var others []string
+	for _, sc := range scopes {
+		if sc == w.scope {
+			continue
+		}
+		state := "unreadable"
+		if st, err := w.store.Load(ctx, sc); err == nil {
+			state = string(st.State)
+		}
+		others = append(others, fmt.Sprintf("%s (%s)", sc, state))
+	}
+	if len(others) == 0 {
+		return
+	}
+	fmt.Fprintf(w.env.Stdout, "\nother breakers: %s\n  see one with --session NAME (session:NAME) or --scope SCOPE\n", strings.Join(others, ", "))
 }
 
 func printStatus(w io.Writer, o output, now time.Time) {
