@@ -49,12 +49,7 @@ func (o *gitOptions) needSlice(cmd string) error {
 // openGit opens the git work tree of the project, keeping loopbreaker's
 // state directory out of snapshots and rollbacks wherever it is.
 func (o *gitOptions) openGit(env *Env) (*gitrepo.Repo, error) {
-	project := o.project
-	if project == "" {
-		project = findProject(env.Dir)
-	} else if !filepath.IsAbs(project) {
-		project = filepath.Join(env.Dir, project)
-	}
+	project := resolveProject(env, o.project)
 	repo, err := gitrepo.Open(project)
 	if err != nil {
 		if errors.Is(err, gitrepo.ErrNotRepo) {
@@ -66,12 +61,7 @@ func (o *gitOptions) openGit(env *Env) (*gitrepo.Repo, error) {
 		return nil, err
 	}
 	repo.Now = env.Now
-	stateDir := env.Getenv("LOOPBREAKER_DIR")
-	if stateDir == "" {
-		stateDir = filepath.Join(project, StateDirName)
-	} else if !filepath.IsAbs(stateDir) {
-		stateDir = filepath.Join(env.Dir, stateDir)
-	}
+	stateDir := resolveStateDir(env, project)
 	for _, root := range []string{repo.Root, realPath(repo.Root)} {
 		rel, err := filepath.Rel(root, realPath(stateDir))
 		if err != nil {

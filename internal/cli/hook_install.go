@@ -55,12 +55,7 @@ func runHookInstall(_ context.Context, env *Env, verb string, args []string) err
 	if o.user && o.proj {
 		return usagef("hook %s: give --user or --project, not both", verb)
 	}
-	project := o.project
-	if project == "" {
-		project = findProject(env.Dir)
-	} else {
-		project = abs(env, project)
-	}
+	project := resolveProject(env, o.project)
 	path, err := hook.SettingsPath(tool, o.user, project, env.Getenv)
 	if err != nil {
 		return err

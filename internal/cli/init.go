@@ -48,12 +48,7 @@ func runInit(_ context.Context, env *Env, args []string) error {
 		}
 		fmt.Fprintf(env.Stdout, "wrote %s\n", path)
 	}
-	stateDir := env.Getenv("LOOPBREAKER_DIR")
-	if stateDir == "" {
-		stateDir = filepath.Join(project, StateDirName)
-	} else {
-		stateDir = abs(env, stateDir)
-	}
+	stateDir := resolveStateDir(env, project)
 	st, err := filestore.Open(stateDir, filestore.Options{})
 	if err != nil {
 		return err

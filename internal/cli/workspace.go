@@ -82,13 +82,27 @@ func findProject(start string) string {
 	}
 }
 
-func (c *common) open(env *Env) (*workspace, error) {
-	project := c.project
-	if project == "" {
-		project = findProject(env.Dir)
-	} else if !filepath.IsAbs(project) {
-		project = filepath.Join(env.Dir, project)
+// resolveProject is the project directory: the -C flag (relative to the
+// working directory), else the nearest parent holding loopbreaker.yaml or
+// a state directory, else the working directory.
+func resolveProject(env *Env, flag string) string {
+	if flag == "" {
+		return findProject(env.Dir)
 	}
+	return abs(env, flag)
+}
+
+// resolveStateDir is the state directory: LOOPBREAKER_DIR (relative to the
+// working directory), else .loopbreaker in the project.
+func resolveStateDir(env *Env, project string) string {
+	if dir := env.Getenv("LOOPBREAKER_DIR"); dir != "" {
+		return abs(env, dir)
+	}
+	return filepath.Join(project, StateDirName)
+}
+
+func (c *common) open(env *Env) (*workspace, error) {
+	project := resolveProject(env, c.project)
 	flags := map[string]string{}
 	for _, kv := range c.sets {
 		k, v, ok := strings.Cut(kv, "=")
@@ -101,12 +115,7 @@ func (c *common) open(env *Env) (*workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	stateDir := env.Getenv("LOOPBREAKER_DIR")
-	if stateDir == "" {
-		stateDir = filepath.Join(project, StateDirName)
-	} else if !filepath.IsAbs(stateDir) {
-		stateDir = filepath.Join(env.Dir, stateDir)
-	}
+	stateDir := resolveStateDir(env, project)
 	cfg := loaded.Config
 	store, err := filestore.Open(stateDir, filestore.Options{
 		MaxJournalBytes: cfg.Journal.MaxBytes, KeepJournals: cfg.Journal.Keep,
