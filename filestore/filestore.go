@@ -578,14 +578,7 @@ func (s *Store) keepCorrupt(f scopeFiles) error {
 		if err != nil {
 			return ioError("keep the corrupt state file as", aside, err)
 		}
-		_, err = out.Write(data)
-		if err == nil && s.opts.Fsync {
-			err = out.Sync()
-		}
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := s.writeClose(out, data); err != nil {
 			return ioError("keep the corrupt state file as", aside, err)
 		}
 		return nil

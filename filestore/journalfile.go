@@ -227,17 +227,23 @@ func (s *Store) writeFile(path string, data []byte) error {
 	if err != nil {
 		return ioError("create", path, err)
 	}
-	_, err = out.Write(data)
-	if err == nil && s.opts.Fsync {
-		err = out.Sync()
-	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := s.writeClose(out, data); err != nil {
 		return ioError("write", path, err)
 	}
 	return nil
+}
+
+// writeClose writes data to a new file, syncs it when Options.Fsync asks,
+// and closes it, reporting the first error.
+func (s *Store) writeClose(f *os.File, data []byte) error {
+	_, err := f.Write(data)
+	if err == nil && s.opts.Fsync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // rotatedPath names a rotated journal after its first seq; a clash (only

@@ -228,14 +228,7 @@ func (s *Store) writeAtomic(path string, data []byte) error {
 	if err != nil {
 		return ioError("create", tmp, err)
 	}
-	_, err = f.Write(data)
-	if err == nil && s.opts.Fsync {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := s.writeClose(f, data); err != nil {
 		_ = os.Remove(tmp)
 		return ioError("write", tmp, err)
 	}
