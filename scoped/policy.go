@@ -76,12 +76,33 @@ func NewPolicy(cfg lb.Config, templateKinds []string, now func() time.Time) (*Po
 		p.engines = append(p.engines, engineFor(cfg, b, now))
 	}
 	p.templateEng = engineFor(cfg, cfg.BreakerTemplate, now)
-	p.loopRule = lb.BreakerConfig{
+	p.loopRule = loopRule(cfg)
+	p.loopEng = engineFor(cfg, p.loopRule, now)
+	return p, nil
+}
+
+// loopRule is the breaker settings of an unconfigured session or slice:
+// the top-level cooldown and failure window.
+func loopRule(cfg lb.Config) lb.BreakerConfig {
+	return lb.BreakerConfig{
 		FailureThreshold: cfg.FailureWindow.Threshold, Window: cfg.FailureWindow.Window,
 		Cooldown: cfg.Cooldown, Notify: cfg.BreakerTemplate.Notify,
 	}
-	p.loopEng = engineFor(cfg, p.loopRule, now)
-	return p, nil
+}
+
+// EngineFor is Policy.Engine for one scope, without validating cfg again
+// or building every breaker's engine: what a one-shot command (check,
+// record, a hook) needs on its hot path. cfg must be valid.
+func EngineFor(cfg lb.Config, scope string, now func() time.Time) *breaker.Engine {
+	for _, b := range cfg.Breakers {
+		if b.Scope == scope {
+			return engineFor(cfg, b, now)
+		}
+	}
+	if isLoopScope(scope) {
+		return engineFor(cfg, loopRule(cfg), now)
+	}
+	return engineFor(cfg, cfg.BreakerTemplate, now)
 }
 
 // engineFor is the engine of one breaker: the base configuration with the

@@ -159,4 +159,10 @@ func TestPolicySessionUsesTopLevelSettings(t *testing.T) {
 	if e := p.Engine("agent:x"); e.Config.Cooldown != time.Minute || e.Config.FailureWindow.Threshold != 9 {
 		t.Fatalf("agent from the template: %v %d", e.Config.Cooldown, e.Config.FailureWindow.Threshold)
 	}
+	// EngineFor, the one-scope shortcut of the CLI, follows the same rule.
+	for _, scope := range []string{"session:free", "slice:s1", "session:pinned", "agent:x", "stakes:high"} {
+		if got, want := EngineFor(cfg, scope, nil).Config, p.Engine(scope).Config; got.Cooldown != want.Cooldown || got.FailureWindow != want.FailureWindow {
+			t.Errorf("EngineFor(%s): cooldown %v window %+v, Policy.Engine: %v %+v", scope, got.Cooldown, got.FailureWindow, want.Cooldown, want.FailureWindow)
+		}
+	}
 }

@@ -133,10 +133,6 @@ func (c *common) open(env *Env) (*workspace, error) {
 	}
 	// A breakers: entry for this session overrides its cooldown and
 	// failure window here exactly as in `serve` and `mcp`.
-	policy, err := scoped.NewPolicy(cfg, nil, env.Now)
-	if err != nil {
-		return nil, err
-	}
 	scope := SessionScope(c.session)
 	if c.scope != "" {
 		if err := lb.ValidScope(c.scope); err != nil {
@@ -144,7 +140,7 @@ func (c *common) open(env *Env) (*workspace, error) {
 		}
 		scope = c.scope
 	}
-	engine := policy.Engine(scope)
+	engine := scoped.EngineFor(cfg, scope, env.Now)
 	return &workspace{
 		env: env, project: project, stateDir: stateDir, loaded: loaded, cfg: cfg,
 		store:   store,
