@@ -22,8 +22,11 @@ import (
 // Mark is where a detector spoke: after the Step-th tool call (counted
 // from 1; 0 is before any), which detector, and why.
 type Mark struct {
-	Step     int    `json:"step"`
-	TurnEnd  bool   `json:"turn_end,omitempty"`
+	Step    int  `json:"step"`
+	TurnEnd bool `json:"turn_end,omitempty"`
+	// Turn is the turn (from 1) the mark fell in; a journal of iterations
+	// has turns and no tool calls.
+	Turn     int    `json:"turn"`
 	Detector string `json:"detector"`
 	Reason   string `json:"reason"`
 }
@@ -57,6 +60,7 @@ type Prepared struct {
 	events   []lb.Event
 	stepAt   []int // tool calls made up to and including event i
 	turnEnd  []bool
+	turnAt   []int // the turn (from 1) event i belongs to
 	steps    int
 	turns    int
 	lastEdit int
@@ -136,6 +140,11 @@ func (p *Prepared) add(ev lb.Event, turnEnd bool) {
 	p.events = append(p.events, ev)
 	p.stepAt = append(p.stepAt, p.steps)
 	p.turnEnd = append(p.turnEnd, turnEnd)
+	turn := p.turns + 1 // a tool call falls in the turn under way
+	if turnEnd {
+		turn = p.turns // p.turns already counts the turn that just ended
+	}
+	p.turnAt = append(p.turnAt, turn)
 }
 
 // Steps counts the tool calls of the session.
@@ -191,15 +200,15 @@ func (p *Prepared) Run(cfg lb.Config) Result {
 		a, err := eng.Apply(st, &ev)
 		if err != nil {
 			// A broken invariant halts a live breaker too (fails closed).
-			r.Halt = &Mark{Step: p.stepAt[i], TurnEnd: p.turnEnd[i], Detector: "error", Reason: err.Error()}
+			r.Halt = &Mark{Step: p.stepAt[i], TurnEnd: p.turnEnd[i], Turn: p.turnAt[i], Detector: "error", Reason: err.Error()}
 			break
 		}
 		d := a.Decision
 		if d.Warning && r.Warn == nil {
-			r.Warn = &Mark{Step: p.stepAt[i], TurnEnd: p.turnEnd[i], Detector: d.Detector, Reason: d.Reason}
+			r.Warn = &Mark{Step: p.stepAt[i], TurnEnd: p.turnEnd[i], Turn: p.turnAt[i], Detector: d.Detector, Reason: d.Reason}
 		}
 		if !d.Allowed && d.State == lb.Open {
-			r.Halt = &Mark{Step: p.stepAt[i], TurnEnd: p.turnEnd[i], Detector: d.Detector, Reason: d.Reason}
+			r.Halt = &Mark{Step: p.stepAt[i], TurnEnd: p.turnEnd[i], Turn: p.turnAt[i], Detector: d.Detector, Reason: d.Reason}
 			break
 		}
 	}

@@ -260,7 +260,7 @@ func printReplay(w io.Writer, out replayOutput, sessions int, labelled bool) {
 }
 
 func printOneReplay(w io.Writer, r replay.Result) {
-	fmt.Fprintf(w, "%s (%s, session %s): %d tool calls, %d turns\n", r.Path, r.Format, r.Session, r.Steps, r.Turns)
+	fmt.Fprintf(w, "%s (%s, session %s): %s, %s\n", r.Path, r.Format, r.Session, plural(r.Steps, "tool call"), plural(r.Turns, "turn"))
 	if r.Warn != nil {
 		fmt.Fprintf(w, "  warn  %s  %s: %s\n", markStep(r.Warn), r.Warn.Detector, oneLine(r.Warn.Reason))
 	}
@@ -269,17 +269,34 @@ func printOneReplay(w io.Writer, r replay.Result) {
 		return
 	}
 	fmt.Fprintf(w, "  HALT  %s  %s: %s\n", markStep(r.Halt), r.Halt.Detector, oneLine(r.Halt.Reason))
-	fmt.Fprintf(w, "  %d of %d tool calls came after the halt (%.0f %%)\n", r.StepsAfterHalt, r.Steps, replay.Share(r.StepsAfterHalt, r.Steps))
+	if r.Steps == 0 { // a journal of iterations: count its turns
+		after := r.Turns - r.Halt.Turn
+		fmt.Fprintf(w, "  %d of %s came after the halt (%.0f %%)\n", after, plural(r.Turns, "turn"), replay.Share(after, r.Turns))
+	} else {
+		fmt.Fprintf(w, "  %d of %s came after the halt (%.0f %%)\n", r.StepsAfterHalt, plural(r.Steps, "tool call"), replay.Share(r.StepsAfterHalt, r.Steps))
+	}
 	if r.LastEdit > r.Halt.Step {
 		fmt.Fprintf(w, "  the session's last edit was at step %d, after the halt\n", r.LastEdit)
 	}
 }
 
 func markStep(m *replay.Mark) string {
-	if m.TurnEnd {
-		return fmt.Sprintf("at the turn end after step %d", m.Step)
+	switch {
+	case m.TurnEnd && m.Step == 0:
+		return fmt.Sprintf("at the end of turn %d", m.Turn)
+	case m.TurnEnd:
+		return fmt.Sprintf("at the end of turn %d, after step %d", m.Turn, m.Step)
 	}
-	return fmt.Sprintf("at step %d", m.Step)
+	return fmt.Sprintf("at step %d (turn %d)", m.Step, m.Turn)
+}
+
+// markCell is a mark in the table: its step, or its turn ("turn 3") in a
+// session of turns without tool calls (a journal of iterations).
+func markCell(m *replay.Mark) string {
+	if m.TurnEnd && m.Step == 0 {
+		return fmt.Sprintf("turn %d", m.Turn)
+	}
+	return fmt.Sprint(m.Step)
 }
 
 func printReplayTable(w io.Writer, rs []replay.Result) {
@@ -289,10 +306,10 @@ func printReplayTable(w io.Writer, rs []replay.Result) {
 	for _, r := range rs {
 		warn, halt, det, cut := "-", "-", "-", "-"
 		if r.Warn != nil {
-			warn = fmt.Sprint(r.Warn.Step)
+			warn = markCell(r.Warn)
 		}
 		if r.Halt != nil {
-			halt, det, cut = fmt.Sprint(r.Halt.Step), r.Halt.Detector, fmt.Sprint(r.StepsAfterHalt)
+			halt, det, cut = markCell(r.Halt), r.Halt.Detector, fmt.Sprint(r.StepsAfterHalt)
 			halted++
 			after += r.StepsAfterHalt
 		}
@@ -367,4 +384,12 @@ func (p *progress) done() {
 	if p.on {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", 50))
 	}
+}
+
+// plural says "1 turn", "4 turns".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
