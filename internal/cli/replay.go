@@ -155,14 +155,18 @@ func (o *replayOptions) run(env *Env) error {
 		if err := enc.Encode(out); err != nil {
 			return err
 		}
-	} else {
+	} else if len(prepared) > 0 || len(out.Errors) == 0 {
+		// With no session read and errors, the errors below say it all.
 		printReplay(env.Stdout, out, len(prepared), labels != nil)
 	}
 	for _, e := range out.Errors {
 		fmt.Fprintf(env.Stderr, "loopbreaker: replay: %s\n", e.Error)
 	}
 	if len(out.Errors) > 0 {
-		return &exitError{code: ExitError, err: fmt.Errorf("replay: %d of %d files could not be replayed (see above); the others were", len(out.Errors), len(files)+len(errs))}
+		if len(prepared) == 0 {
+			return &exitError{code: ExitError, err: fmt.Errorf("replay: no file could be replayed (see above)")}
+		}
+		return &exitError{code: ExitError, err: fmt.Errorf("replay: %d of %d files could not be replayed (see above); the other %s replayed", len(out.Errors), len(files)+len(errs), map[bool]string{true: "was", false: fmt.Sprintf("%d were", len(prepared))}[len(prepared) == 1])}
 	}
 	return nil
 }
@@ -233,7 +237,7 @@ func maybeSession(path string) bool {
 
 func printReplay(w io.Writer, out replayOutput, sessions int, labelled bool) {
 	if sessions == 0 {
-		fmt.Fprintln(w, "no session to replay")
+		fmt.Fprintln(w, "no recorded agent session found: replay reads Claude Code, Codex CLI and Gemini CLI sessions, SWE-agent and mini-swe-agent trajectories, ATIF and loopbreaker journals (see docs/replay.md)")
 		if out.Skipped > 0 {
 			fmt.Fprintf(w, "(%d files were not recorded sessions)\n", out.Skipped)
 		}
