@@ -123,18 +123,8 @@ func (s *Store) Delete(ctx context.Context, scope string, ok func(*lb.BreakerSta
 	deleted := false
 	err := s.watch(ctx, scope, func(tx *redis.Tx) error {
 		deleted = false
-		vals, err := tx.MGet(ctx, s.keys.schema, s.keys.state(scope)).Result()
-		if err != nil {
-			return s.wrap("read breaker state", err)
-		}
-		if _, err := s.checkSchema(vals[0]); err != nil {
-			return err
-		}
-		if vals[1] == nil {
-			return nil
-		}
-		cur, err := s.parseValue(scope, vals[1])
-		if err != nil {
+		cur, err := s.readWatched(ctx, tx, scope)
+		if err != nil || cur == nil {
 			return err
 		}
 		if ok != nil && !ok(cur.state) {
@@ -162,18 +152,8 @@ func (s *Store) Delete(ctx context.Context, scope string, ok func(*lb.BreakerSta
 // journals). It does nothing for a scope without a state.
 func (s *Store) Compact(ctx context.Context, scope string) error {
 	return s.watch(ctx, scope, func(tx *redis.Tx) error {
-		vals, err := tx.MGet(ctx, s.keys.schema, s.keys.state(scope)).Result()
-		if err != nil {
-			return s.wrap("read breaker state", err)
-		}
-		if _, err := s.checkSchema(vals[0]); err != nil {
-			return err
-		}
-		if vals[1] == nil {
-			return nil
-		}
-		cur, err := s.parseValue(scope, vals[1])
-		if err != nil {
+		cur, err := s.readWatched(ctx, tx, scope)
+		if err != nil || cur == nil {
 			return err
 		}
 		entry, err := json.Marshal(lb.JournalEntry{Seq: cur.state.Seq, Time: s.opts.Now(), Scope: scope, Type: lb.EntrySnapshot, Snapshot: cur.state})
@@ -190,4 +170,25 @@ func (s *Store) Compact(ctx context.Context, scope string) error {
 		}
 		return err
 	})
+}
+
+// readWatched reads the scope's state inside a WATCH transaction, after
+// checking the prefix's schema; nil when the scope has no state. A state
+// that cannot be read is an error.
+func (s *Store) readWatched(ctx context.Context, tx *redis.Tx, scope string) (*loaded, error) {
+	vals, err := tx.MGet(ctx, s.keys.schema, s.keys.state(scope)).Result()
+	if err != nil {
+		return nil, s.wrap("read breaker state", err)
+	}
+	if _, err := s.checkSchema(vals[0]); err != nil {
+		return nil, err
+	}
+	if vals[1] == nil {
+		return nil, nil
+	}
+	cur, err := s.parseValue(scope, vals[1])
+	if err != nil {
+		return nil, err
+	}
+	return &cur, nil
 }
