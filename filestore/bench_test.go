@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 // fillJournal journals n entries for scope, 100 per update.
 func fillJournal(b *testing.B, s *Store, scope string, n int) {
 	b.Helper()
 	for done := 0; done < n; done += 100 {
-		mustUpdate(b, s, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
+		storetest.MustUpdate(b, s, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
 			states[0].Iterations += 100
 			es := make([]lb.JournalEntry, 100)
 			for i := range es {
@@ -49,7 +50,7 @@ func BenchmarkUpdate(b *testing.B) {
 func BenchmarkLoad(b *testing.B) {
 	s := openStore(b, Options{})
 	fillJournal(b, s, "s", 1000)
-	mustUpdate(b, s, iterate(100), "s") // one pending entry, as usual
+	storetest.MustUpdate(b, s, iterate(100), "s") // one pending entry, as usual
 	ctx := context.Background()
 	for b.Loop() {
 		if _, err := s.Load(ctx, "s"); err != nil {
@@ -78,7 +79,7 @@ func BenchmarkUpdateScopes(b *testing.B) {
 	for i := range scopes {
 		scopes[i] = fmt.Sprintf("agent:a%d", i)
 	}
-	mustUpdate(b, s, iterate(100), scopes...)
+	storetest.MustUpdate(b, s, iterate(100), scopes...)
 	ctx := context.Background()
 	fn := iterate(100)
 	for b.Loop() {

@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 func TestDelete(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t, Options{})
-	mustUpdate(t, s, iterate(10), "agent:a", "agent:b")
-	mustUpdate(t, s, iterate(10), "agent:a")
+	storetest.MustUpdate(t, s, iterate(10), "agent:a", "agent:b")
+	storetest.MustUpdate(t, s, iterate(10), "agent:a")
 
 	// A refusal leaves everything in place and shows the current state.
 	var seen *lb.BreakerState
@@ -25,7 +26,7 @@ func TestDelete(t *testing.T) {
 	if seen == nil || seen.Seq != 2 || seen.Iterations != 2 {
 		t.Fatalf("ok saw %+v, want the state at seq 2", seen)
 	}
-	if got := mustLoad(t, s, "agent:a"); got.Seq != 2 {
+	if got := storetest.MustLoad(t, s, "agent:a"); got.Seq != 2 {
 		t.Fatalf("after a refused Delete the state is at seq %d, want 2", got.Seq)
 	}
 
@@ -40,10 +41,10 @@ func TestDelete(t *testing.T) {
 	if len(scopes) != 1 || scopes[0] != "agent:b" {
 		t.Fatalf("Scopes after Delete = %v, want [agent:b]", scopes)
 	}
-	if st := mustLoad(t, s, "agent:a"); st.Seq != 0 || st.State != lb.Closed || st.Iterations != 0 {
+	if st := storetest.MustLoad(t, s, "agent:a"); st.Seq != 0 || st.State != lb.Closed || st.Iterations != 0 {
 		t.Fatalf("a deleted scope loads as %+v, want a new CLOSED state", st)
 	}
-	if es := mustJournal(t, s, "agent:a", 0); len(es) != 0 {
+	if es := storetest.MustJournal(t, s, "agent:a", 0); len(es) != 0 {
 		t.Fatalf("a deleted scope still has %d journal entries", len(es))
 	}
 	leftovers, _ := filepath.Glob(filepath.Join(s.Dir(), scopesDir, ".deleted-*"))
@@ -52,7 +53,7 @@ func TestDelete(t *testing.T) {
 	}
 
 	// It starts over from seq 1, with a journal that is whole.
-	mustUpdate(t, s, iterate(10), "agent:a")
+	storetest.MustUpdate(t, s, iterate(10), "agent:a")
 	if n := checkContiguous(t, s, "agent:a"); n != 1 {
 		t.Fatalf("re-created scope has %d events, want 1", n)
 	}
@@ -66,7 +67,7 @@ func TestDelete(t *testing.T) {
 func TestDeleteRefusesCorruptState(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t, Options{})
-	mustUpdate(t, s, iterate(10), "agent:a")
+	storetest.MustUpdate(t, s, iterate(10), "agent:a")
 	f := mustFiles(t, s, "agent:a")
 	writeFile(t, f.state, []byte("{not json"))
 	called := false

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 // The store writes state files and txn.json by hand from entries it
@@ -67,8 +68,8 @@ func TestHandEncodingMatchesLayout(t *testing.T) {
 func TestRepairAppendsMultiLinePendingAsOneLine(t *testing.T) {
 	const scope = "s"
 	s := openStore(t, Options{})
-	mustUpdate(t, s, iterate(1), scope)
-	mustUpdate(t, s, iterate(1), scope)
+	storetest.MustUpdate(t, s, iterate(1), scope)
+	storetest.MustUpdate(t, s, iterate(1), scope)
 	f := mustFiles(t, s, scope)
 	var sf stateFile
 	if err := json.Unmarshal(readFile(t, f.state), &sf); err != nil {
@@ -81,7 +82,7 @@ func TestRepairAppendsMultiLinePendingAsOneLine(t *testing.T) {
 	if err := os.WriteFile(f.journal, journal[:cut], 0o644); err != nil { // lose seq 2
 		t.Fatal(err)
 	}
-	mustUpdate(t, s, iterate(1), scope)
+	storetest.MustUpdate(t, s, iterate(1), scope)
 	lines := strings.Split(strings.TrimSuffix(string(readFile(t, f.journal)), "\n"), "\n")
 	if len(lines) != 3 {
 		t.Fatalf("journal has %d lines, want 3:\n%s", len(lines), strings.Join(lines, "\n"))

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 func checkEscaped(t *testing.T, scope, name string) {
@@ -69,7 +71,7 @@ func TestEscapeScope(t *testing.T) {
 	// Scopes reads them back through the file system.
 	s := openStore(t, Options{})
 	for _, scope := range scopes {
-		mustUpdate(t, s, iterate(1), scope)
+		storetest.MustUpdate(t, s, iterate(1), scope)
 	}
 	got, err := s.Scopes(context.Background())
 	if err != nil {
@@ -116,7 +118,7 @@ func TestLongScopesStoredUnderHashedNames(t *testing.T) {
 	dir := s.Dir()
 	long := []string{"agent:" + strings.Repeat("日", 26), "agent:" + strings.Repeat("%", 200), "tag:" + strings.Repeat("Ab", 100)}
 	for _, scope := range long {
-		mustUpdate(t, s, iterate(10), scope)
+		storetest.MustUpdate(t, s, iterate(10), scope)
 	}
 	other := reopen(t, s, Options{})
 	got, err := other.Scopes(context.Background())

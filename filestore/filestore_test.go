@@ -14,6 +14,7 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 func TestOpenCreatesDirectoryKeptOutOfGit(t *testing.T) {
@@ -36,7 +37,7 @@ func TestOpenCreatesDirectoryKeptOutOfGit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustUpdate(t, s, iterate(10), "session:default")
+	storetest.MustUpdate(t, s, iterate(10), "session:default")
 	if got := git("status", "--porcelain", "--untracked-files=all"); got != "" {
 		t.Fatalf("state shows up in git status:\n%s", got)
 	}
@@ -73,7 +74,7 @@ func TestUpdateLoadRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	const scope = "session:default"
 
-	fresh := mustLoad(t, s, scope)
+	fresh := storetest.MustLoad(t, s, scope)
 	if !reflect.DeepEqual(fresh, lb.NewBreakerState(scope)) {
 		t.Fatalf("unseen scope loads as %+v", fresh)
 	}
@@ -110,12 +111,12 @@ func TestUpdateLoadRoundTrip(t *testing.T) {
 		Transitions: []lb.Transition{{Time: opened, From: lb.Closed, To: lb.Open, Reason: "same error 5 times", Detector: lb.DetectorSameError, Iteration: 12}}}
 
 	for _, store := range []*Store{s, reopen(t, s, Options{})} {
-		got := mustLoad(t, store, scope)
+		got := storetest.MustLoad(t, store, scope)
 		if !reflect.DeepEqual(got, &want) {
 			t.Fatalf("loaded\n%+v\nwant\n%+v", got, &want)
 		}
 	}
-	es := mustJournal(t, s, scope, 0)
+	es := storetest.MustJournal(t, s, scope, 0)
 	if len(es) != 2 || es[0].Type != lb.EntryEvent || es[0].Event.Iteration.Summary != "tried again" || es[1].Transition.To != lb.Open {
 		t.Fatalf("journal: %+v", es)
 	}
@@ -127,7 +128,7 @@ func TestUpdateLoadRoundTrip(t *testing.T) {
 func TestUpdateWithoutEntriesWritesNothing(t *testing.T) {
 	s := openStore(t, Options{})
 	const scope = "agent:a/b"
-	mustUpdate(t, s, iterate(10), scope)
+	storetest.MustUpdate(t, s, iterate(10), scope)
 	f := mustFiles(t, s, scope)
 	type snap struct {
 		info os.FileInfo
@@ -176,7 +177,7 @@ func TestUpdateWithoutEntriesWritesNothing(t *testing.T) {
 				t.Fatalf("%s: %s changed", name, n)
 			}
 		}
-		if got := mustLoad(t, s, scope).Iterations; got != 1 {
+		if got := storetest.MustLoad(t, s, scope).Iterations; got != 1 {
 			t.Fatalf("%s: iterations %d", name, got)
 		}
 		if _, err := os.Stat(mustFiles(t, s, "other").dir); !errors.Is(err, os.ErrNotExist) {
@@ -207,7 +208,7 @@ func TestUpdateSeqContinuity(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st := mustLoad(t, s, scope); n > 0 && st.Seq != returned[n-1].Seq {
+		if st := storetest.MustLoad(t, s, scope); n > 0 && st.Seq != returned[n-1].Seq {
 			t.Fatalf("state seq %d, last entry seq %d", st.Seq, returned[n-1].Seq)
 		}
 	}
@@ -215,11 +216,11 @@ func TestUpdateSeqContinuity(t *testing.T) {
 	if returned[0].Seq != 5 || returned[1].Seq != 6 || returned[0].Scope != scope {
 		t.Fatalf("entries returned by fn: %+v", returned)
 	}
-	es := mustJournal(t, s, scope, 0)
+	es := storetest.MustJournal(t, s, scope, 0)
 	if got := seqs(es); !slices.Equal(got, seqRange(1, 6)) {
 		t.Fatalf("journal seqs %v", got)
 	}
-	if mustLoad(t, s, scope).Seq != 6 {
+	if storetest.MustLoad(t, s, scope).Seq != 6 {
 		t.Fatal("state seq is not 6")
 	}
 	if !es[5].Time.Equal(given) || !es[4].Time.After(t0) {
@@ -230,7 +231,7 @@ func TestUpdateSeqContinuity(t *testing.T) {
 func TestUpdateRefusesBadInput(t *testing.T) {
 	s := openStore(t, Options{})
 	ctx := context.Background()
-	mustUpdate(t, s, iterate(1), "a")
+	storetest.MustUpdate(t, s, iterate(1), "a")
 	stateBefore := readFile(t, mustFiles(t, s, "a").state)
 	boom := errors.New("boom")
 	cases := []struct {
@@ -284,10 +285,10 @@ func TestUpdateSeveralScopes(t *testing.T) {
 	s := openStore(t, Options{})
 	scopes := []string{"session:default", "agent:x", "UPPER", "upper"}
 	for range 3 {
-		mustUpdate(t, s, iterate(5), scopes...)
+		storetest.MustUpdate(t, s, iterate(5), scopes...)
 	}
 	for _, scope := range scopes {
-		if st := mustLoad(t, s, scope); st.Iterations != 3 || st.Seq != 3 {
+		if st := storetest.MustLoad(t, s, scope); st.Iterations != 3 || st.Seq != 3 {
 			t.Fatalf("%s: %+v", scope, st)
 		}
 		checkContiguous(t, s, scope)
@@ -310,13 +311,13 @@ func TestUpdateSeveralScopes(t *testing.T) {
 // every state.json was renamed is finished by the next writer.
 func TestMultiScopeUpdateRollsForward(t *testing.T) {
 	s := openStore(t, Options{})
-	mustUpdate(t, s, iterate(1), "a", "b")
+	storetest.MustUpdate(t, s, iterate(1), "a", "b")
 
 	// What commit writes first for a second update of both scopes.
 	var txn txnFile
 	txn.Version = stateFormat
 	for _, scope := range []string{"a", "b"} {
-		st := mustLoad(t, s, scope)
+		st := storetest.MustLoad(t, s, scope)
 		st.Iterations, st.Seq = 2, 2
 		e := lb.JournalEntry{Seq: 2, Time: t0, Scope: scope, Type: lb.EntryEvent, Event: &lb.Event{Kind: lb.EventIteration}}
 		txn.States = append(txn.States, txnState{Scope: scope, File: stateFile{Version: stateFormat, State: st, Pending: []lb.JournalEntry{e}}})
@@ -327,15 +328,15 @@ func TestMultiScopeUpdateRollsForward(t *testing.T) {
 	aData, _ := encodeState(txn.States[0].File.State, txn.States[0].File.Pending)
 	writeFile(t, mustFiles(t, s, "a").state, aData)
 
-	if a, b := mustLoad(t, s, "a").Iterations, mustLoad(t, s, "b").Iterations; a != 2 || b != 1 {
+	if a, b := storetest.MustLoad(t, s, "a").Iterations, storetest.MustLoad(t, s, "b").Iterations; a != 2 || b != 1 {
 		t.Fatalf("before roll-forward: a=%d b=%d", a, b)
 	}
-	mustUpdate(t, s, iterate(1), "unrelated")
+	storetest.MustUpdate(t, s, iterate(1), "unrelated")
 	for _, scope := range []string{"a", "b"} {
-		if st := mustLoad(t, s, scope); st.Iterations != 2 || st.Seq != 2 {
+		if st := storetest.MustLoad(t, s, scope); st.Iterations != 2 || st.Seq != 2 {
 			t.Fatalf("%s after roll-forward: %+v", scope, st)
 		}
-		if got := seqs(mustJournal(t, s, scope, 0)); !slices.Equal(got, []uint64{1, 2}) {
+		if got := seqs(storetest.MustJournal(t, s, scope, 0)); !slices.Equal(got, []uint64{1, 2}) {
 			t.Fatalf("%s journal %v", scope, got)
 		}
 	}
@@ -345,9 +346,9 @@ func TestMultiScopeUpdateRollsForward(t *testing.T) {
 
 	// An unreadable txn.json (power cut without Fsync) is moved aside.
 	writeFile(t, filepath.Join(s.Dir(), txnName), []byte(`{"version":1,"sta`))
-	mustUpdate(t, s, iterate(1), "a")
+	storetest.MustUpdate(t, s, iterate(1), "a")
 	aside, _ := filepath.Glob(filepath.Join(s.Dir(), txnName+".corrupt-*"))
-	if len(aside) != 1 || mustLoad(t, s, "a").Iterations != 3 {
+	if len(aside) != 1 || storetest.MustLoad(t, s, "a").Iterations != 3 {
 		t.Fatalf("unreadable txn.json: aside %v", aside)
 	}
 }
@@ -356,7 +357,7 @@ func TestRotation(t *testing.T) {
 	s := openStore(t, Options{MaxJournalBytes: 2000, KeepJournals: 2})
 	const scope = "s"
 	for range 60 {
-		mustUpdate(t, s, iterate(100), scope)
+		storetest.MustUpdate(t, s, iterate(100), scope)
 	}
 	f := mustFiles(t, s, scope)
 	rotated, err := rotatedJournals(f.dir)
@@ -375,13 +376,13 @@ func TestRotation(t *testing.T) {
 			t.Fatalf("%s is %d bytes", r.path, info.Size())
 		}
 	}
-	cur := mustJournal(t, s, scope, 0)
+	cur := storetest.MustJournal(t, s, scope, 0)
 	newest, _ := readAllJournal(t, rotated[1].path)
 	snap := cur[0]
 	if snap.Type != lb.EntrySnapshot || snap.Seq != newest[len(newest)-1].Seq || snap.Snapshot.Iterations != int(snap.Seq) || snap.Snapshot.Seq != snap.Seq {
 		t.Fatalf("current journal starts with %+v; the rotated one ended at %d", snap, newest[len(newest)-1].Seq)
 	}
-	if mustLoad(t, s, scope).Iterations != 60 {
+	if storetest.MustLoad(t, s, scope).Iterations != 60 {
 		t.Fatal("iterations")
 	}
 	checkContiguous(t, s, scope)
@@ -390,16 +391,16 @@ func TestRotation(t *testing.T) {
 		none := openStore(t, Options{MaxJournalBytes: 500, KeepJournals: -1})
 		never := openStore(t, Options{MaxJournalBytes: -1})
 		for range 20 {
-			mustUpdate(t, none, iterate(100), scope)
-			mustUpdate(t, never, iterate(100), scope)
+			storetest.MustUpdate(t, none, iterate(100), scope)
+			storetest.MustUpdate(t, never, iterate(100), scope)
 		}
 		if r, _ := rotatedJournals(mustFiles(t, none, scope).dir); len(r) != 0 {
 			t.Fatalf("KeepJournals -1 kept %d", len(r))
 		}
-		if es := mustJournal(t, none, scope, 0); es[0].Type != lb.EntrySnapshot {
+		if es := storetest.MustJournal(t, none, scope, 0); es[0].Type != lb.EntrySnapshot {
 			t.Fatal("no rotation happened")
 		}
-		if es := mustJournal(t, never, scope, 0); len(es) != 20 {
+		if es := storetest.MustJournal(t, never, scope, 0); len(es) != 20 {
 			t.Fatalf("MaxJournalBytes -1: %d entries", len(es))
 		}
 	})
@@ -418,7 +419,7 @@ func TestCompact(t *testing.T) {
 		t.Fatalf("Compact of an unseen scope: %v", err)
 	}
 	for range 5 {
-		mustUpdate(t, s, iterate(1), scope)
+		storetest.MustUpdate(t, s, iterate(1), scope)
 	}
 	if err := s.Compact(ctx, scope); err != nil {
 		t.Fatal(err)
@@ -428,7 +429,7 @@ func TestCompact(t *testing.T) {
 	if got := seqs(old); !slices.Equal(got, seqRange(1, 5)) {
 		t.Fatalf("rotated journal seqs %v", got)
 	}
-	cur := mustJournal(t, s, scope, 0)
+	cur := storetest.MustJournal(t, s, scope, 0)
 	if len(cur) != 1 || cur[0].Type != lb.EntrySnapshot || cur[0].Seq != 5 || cur[0].Snapshot.Iterations != 5 {
 		t.Fatalf("current journal after Compact: %+v", cur)
 	}
@@ -439,8 +440,8 @@ func TestCompact(t *testing.T) {
 	if r, _ := rotatedJournals(f.dir); len(r) != 1 {
 		t.Fatalf("second Compact rotated again: %v", r)
 	}
-	mustUpdate(t, s, iterate(1), scope)
-	if got := seqs(mustJournal(t, s, scope, 0)); !slices.Equal(got, []uint64{5, 6}) {
+	storetest.MustUpdate(t, s, iterate(1), scope)
+	if got := seqs(storetest.MustJournal(t, s, scope, 0)); !slices.Equal(got, []uint64{5, 6}) {
 		t.Fatalf("journal after Compact + Update: %v", got)
 	}
 	checkContiguous(t, s, scope)
@@ -450,7 +451,7 @@ func TestJournalLimit(t *testing.T) {
 	s := openStore(t, Options{MaxJournalBytes: -1})
 	const scope = "s"
 	for range 10 {
-		mustUpdate(t, s, iterate(1), scope)
+		storetest.MustUpdate(t, s, iterate(1), scope)
 	}
 	f := mustFiles(t, s, scope)
 	lines := strings.SplitAfter(string(readFile(t, f.journal)), "\n")
@@ -470,7 +471,7 @@ func TestJournalLimit(t *testing.T) {
 		{10, seqRange(1, 10)},
 		{100, seqRange(1, 10)},
 	} {
-		if got := seqs(mustJournal(t, s, scope, c.limit)); !slices.Equal(got, c.want) {
+		if got := seqs(storetest.MustJournal(t, s, scope, c.limit)); !slices.Equal(got, c.want) {
 			t.Errorf("Journal(%d) = %v, want %v", c.limit, got, c.want)
 		}
 	}
@@ -481,7 +482,7 @@ func TestJournalLimit(t *testing.T) {
 	if js.Entries != 10 || js.Skipped != 1 || !js.TruncatedTail || js.FirstSeq != 1 || js.LastSeq != 10 || js.Path != f.journal {
 		t.Fatalf("JournalStats = %+v", js)
 	}
-	if es := mustJournal(t, s, "unseen", 5); len(es) != 0 {
+	if es := storetest.MustJournal(t, s, "unseen", 5); len(es) != 0 {
 		t.Fatalf("journal of an unseen scope: %v", es)
 	}
 
@@ -489,12 +490,12 @@ func TestJournalLimit(t *testing.T) {
 	if err := s.Compact(context.Background(), scope); err != nil {
 		t.Fatal(err)
 	}
-	mustUpdate(t, s, iterate(1), scope)
-	mustUpdate(t, s, iterate(1), scope)
-	if got := seqs(mustJournal(t, s, scope, 10)); !slices.Equal(got, []uint64{10, 11, 12}) {
+	storetest.MustUpdate(t, s, iterate(1), scope)
+	storetest.MustUpdate(t, s, iterate(1), scope)
+	if got := seqs(storetest.MustJournal(t, s, scope, 10)); !slices.Equal(got, []uint64{10, 11, 12}) {
 		t.Fatalf("Journal(10) after rotation = %v", got)
 	}
-	if got := seqs(mustJournal(t, s, scope, 2)); !slices.Equal(got, []uint64{11, 12}) {
+	if got := seqs(storetest.MustJournal(t, s, scope, 2)); !slices.Equal(got, []uint64{11, 12}) {
 		t.Fatalf("Journal(2) after rotation = %v", got)
 	}
 	js, _ = s.JournalStats(context.Background(), scope)
@@ -537,8 +538,8 @@ func TestCorruptState(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := openStore(t, Options{})
 			ctx := context.Background()
-			mustUpdate(t, s, iterate(1), scope)
-			mustUpdate(t, s, iterate(1), scope)
+			storetest.MustUpdate(t, s, iterate(1), scope)
+			storetest.MustUpdate(t, s, iterate(1), scope)
 			f := mustFiles(t, s, scope)
 			if c.content == nil {
 				if err := os.Remove(f.state); err != nil {
@@ -585,17 +586,17 @@ func TestCorruptState(t *testing.T) {
 			} else if len(aside) != 1 || string(readFile(t, aside[0])) != string(c.content) {
 				t.Fatalf("corrupt file kept as %v", aside)
 			}
-			st := mustLoad(t, s, scope)
+			st := storetest.MustLoad(t, s, scope)
 			if st.Seq != 3 || st.Iterations != 0 || st.State != lb.Closed {
 				t.Fatalf("state after Replace: %+v", st)
 			}
-			es := mustJournal(t, s, scope, 0)
+			es := storetest.MustJournal(t, s, scope, 0)
 			last := es[len(es)-1]
 			if last.Type != lb.EntrySnapshot || last.Seq != 3 || last.Snapshot.Seq != 3 {
 				t.Fatalf("journal after Replace ends with %+v", last)
 			}
-			mustUpdate(t, s, iterate(1), scope)
-			if got := seqs(mustJournal(t, s, scope, 0)); !slices.Equal(got, seqRange(1, 4)) {
+			storetest.MustUpdate(t, s, iterate(1), scope)
+			if got := seqs(storetest.MustJournal(t, s, scope, 0)); !slices.Equal(got, seqRange(1, 4)) {
 				t.Fatalf("journal seqs %v", got)
 			}
 		})
@@ -639,21 +640,21 @@ func checkCorrupt(t *testing.T, err error, f scopeFiles, problem string, entries
 func TestStateOlderThanJournal(t *testing.T) {
 	s := openStore(t, Options{})
 	const scope = "s"
-	mustUpdate(t, s, iterate(1), scope)
+	storetest.MustUpdate(t, s, iterate(1), scope)
 	f := mustFiles(t, s, scope)
 	old := readFile(t, f.state)
-	mustUpdate(t, s, iterate(1), scope)
+	storetest.MustUpdate(t, s, iterate(1), scope)
 	writeFile(t, f.state, old) // e.g. restored from a backup
 
 	err := s.Update(context.Background(), []string{scope}, iterate(1))
 	if !errors.Is(err, lb.ErrCorruptState) || !strings.Contains(err.Error(), "already reaches seq 2") {
 		t.Fatalf("Update on a state older than its journal: %v", err)
 	}
-	if err := s.Replace(context.Background(), scope, mustLoad(t, s, scope)); err != nil {
+	if err := s.Replace(context.Background(), scope, storetest.MustLoad(t, s, scope)); err != nil {
 		t.Fatal(err)
 	}
-	mustUpdate(t, s, iterate(1), scope)
-	if got := seqs(mustJournal(t, s, scope, 0)); !slices.Equal(got, seqRange(1, 4)) {
+	storetest.MustUpdate(t, s, iterate(1), scope)
+	if got := seqs(storetest.MustJournal(t, s, scope, 0)); !slices.Equal(got, seqRange(1, 4)) {
 		t.Fatalf("journal seqs %v", got)
 	}
 }
@@ -663,7 +664,7 @@ func TestReplace(t *testing.T) {
 	ctx := context.Background()
 	const scope = "s"
 	for range 3 {
-		mustUpdate(t, s, iterate(1), scope)
+		storetest.MustUpdate(t, s, iterate(1), scope)
 	}
 	repl := lb.NewBreakerState("")
 	repl.Iterations = 42
@@ -674,7 +675,7 @@ func TestReplace(t *testing.T) {
 	if repl.Seq != 999 || repl.Scope != "" {
 		t.Fatal("Replace modified its argument")
 	}
-	st := mustLoad(t, s, scope)
+	st := storetest.MustLoad(t, s, scope)
 	if st.Iterations != 42 || st.Seq != 4 || st.Scope != scope {
 		t.Fatalf("after Replace: %+v", st)
 	}
@@ -692,7 +693,7 @@ func TestReplace(t *testing.T) {
 	if err := s.Replace(ctx, "fresh", lb.NewBreakerState("fresh")); err != nil {
 		t.Fatal(err)
 	}
-	if st := mustLoad(t, s, "fresh"); st.Seq != 1 {
+	if st := storetest.MustLoad(t, s, "fresh"); st.Seq != 1 {
 		t.Fatalf("Replace of an unseen scope: %+v", st)
 	}
 	checkContiguous(t, s, scope)
@@ -746,7 +747,7 @@ func TestConcurrentGoroutines(t *testing.T) {
 		}
 	}
 	for _, scope := range []string{"shared", "other"} {
-		if st := mustLoad(t, s, scope); st.Iterations != workers*each {
+		if st := storetest.MustLoad(t, s, scope); st.Iterations != workers*each {
 			t.Fatalf("%s: iterations %d", scope, st.Iterations)
 		}
 		if n := checkContiguous(t, s, scope); n != workers*each {

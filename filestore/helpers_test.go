@@ -2,7 +2,6 @@ package filestore
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -54,31 +54,6 @@ func iterate(summaryBytes int) lb.UpdateFunc {
 		}
 		return out, nil
 	}
-}
-
-func mustUpdate(t testing.TB, s *Store, fn lb.UpdateFunc, scopes ...string) {
-	t.Helper()
-	if err := s.Update(context.Background(), scopes, fn); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func mustLoad(t testing.TB, s *Store, scope string) *lb.BreakerState {
-	t.Helper()
-	st, err := s.Load(context.Background(), scope)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
-
-func mustJournal(t testing.TB, s *Store, scope string, limit int) []lb.JournalEntry {
-	t.Helper()
-	es, err := s.Journal(context.Background(), scope, limit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return es
 }
 
 func mustFiles(t testing.TB, s *Store, scope string) scopeFiles {
@@ -147,7 +122,7 @@ func seqRange(from, to uint64) []uint64 {
 // returns the number of event entries.
 func checkContiguous(t testing.TB, s *Store, scope string) int {
 	t.Helper()
-	st := mustLoad(t, s, scope)
+	st := storetest.MustLoad(t, s, scope)
 	f := mustFiles(t, s, scope)
 	rotated, err := rotatedJournals(f.dir)
 	if err != nil {

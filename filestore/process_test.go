@@ -20,6 +20,7 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 // The tests below run this test binary again as helper processes; the
@@ -120,11 +121,11 @@ func TestConcurrentProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := mustLoad(t, s, "shared")
+	st := storetest.MustLoad(t, s, "shared")
 	if st.Iterations != procs*each || st.Seq != procs*each {
 		t.Fatalf("iterations %d, seq %d; want %d", st.Iterations, st.Seq, procs*each)
 	}
-	es := mustJournal(t, s, "shared", 0)
+	es := storetest.MustJournal(t, s, "shared", 0)
 	for _, e := range es {
 		if e.Type != lb.EntryEvent {
 			t.Fatalf("unexpected entry %+v", e)
@@ -208,7 +209,7 @@ func TestCrashKill9(t *testing.T) {
 		}
 		var iterations []int
 		for _, scope := range crashScopes {
-			st := mustLoad(t, s, scope)
+			st := storetest.MustLoad(t, s, scope)
 			events := checkContiguous(t, s, scope)
 			if uint64(events) != st.Seq || events != st.Iterations {
 				t.Fatalf("round %d: %s: %d events in the journals, seq %d, iterations %d", round, scope, events, st.Seq, st.Iterations)
@@ -220,7 +221,7 @@ func TestCrashKill9(t *testing.T) {
 		}
 	}
 	s, _ := Open(dir, Options{})
-	st := mustLoad(t, s, crashScopes[0])
+	st := storetest.MustLoad(t, s, crashScopes[0])
 	rotated, _ := rotatedJournals(mustFiles(t, s, crashScopes[0]).dir)
 	t.Logf("%d rounds, %d updates, %d rotations; after the kills: %d half-written journal lines, %d journals behind their state, %d multi-scope commits to finish",
 		rounds, st.Iterations, len(rotated), partialTails, behind, txns)
@@ -260,7 +261,7 @@ func TestUpdateWaitsForLockAndHonoursContext(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if st := mustLoad(t, s, "s"); st.Iterations != 1 {
+	if st := storetest.MustLoad(t, s, "s"); st.Iterations != 1 {
 		t.Fatalf("iterations %d", st.Iterations)
 	}
 }

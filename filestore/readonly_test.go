@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 func TestOpenReadOnlyCreatesNothing(t *testing.T) {
@@ -45,8 +46,8 @@ func TestOpenReadOnlyCreatesNothing(t *testing.T) {
 func TestOpenReadOnlyReadsAReadOnlyDirectory(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t, Options{})
-	mustUpdate(t, s, iterate(1), "session:a")
-	mustUpdate(t, s, iterate(1), "session:a")
+	storetest.MustUpdate(t, s, iterate(1), "session:a")
+	storetest.MustUpdate(t, s, iterate(1), "session:a")
 	makeReadOnly(t, s.Dir())
 	if _, err := Open(s.Dir(), Options{}); err == nil {
 		t.Fatal("Open of the read-only directory succeeded; the test would prove nothing")

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 // TestRepairAfterCrash builds, by hand, the files a writer killed at each
@@ -23,9 +24,9 @@ func TestRepairAfterCrash(t *testing.T) {
 	setup := func(t *testing.T) (*Store, scopeFiles, []string) {
 		s := openStore(t, Options{})
 		for range 3 {
-			mustUpdate(t, s, iterate(30), scope)
+			storetest.MustUpdate(t, s, iterate(30), scope)
 		}
-		mustUpdate(t, s, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
+		storetest.MustUpdate(t, s, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
 			states[0].Iterations++
 			return [][]lb.JournalEntry{{
 				{Type: lb.EntryEvent, Event: &lb.Event{Kind: lb.EventIteration}},
@@ -66,13 +67,13 @@ func TestRepairAfterCrash(t *testing.T) {
 			}
 			before := readFile(t, f.state)
 			// Load needs no repair, and does none.
-			if st := mustLoad(t, s, scope); st.Seq != 5 {
+			if st := storetest.MustLoad(t, s, scope); st.Seq != 5 {
 				t.Fatalf("Load: seq %d", st.Seq)
 			}
 			if string(readFile(t, f.state)) != string(before) {
 				t.Fatal("Load wrote")
 			}
-			mustUpdate(t, s, iterate(30), scope)
+			storetest.MustUpdate(t, s, iterate(30), scope)
 
 			got := string(readFile(t, f.journal))
 			es, skipped := readAllJournal(t, f.journal)
@@ -100,30 +101,30 @@ func TestRepairAfterCrash(t *testing.T) {
 
 	t.Run("first update killed before its journal", func(t *testing.T) {
 		s := openStore(t, Options{})
-		mustUpdate(t, s, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
+		storetest.MustUpdate(t, s, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
 			return [][]lb.JournalEntry{{{Type: lb.EntryEvent}, {Type: lb.EntryEvent}}}, nil
 		}, scope)
 		f := mustFiles(t, s, scope)
 		if err := os.Remove(f.journal); err != nil {
 			t.Fatal(err)
 		}
-		mustUpdate(t, s, iterate(1), scope)
-		if got := seqs(mustJournal(t, s, scope, 0)); !slices.Equal(got, seqRange(1, 3)) {
+		storetest.MustUpdate(t, s, iterate(1), scope)
+		if got := seqs(storetest.MustJournal(t, s, scope, 0)); !slices.Equal(got, seqRange(1, 3)) {
 			t.Fatalf("journal seqs %v", got)
 		}
 	})
 
 	t.Run("rotation killed between its renames", func(t *testing.T) {
 		s, f, lines := setup(t)
-		st := mustLoad(t, s, scope)
+		st := storetest.MustLoad(t, s, scope)
 		snap, _ := json.Marshal(snapshotEntry(st, t0))
 		rotated := filepath.Join(f.dir, "journal-1.jsonl")
 		if err := os.Rename(f.journal, rotated); err != nil {
 			t.Fatal(err)
 		}
 		writeFile(t, f.journal+".tmp", append(snap, '\n'))
-		mustUpdate(t, s, iterate(1), scope)
-		if got := seqs(mustJournal(t, s, scope, 0)); !slices.Equal(got, []uint64{5, 6}) {
+		storetest.MustUpdate(t, s, iterate(1), scope)
+		if got := seqs(storetest.MustJournal(t, s, scope, 0)); !slices.Equal(got, []uint64{5, 6}) {
 			t.Fatalf("journal seqs %v", got)
 		}
 		if string(readFile(t, rotated)) != strings.Join(lines, "") {
@@ -135,11 +136,11 @@ func TestRepairAfterCrash(t *testing.T) {
 	t.Run("rotation killed while writing the new journal", func(t *testing.T) {
 		s, f, lines := setup(t)
 		writeFile(t, f.journal+".tmp", []byte(`{"seq":5,"type":"snap`))
-		mustUpdate(t, s, iterate(1), scope)
+		storetest.MustUpdate(t, s, iterate(1), scope)
 		if got := string(readFile(t, f.journal)); !strings.HasPrefix(got, strings.Join(lines, "")) {
 			t.Fatalf("journal:\n%s", got)
 		}
-		mustUpdate(t, s, iterate(1), scope)
+		storetest.MustUpdate(t, s, iterate(1), scope)
 		checkContiguous(t, s, scope)
 	})
 
@@ -150,7 +151,7 @@ func TestRepairAfterCrash(t *testing.T) {
 		if err != nil || js.Entries != 3 || !js.TruncatedTail || js.Skipped != 0 {
 			t.Fatalf("JournalStats = %+v, %v", js, err)
 		}
-		if got := seqs(mustJournal(t, s, scope, 2)); !slices.Equal(got, []uint64{2, 3}) {
+		if got := seqs(storetest.MustJournal(t, s, scope, 2)); !slices.Equal(got, []uint64{2, 3}) {
 			t.Fatalf("Journal(2) = %v", got)
 		}
 	})

@@ -3,6 +3,8 @@ package filestore
 import (
 	"errors"
 	"testing"
+
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 func TestVersionChangesWithEveryCommit(t *testing.T) {
@@ -13,7 +15,7 @@ func TestVersionChangesWithEveryCommit(t *testing.T) {
 	}
 	seen := map[uint64]bool{}
 	for i := range 20 {
-		mustUpdate(t, s, iterate(10), "agent:a") // same size every time
+		storetest.MustUpdate(t, s, iterate(10), "agent:a") // same size every time
 		v, err := s.Version("agent:a")
 		if err != nil {
 			t.Fatal(err)

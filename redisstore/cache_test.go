@@ -9,6 +9,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/internal/redistest"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 // fill sets every exported field reachable from v to something non-zero:
@@ -157,11 +158,11 @@ func TestKeptStatesAreNotShared(t *testing.T) {
 			return fn(states)
 		}
 	}
-	mustUpdate(t, s, keepIt(iterate("a")), "global") // 1: first write, read path
-	mustUpdate(t, s, keepIt(iterate("b")), "global") // 2: from the cache
-	mustUpdate(t, s, keepIt(look), "global")         // 2: a check from the cache
-	mustUpdate(t, s, keepIt(iterate("c")), "global") // 3
-	mustUpdate(t, s, keepIt(look), "global")         // 3
+	storetest.MustUpdate(t, s, keepIt(storetest.Iterate("a")), "global") // 1: first write, read path
+	storetest.MustUpdate(t, s, keepIt(storetest.Iterate("b")), "global") // 2: from the cache
+	storetest.MustUpdate(t, s, keepIt(look), "global")                   // 2: a check from the cache
+	storetest.MustUpdate(t, s, keepIt(storetest.Iterate("c")), "global") // 3
+	storetest.MustUpdate(t, s, keepIt(look), "global")                   // 3
 	for i, want := range []int{1, 2, 2, 3, 3} {
 		if kept[i].Iterations != want {
 			t.Fatalf("update %d handed out a state now at %d iterations, want %d (shared with a later update)", i+1, kept[i].Iterations, want)

@@ -9,6 +9,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/internal/redistest"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 	"github.com/loopbreaker/loopbreaker/notify"
 )
 
@@ -31,7 +32,7 @@ func TestCluster(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range each {
-				if err := s.Update(ctx, []string{"global", "agent:a"}, iterate("x")); err != nil {
+				if err := s.Update(ctx, []string{"global", "agent:a"}, storetest.Iterate("x")); err != nil {
 					errs <- err
 					return
 				}
@@ -52,8 +53,8 @@ func TestCluster(t *testing.T) {
 	if ok, err := stores[2].Delete(ctx, "agent:a", func(*lb.BreakerState) bool { return true }); err != nil || !ok {
 		t.Fatalf("delete on the cluster: %v, %v", ok, err)
 	}
-	mustUpdate(t, stores[3], iterate("again"), "agent:a")
-	if st := mustLoad(t, stores[0], "agent:a"); st.Iterations != 1 {
+	storetest.MustUpdate(t, stores[3], storetest.Iterate("again"), "agent:a")
+	if st := storetest.MustLoad(t, stores[0], "agent:a"); st.Iterations != 1 {
 		t.Fatalf("after delete and one update: %d iterations", st.Iterations)
 	}
 	// The webhook gate.
@@ -72,7 +73,7 @@ func TestCluster(t *testing.T) {
 	nodes := map[string]bool{}
 	for _, prefix := range []string{"team-a", "team-b", "team-c", "team-d", "team-e", "team-f", "team-g", "team-h"} {
 		s := open(t, nil, Options{URL: c.URL(), Prefix: prefix})
-		mustUpdate(t, s, iterate("x"), "global")
+		storetest.MustUpdate(t, s, storetest.Iterate("x"), "global")
 		for _, n := range c.Nodes {
 			one := open(t, n, Options{Prefix: prefix})
 			if _, err := one.Load(ctx, "global"); err == nil {

@@ -12,6 +12,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/internal/redistest"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 // viaJSON is st after a round trip through encoding/json: what layout 1
@@ -89,10 +90,10 @@ func TestLayouts(t *testing.T) {
 	s := open(t, srv, Options{URL: srv.URL() + "?prefix=new", MaxEntries: 10})
 	stamped := func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
 		states[0].UpdatedAt = time.Now().UTC()
-		return iterate("x")(states)
+		return storetest.Iterate("x")(states)
 	}
 	for range 300 {
-		mustUpdate(t, s, stamped, "global")
+		storetest.MustUpdate(t, s, stamped, "global")
 	}
 	if got, _ := s.Client().Get(ctx, "{new}:schema").Result(); got != schemaCompact {
 		t.Fatalf("a new prefix has layout %q, want %q", got, schemaCompact)
@@ -129,7 +130,7 @@ func TestLayouts(t *testing.T) {
 
 	o := open(t, srv, Options{URL: srv.URL() + "?prefix=old"})
 	for range 3 {
-		mustUpdate(t, o, iterate("x"), "global")
+		storetest.MustUpdate(t, o, storetest.Iterate("x"), "global")
 	}
 	checkJournal(t, o, "global", 4)
 	if got, _ := o.Client().Get(ctx, "{old}:schema").Result(); got != schemaJSON {

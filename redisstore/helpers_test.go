@@ -6,20 +6,8 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/internal/redistest"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
-
-// iterate counts one iteration per scope and journals it.
-func iterate(summary string) lb.UpdateFunc {
-	return func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
-		out := make([][]lb.JournalEntry, len(states))
-		for i, st := range states {
-			st.Iterations++
-			ev := &lb.Event{Kind: lb.EventIteration, Iteration: &lb.Iteration{Summary: summary}}
-			out[i] = []lb.JournalEntry{{Type: lb.EntryEvent, Event: ev}}
-		}
-		return out, nil
-	}
-}
 
 // look changes nothing (like a check of a CLOSED breaker).
 func look(states []*lb.BreakerState) ([][]lb.JournalEntry, error) { return nil, nil }
@@ -37,27 +25,11 @@ func open(t testing.TB, srv *redistest.Server, opts Options) *Store {
 	return s
 }
 
-func mustUpdate(t testing.TB, s *Store, fn lb.UpdateFunc, scopes ...string) {
-	t.Helper()
-	if err := s.Update(context.Background(), scopes, fn); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func mustLoad(t testing.TB, s *Store, scope string) *lb.BreakerState {
-	t.Helper()
-	st, err := s.Load(context.Background(), scope)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
-
 // checkJournal asserts the scope's journal holds seqs 1..want in order and
 // that the state is at want.
 func checkJournal(t testing.TB, s *Store, scope string, want uint64) {
 	t.Helper()
-	st := mustLoad(t, s, scope)
+	st := storetest.MustLoad(t, s, scope)
 	if st.Seq != want || uint64(st.Iterations) != want {
 		t.Fatalf("scope %s: seq %d, iterations %d; want %d", scope, st.Seq, st.Iterations, want)
 	}

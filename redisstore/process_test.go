@@ -17,6 +17,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/internal/redistest"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 // The tests below run this test binary again as helper processes.
@@ -54,13 +55,13 @@ func runHelper(mode string) error {
 	switch mode {
 	case "one-scope":
 		for range n {
-			if err := s.Update(ctx, []string{"global"}, iterate("x")); err != nil {
+			if err := s.Update(ctx, []string{"global"}, storetest.Iterate("x")); err != nil {
 				return err
 			}
 		}
 	case "eight-scopes":
 		for i := range n {
-			if err := s.Update(ctx, []string{fmt.Sprintf("agent:%d", (id+i)%8)}, iterate("x")); err != nil {
+			if err := s.Update(ctx, []string{fmt.Sprintf("agent:%d", (id+i)%8)}, storetest.Iterate("x")); err != nil {
 				return err
 			}
 		}
@@ -70,7 +71,7 @@ func runHelper(mode string) error {
 		for {
 			var seq uint64
 			err := s.Update(ctx, []string{"global"}, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
-				es, err := iterate("x")(states)
+				es, err := storetest.Iterate("x")(states)
 				seq = states[0].Seq + 1
 				return es, err
 			})
@@ -84,7 +85,7 @@ func runHelper(mode string) error {
 		fmt.Println("ready")
 		for {
 			summary := strings.Repeat("y", rng.IntN(64<<10))
-			if err := s.Update(ctx, pairScopes, iterate(summary)); err != nil {
+			if err := s.Update(ctx, pairScopes, storetest.Iterate(summary)); err != nil {
 				return err
 			}
 		}
@@ -130,7 +131,7 @@ func TestProcessesLoseNoUpdate(t *testing.T) {
 			total := uint64(0)
 			for i := range 8 {
 				sc := fmt.Sprintf("agent:%d", i)
-				st := mustLoad(t, s, sc)
+				st := storetest.MustLoad(t, s, sc)
 				checkJournal(t, s, sc, st.Seq)
 				total += st.Seq
 			}
@@ -167,12 +168,12 @@ func TestKilledClientsLeaveNoTornState(t *testing.T) {
 			_ = c.Wait()
 		}
 		s := open(t, srv, Options{})
-		a, b := mustLoad(t, s, pairScopes[0]), mustLoad(t, s, pairScopes[1])
+		a, b := storetest.MustLoad(t, s, pairScopes[0]), storetest.MustLoad(t, s, pairScopes[1])
 		if a.Iterations != b.Iterations || a.Seq != b.Seq {
 			t.Fatalf("round %d: torn two-scope update: %s at %d, %s at %d", round, pairScopes[0], a.Iterations, pairScopes[1], b.Iterations)
 		}
 		for _, sc := range pairScopes {
-			checkJournal(t, s, sc, mustLoad(t, s, sc).Seq)
+			checkJournal(t, s, sc, storetest.MustLoad(t, s, sc).Seq)
 		}
 	}
 }
@@ -204,7 +205,7 @@ func TestAOFRestartLosesNoAcknowledgedUpdate(t *testing.T) {
 	}
 	srv.Restart()
 	s := open(t, srv, Options{})
-	st := mustLoad(t, s, "global")
+	st := storetest.MustLoad(t, s, "global")
 	if st.Seq < acked {
 		t.Fatalf("after the restart the state is at seq %d; %d updates were acknowledged", st.Seq, acked)
 	}

@@ -13,6 +13,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/internal/redistest"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 func TestUpdateLoadJournal(t *testing.T) {
@@ -20,12 +21,12 @@ func TestUpdateLoadJournal(t *testing.T) {
 	s := open(t, srv, Options{})
 	ctx := context.Background()
 
-	st := mustLoad(t, s, "session:a")
+	st := storetest.MustLoad(t, s, "session:a")
 	if st.State != lb.Closed || st.Seq != 0 {
 		t.Fatalf("a scope never seen loads as %+v, want a new CLOSED state", st)
 	}
 	for range 3 {
-		mustUpdate(t, s, iterate("x"), "session:a", "agent:b")
+		storetest.MustUpdate(t, s, storetest.Iterate("x"), "session:a", "agent:b")
 	}
 	checkJournal(t, s, "session:a", 3)
 	checkJournal(t, s, "agent:b", 3)
@@ -38,7 +39,7 @@ func TestUpdateLoadJournal(t *testing.T) {
 		t.Fatalf("Journal(limit 2) = %+v, %v; want seqs 2, 3", last, err)
 	}
 	// An update that changes nothing writes nothing.
-	mustUpdate(t, s, look, "session:a")
+	storetest.MustUpdate(t, s, look, "session:a")
 	checkJournal(t, s, "session:a", 3)
 	if got, _ := s.Client().Get(ctx, "{loopbreaker}:schema").Result(); got != SchemaVersion {
 		t.Fatalf("schema key = %q, want %q", got, SchemaVersion)
@@ -49,8 +50,8 @@ func TestPrefixSeparatesStores(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	a := open(t, srv, Options{URL: srv.URL() + "?prefix=team-a"})
 	b := open(t, srv, Options{Prefix: "team-b"})
-	mustUpdate(t, a, iterate("x"), "global")
-	if st := mustLoad(t, b, "global"); st.Seq != 0 {
+	storetest.MustUpdate(t, a, storetest.Iterate("x"), "global")
+	if st := storetest.MustLoad(t, b, "global"); st.Seq != 0 {
 		t.Fatalf("prefix team-b sees team-a's breaker: %+v", st)
 	}
 	if a.Prefix() != "team-a" {
@@ -78,7 +79,7 @@ func TestConcurrentUpdatesLoseNothing(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for range per / 2 {
-					if err := s.Update(context.Background(), []string{"global"}, iterate("x")); err != nil {
+					if err := s.Update(context.Background(), []string{"global"}, storetest.Iterate("x")); err != nil {
 						errs <- err
 						return
 					}
@@ -104,9 +105,9 @@ func TestConflictRetriesOnNewState(t *testing.T) {
 	err := a.Update(context.Background(), []string{"global"}, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
 		calls++
 		if calls == 1 { // another machine commits between our read and write
-			mustUpdate(t, b, iterate("b"), "global")
+			storetest.MustUpdate(t, b, storetest.Iterate("b"), "global")
 		}
-		return iterate("a")(states)
+		return storetest.Iterate("a")(states)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -121,9 +122,9 @@ func TestConflictRetriesOnNewState(t *testing.T) {
 	err = a.Update(context.Background(), []string{"global", "session:s"}, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
 		calls++
 		if calls == 1 {
-			mustUpdate(t, b, iterate("b"), "global")
+			storetest.MustUpdate(t, b, storetest.Iterate("b"), "global")
 		}
-		out, _ := iterate("a")(states[1:])
+		out, _ := storetest.Iterate("a")(states[1:])
 		return [][]lb.JournalEntry{nil, out[0]}, nil
 	})
 	if err != nil || calls != 2 {
@@ -136,8 +137,8 @@ func TestContentionGivesUp(t *testing.T) {
 	a := open(t, srv, Options{MaxAttempts: 3})
 	b := open(t, srv, Options{})
 	err := a.Update(context.Background(), []string{"global"}, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
-		mustUpdate(t, b, iterate("b"), "global")
-		return iterate("a")(states)
+		storetest.MustUpdate(t, b, storetest.Iterate("b"), "global")
+		return storetest.Iterate("a")(states)
 	})
 	if !errors.Is(err, ErrContention) {
 		t.Fatalf("err = %v, want ErrContention", err)
@@ -149,22 +150,22 @@ func TestRoundTrips(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	s := open(t, srv, Options{})
 	other := open(t, srv, Options{})
-	mustUpdate(t, s, iterate("warm"), "global") // loads the script
+	storetest.MustUpdate(t, s, storetest.Iterate("warm"), "global") // loads the script
 	var n RoundTrips
 	s.Client().AddHook(&n)
 	count := func(what string, want int64, fn lb.UpdateFunc) {
 		t.Helper()
 		n.Store(0)
-		mustUpdate(t, s, fn, "global")
+		storetest.MustUpdate(t, s, fn, "global")
 		if got := n.Load(); got != want {
 			t.Fatalf("%s took %d round trips, want %d", what, got, want)
 		}
 	}
 	count("an update that changes nothing", 1, look)
-	count("an update that saves, its state cached", 1, iterate("x"))
-	mustUpdate(t, other, iterate("other"), "global")
-	count("an update that saves, another process saved since", 2, iterate("x"))
-	mustUpdate(t, other, iterate("other"), "global")
+	count("an update that saves, its state cached", 1, storetest.Iterate("x"))
+	storetest.MustUpdate(t, other, storetest.Iterate("other"), "global")
+	count("an update that saves, another process saved since", 2, storetest.Iterate("x"))
+	storetest.MustUpdate(t, other, storetest.Iterate("other"), "global")
 	var seen int
 	count("an update that changes nothing, another process saved since", 2, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
 		seen = states[0].Iterations
@@ -176,10 +177,10 @@ func TestRoundTrips(t *testing.T) {
 	checkJournal(t, other, "global", 5)
 
 	cold := open(t, srv, Options{CachedStates: -1})
-	mustUpdate(t, cold, look, "global") // connects
+	storetest.MustUpdate(t, cold, look, "global") // connects
 	cold.Client().AddHook(&n)
 	n.Store(0)
-	mustUpdate(t, cold, iterate("x"), "global")
+	storetest.MustUpdate(t, cold, storetest.Iterate("x"), "global")
 	if got := n.Load(); got != 2 {
 		t.Fatalf("an update that saves without a cache took %d round trips, want 2", got)
 	}
@@ -189,14 +190,14 @@ func TestCorruptStateAndReplace(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	s := open(t, srv, Options{})
 	ctx := context.Background()
-	mustUpdate(t, s, iterate("x"), "global")
-	mustUpdate(t, s, iterate("x"), "global")
+	storetest.MustUpdate(t, s, storetest.Iterate("x"), "global")
+	storetest.MustUpdate(t, s, storetest.Iterate("x"), "global")
 	s.Client().Set(ctx, "{loopbreaker}:s:global", "tok\n{not json", 0)
 	_, err := s.Load(ctx, "global")
 	if !errors.Is(err, lb.ErrCorruptState) || !strings.Contains(err.Error(), "loopbreaker recover") {
 		t.Fatalf("Load of a corrupt value: %v; want ErrCorruptState naming recover", err)
 	}
-	if err := s.Update(ctx, []string{"global"}, iterate("x")); !errors.Is(err, lb.ErrCorruptState) {
+	if err := s.Update(ctx, []string{"global"}, storetest.Iterate("x")); !errors.Is(err, lb.ErrCorruptState) {
 		t.Fatalf("Update over a corrupt value: %v; want ErrCorruptState, never a fresh CLOSED", err)
 	}
 	fresh := lb.NewBreakerState("global")
@@ -204,7 +205,7 @@ func TestCorruptStateAndReplace(t *testing.T) {
 	if err := s.Replace(ctx, "global", fresh); err != nil {
 		t.Fatal(err)
 	}
-	st := mustLoad(t, s, "global")
+	st := storetest.MustLoad(t, s, "global")
 	if st.Seq != 3 || st.Iterations != 7 {
 		t.Fatalf("after Replace: seq %d iterations %d; want seq 3 (after the journal's 2), 7", st.Seq, st.Iterations)
 	}
@@ -227,7 +228,7 @@ func TestSchemaVersionRefused(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	s := open(t, srv, Options{})
 	s.Client().Set(context.Background(), "{loopbreaker}:schema", "99", 0)
-	if err := s.Update(context.Background(), []string{"global"}, iterate("x")); !errors.Is(err, ErrSchema) {
+	if err := s.Update(context.Background(), []string{"global"}, storetest.Iterate("x")); !errors.Is(err, ErrSchema) {
 		t.Fatalf("Update over another layout: %v; want ErrSchema", err)
 	}
 }
@@ -236,7 +237,7 @@ func TestDeleteOnceAcrossStores(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	a := open(t, srv, Options{})
 	b := open(t, srv, Options{})
-	mustUpdate(t, a, iterate("x"), "agent:idle")
+	storetest.MustUpdate(t, a, storetest.Iterate("x"), "agent:idle")
 	var wg sync.WaitGroup
 	var deleted sync.Map
 	for i, s := range []*Store{a, b, a, b} {
@@ -264,7 +265,7 @@ func TestDeleteOnceAcrossStores(t *testing.T) {
 	if sc, _ := a.Scopes(context.Background()); len(sc) != 0 {
 		t.Fatalf("scopes after delete: %v", sc)
 	}
-	if st := mustLoad(t, a, "agent:idle"); st.Seq != 0 {
+	if st := storetest.MustLoad(t, a, "agent:idle"); st.Seq != 0 {
 		t.Fatalf("a deleted scope starts over: %+v", st)
 	}
 }
@@ -274,7 +275,7 @@ func TestJournalTrimKeepsSnapshot(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	s := open(t, srv, Options{MaxEntries: 10})
 	for range 500 {
-		mustUpdate(t, s, iterate("x"), "global")
+		storetest.MustUpdate(t, s, storetest.Iterate("x"), "global")
 	}
 	es, err := s.Journal(context.Background(), "global", 0)
 	if err != nil {
@@ -305,16 +306,16 @@ func TestJournalTrimKeepsSnapshot(t *testing.T) {
 func TestRedisDownThenBack(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{AOF: true})
 	s := open(t, srv, Options{})
-	mustUpdate(t, s, iterate("x"), "global")
+	storetest.MustUpdate(t, s, storetest.Iterate("x"), "global")
 	srv.Kill()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err := s.Update(ctx, []string{"global"}, iterate("x"))
+	err := s.Update(ctx, []string{"global"}, storetest.Iterate("x"))
 	if err == nil || !strings.Contains(err.Error(), "unreachable") || !strings.Contains(err.Error(), srv.Addr()) {
 		t.Fatalf("Update with Redis down: %v; want a clear 'unreachable' error naming the server", err)
 	}
 	srv.Restart()
-	mustUpdate(t, s, iterate("x"), "global") // same Store, no reopen
+	storetest.MustUpdate(t, s, storetest.Iterate("x"), "global") // same Store, no reopen
 	checkJournal(t, s, "global", 2)
 }
 
@@ -328,7 +329,7 @@ func TestPasswordNeverInMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer wrong.Close()
-	err = wrong.Update(ctx, []string{"global"}, iterate("x"))
+	err = wrong.Update(ctx, []string{"global"}, storetest.Iterate("x"))
 	if err == nil || strings.Contains(err.Error(), secret) {
 		t.Fatalf("wrong password: %v (must fail without showing it)", err)
 	}
@@ -343,7 +344,7 @@ func TestPasswordNeverInMessages(t *testing.T) {
 	}
 	// From the environment (the caller passes it) when the URL has none.
 	s := open(t, srv, Options{URL: "redis://" + srv.Addr() + "/0", Password: secret})
-	mustUpdate(t, s, iterate("x"), "global")
+	storetest.MustUpdate(t, s, storetest.Iterate("x"), "global")
 	if strings.Contains(s.String(), secret) || strings.Contains(fmt.Sprintf("%+v", s.opts), secret) {
 		t.Fatalf("the store keeps the password where it could be printed: %s", s)
 	}
@@ -354,7 +355,7 @@ func TestResentCommitIsNotAppliedTwice(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	s := open(t, srv, Options{})
 	ctx := context.Background()
-	mustUpdate(t, s, iterate("x"), "global")
+	storetest.MustUpdate(t, s, storetest.Iterate("x"), "global")
 	cur, _ := s.read(ctx, []string{"global"})
 	st := cur[0].state
 	st.Iterations++
