@@ -181,8 +181,10 @@ type ToolCallsConfig struct {
 	// normalised error (infrastructure errors included) that open the
 	// breaker; 0 disables the detector.
 	ErrorAfterEdit int `yaml:"error_after_edit"`
-	// NoNewInfo: calls in a row whose results, with their own arguments
-	// removed, are identical or empty, whatever the arguments; 0 disables.
+	// NoNewInfo: calls in a row that bring no new information: each
+	// answers what a call with other arguments among the last NoNewInfo
+	// answered already (with their own arguments removed, or word for
+	// word), or nothing; 0 disables.
 	NoNewInfo int `yaml:"no_new_info"`
 	// NearDuplicate: calls in a row that are one call with one changing
 	// argument and the same result; 0 disables.
@@ -231,7 +233,7 @@ func Defaults() Config {
 		TestAttempts:      TestAttemptsConfig{PerTest: 3, PerSlice: 7},
 		FailureWindow:     FailureWindowConfig{Threshold: 5, Window: time.Hour},
 		ToolCalls: ToolCallsConfig{RepeatWarn: 3, Repeat: 5, CycleWarn: 3, Cycle: 5, SameError: 3, History: 30,
-			ErrorAfterEdit: 4, NoNewInfo: 6, NearDuplicate: 5},
+			ErrorAfterEdit: 4, NoNewInfo: 6, NearDuplicate: 6},
 		Phases: map[Phase]PhaseProfile{
 			PhaseRed:      {NoProgress: 3, SameError: 5},
 			PhaseGreen:    {NoProgress: 2, SameError: 3},

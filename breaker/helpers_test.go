@@ -69,6 +69,23 @@ func (r *rig) expect(d lb.Decision, state lb.State, allowed bool, step string) {
 	}
 }
 
+// expectTrip makes the calls: the breaker stays closed until the last
+// one, which detector opens it.
+func (r *rig) expectTrip(calls []lb.ToolCall, detector, what string) {
+	r.t.Helper()
+	var d lb.Decision
+	for i, tc := range calls {
+		d = r.tool(tc)
+		if i < len(calls)-1 && d.State == lb.Open {
+			r.t.Fatalf("%s: opened at call %d of %d (%s)", what, i+1, len(calls), d.Reason)
+		}
+	}
+	r.expect(d, lb.Open, false, what)
+	if d.Detector != detector {
+		r.t.Fatalf("%s: detector %q, want %q", what, d.Detector, detector)
+	}
+}
+
 func intp(v int) *int     { return &v }
 func i64p(v int64) *int64 { return &v }
 func errs(texts ...string) []lb.ErrorText {

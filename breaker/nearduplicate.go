@@ -29,7 +29,7 @@ func (nearDuplicate) Observe(s *lb.BreakerState, ev Evidence) {
 	prev := s.LastArgs
 	n := len(s.Tools)
 	count := 0
-	if ok && !m.Edit && m.Info != "" && n >= 2 && s.Tools[n-2].Info == m.Info && len(prev) == len(toks) {
+	if ok && !m.Edit && n >= 2 && sameInfo(&s.Tools[n-2], m) && len(prev) == len(toks) {
 		diff, pos := 0, -1
 		for i := range toks {
 			if toks[i] != prev[i] {

@@ -18,16 +18,17 @@ func shell(cmd, info string) lb.ToolCall {
 func TestNearDuplicatesTrip(t *testing.T) {
 	// no_new_info off, to see near_duplicate on its own.
 	r := newRig(t, func(c *lb.Config) { c.ToolCalls.NoNewInfo = 0 })
-	for i := 1; i <= 5; i++ {
+	n := lb.Defaults().ToolCalls.NearDuplicate
+	for i := 1; i <= n; i++ {
 		d := r.tool(shell(fmt.Sprintf("sed -n '%d,%dp' src/app.py", 10*i, 10*i+20), "same-lines"))
 		switch {
-		case i == 5:
-			r.expect(d, lb.Open, false, "5th call with one changing argument")
+		case i == n:
+			r.expect(d, lb.Open, false, fmt.Sprintf("call %d with one changing argument", i))
 			if d.Detector != lb.DetectorNearDuplicate {
 				t.Fatalf("detector %q, want near_duplicate", d.Detector)
 			}
-		case i == 4:
-			r.expect(d, lb.HalfOpen, true, "4th warns")
+		case i == n-1:
+			r.expect(d, lb.HalfOpen, true, fmt.Sprintf("call %d warns", i))
 		default:
 			r.expect(d, lb.Closed, true, fmt.Sprintf("call %d", i))
 		}

@@ -6,10 +6,17 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 )
 
-// noNewInfo counts the tool calls in a row whose results, with the calls'
-// own arguments removed and normalised, are identical or empty, whatever
-// the arguments (tool_calls.no_new_info): fishing, twenty searches for
-// different names that each answer "no matches". An edit ends the run.
+// noNewInfo counts the tool calls in a row that brought no new
+// information (tool_calls.no_new_info): fishing, twenty searches for
+// different names that each answer "no matches", or a model's prose run
+// as commands, each answered by one of the same two shell errors. A call
+// brings none when a call with other arguments among the N before it (N:
+// the threshold) gave its result already: the same result once the
+// calls' own arguments are removed and it is normalised, or the same
+// normalised result as it is (sameInfo; removing the words of two
+// different calls from one output can leave two different texts). The
+// run counts the last call that brought something new and those after
+// it; an edit ends it.
 type noNewInfo struct{}
 
 func (noNewInfo) Name() string { return lb.DetectorNoNewInfo }
@@ -22,11 +29,27 @@ func (noNewInfo) Observe(s *lb.BreakerState, ev Evidence) {
 	switch {
 	case m.Info == "":
 		s.Counters.NoNewInfo = 0
-	case s.Counters.NoNewInfo > 0 && n >= 2 && s.Tools[n-2].Info == m.Info:
+	case s.Counters.NoNewInfo > 0 && seenRecently(s.Tools, n-1, ev.Config.ToolCalls.NoNewInfo):
 		s.Counters.NoNewInfo++
 	default:
 		s.Counters.NoNewInfo = 1
 	}
+}
+
+// seenRecently reports whether the result of ms[i] is the same as that
+// of one of the w calls before it, back to the last edit, made with other
+// arguments: the same call made again is a repeat or a cycle, which
+// tool_repeat and tool_cycle count (and advise on) in their own way.
+func seenRecently(ms []lb.ToolMark, i, w int) bool {
+	for j := i - 1; j >= 0 && j >= i-w; j-- {
+		if ms[j].Info == "" {
+			return false
+		}
+		if ms[j].Key != ms[i].Key && sameInfo(&ms[j], &ms[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 func (noNewInfo) Count(s *lb.BreakerState, at Moment) Count {
@@ -43,4 +66,15 @@ func (noNewInfo) Reason(s *lb.BreakerState, at Moment, c Count) Reason {
 		Advice: "Your searches keep answering the same thing: stop varying the arguments, " +
 			"summarise what you know, and look somewhere else or change approach.",
 	}
+}
+
+// sameInfo reports whether two calls' results bring the same information:
+// the same result without the calls' arguments, or the same normalised
+// result as it is. Calls without information (edits, events recorded
+// before info_hash) are never the same.
+func sameInfo(a, b *lb.ToolMark) bool {
+	if a.Info == "" || b.Info == "" {
+		return false
+	}
+	return a.Info == b.Info || a.Result != "" && a.Result == b.Result
 }

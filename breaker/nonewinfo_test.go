@@ -80,3 +80,63 @@ func TestNoNewInfoOff(t *testing.T) {
 		r.expect(r.tool(search("find_file", fmt.Sprintf("f%d", i), "no-matches")), lb.Closed, true, fmt.Sprintf("search %d", i))
 	}
 }
+
+// shellError is a command whose output, word for word, is one of a
+// shell's errors, but whose output without the command's own words
+// differs from call to call: the words removed are those of each
+// command's prose.
+func shellError(i int, output string) lb.ToolCall {
+	tc := call("Bash", fmt.Sprintf("DISCUSSION\nattempt %d in other words", i), output, "", false)
+	tc.InfoHash = fmt.Sprintf("stripped-%d", i)
+	return tc
+}
+
+func TestRunsWithoutNewInformationTrip(t *testing.T) {
+	var wordForWord, inTurn []lb.ToolCall
+	for i := 0; i < 6; i++ {
+		wordForWord = append(wordForWord, shellError(i, "syntax error: unexpected end of file"))
+	}
+	// A, B, A, B, …: the run starts again at the first B (new then), and
+	// the 5 calls after it bring nothing the last few had not.
+	answers := []string{"unexpected EOF", "command not found"}
+	for i := 0; i < 7; i++ {
+		inTurn = append(inTurn, search("Bash", fmt.Sprintf("attempt-%d", i), answers[i%2]))
+	}
+	newRig(t).expectTrip(wordForWord, lb.DetectorNoNewInfo, "6 calls answered word for word alike")
+	newRig(t).expectTrip(inTurn, lb.DetectorNoNewInfo, "two answers in turn")
+}
+
+func TestAnAnswerSeenLongAgoIsNew(t *testing.T) {
+	r := newRig(t)
+	// Each answer comes back, but only after more others than the
+	// threshold: every call brings something the last few did not.
+	for i := 0; i < 30; i++ {
+		a := fmt.Sprintf("answer-%d", i%(lb.Defaults().ToolCalls.NoNewInfo+1))
+		r.expect(r.tool(search("Read", fmt.Sprintf("f%d", i), a)), lb.Closed, true, fmt.Sprintf("call %d", i))
+	}
+}
+
+func TestANewAnswerEndsTheRun(t *testing.T) {
+	r := newRig(t)
+	// The run counts the call that brought something new and the calls
+	// after it that did not: a search that finds something every 4th
+	// call keeps it at 4 (the fruitless ones before it were seen).
+	for i := 0; i < 30; i++ {
+		a := "no-matches"
+		if i%4 == 3 {
+			a = fmt.Sprintf("found-%d", i)
+		}
+		r.expect(r.tool(search("Grep", fmt.Sprintf("needle%d", i), a)), lb.Closed, true, fmt.Sprintf("call %d", i))
+	}
+}
+
+// The same calls made again in turn (read a, read b, read a, …) are a
+// cycle: tool_cycle halts it, at its own count, with its own advice.
+func TestACycleIsNoFishing(t *testing.T) {
+	var calls []lb.ToolCall
+	for i := 0; i < 10; i++ {
+		name := []string{"a.go", "b.go"}[i%2]
+		calls = append(calls, search("Read", name, "contents of "+name))
+	}
+	newRig(t).expectTrip(calls, lb.DetectorToolCycle, "an A/B cycle of reads, 5 times")
+}

@@ -112,3 +112,26 @@ func TestToolCallFeedsTestAttempts(t *testing.T) {
 	}
 	r.expect(d, lb.Open, false, "third failed attempt at pkg.TestParse")
 }
+
+// TestTheSameEditAgainRepeats: SWE-agent's `edit 4:4` inserting the same
+// two lines again and again answers with a file one line longer each
+// time; it is the same call all the same.
+func TestTheSameEditAgainRepeats(t *testing.T) {
+	var calls []lb.ToolCall
+	for i := 1; i <= 5; i++ {
+		calls = append(calls, call("edit", "4:4 the same two lines", fmt.Sprintf("file of %d lines", 17+i), "", true))
+	}
+	newRig(t).expectTrip(calls, lb.DetectorToolRepeat, "5th identical edit")
+}
+
+func TestTheSameCommandWithNewOutputIsNoRepeat(t *testing.T) {
+	// Only an edit's result is set aside: a command whose output
+	// changes is polling, not a repeat (nor does one answer turn up
+	// again among the last few).
+	r := newRig(t)
+	for i := 0; i < 20; i++ {
+		tc := call("Bash", "tail build.log", fmt.Sprintf("log-%d", i), "", false)
+		tc.InfoHash = fmt.Sprintf("info-%d", i)
+		r.expect(r.tool(tc), lb.Closed, true, fmt.Sprintf("call %d", i))
+	}
+}

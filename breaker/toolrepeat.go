@@ -7,7 +7,8 @@ import (
 )
 
 // toolRepeat counts identical tool calls with identical results in a row
-// (tool_calls.repeat): polling whose output changes is not a loop.
+// (tool_calls.repeat): polling whose output changes is not a loop; the
+// same edit made again is, whatever it answers (sameMark).
 type toolRepeat struct{}
 
 func (toolRepeat) Name() string { return lb.DetectorToolRepeat }
@@ -30,8 +31,13 @@ func (toolRepeat) Reason(s *lb.BreakerState, at Moment, c Count) Reason {
 	}
 }
 
+// sameMark reports whether two calls are the same call with the same
+// outcome. The same edit applied again is the same call whatever its
+// result: an edit's result shows the file it changed, which the edit
+// before changed too (SWE-agent's "edit 4:4" inserting the same two lines
+// again and again answers with a file one line longer each time).
 func sameMark(a, b lb.ToolMark) bool {
-	return a.Key == b.Key && a.Result == b.Result && a.ErrorSig == b.ErrorSig
+	return a.Key == b.Key && a.ErrorSig == b.ErrorSig && (a.Result == b.Result || a.Edit && b.Edit)
 }
 
 // repeatRun counts the identical calls at the end of the history.

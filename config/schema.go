@@ -498,13 +498,13 @@ func descriptions() map[string]string {
 
 		"tool_calls":                  "Tool-call loop detection (hooks): the same call again and again, or short cycles of calls.",
 		"tool_calls.repeat_warn":      "Identical calls with identical results in a row that warn; 0 disables the warning.",
-		"tool_calls.repeat":           "Identical calls with identical results in a row that open the breaker.",
+		"tool_calls.repeat":           "Identical calls with identical results in a row (the same edit made again, whatever it answers) that open the breaker.",
 		"tool_calls.cycle_warn":       "Repetitions of a short cycle of calls (A,B,A,B... of length 2 to 5) that warn; 0 disables the warning.",
 		"tool_calls.cycle":            "Repetitions of a short cycle of calls that open the breaker.",
 		"tool_calls.same_error":       "Times the same call fails with the same error, with no edit in between, before the breaker opens.",
 		"tool_calls.history":          "How many recent calls are remembered (at least repeat and twice cycle).",
 		"tool_calls.error_after_edit": "Failing runs, each after an edit, with the same normalised error (infrastructure errors included) that open the breaker; 0 turns the detector off.",
-		"tool_calls.no_new_info":      "Calls in a row whose results, with the calls' own arguments removed, are identical or empty, whatever the arguments (fishing), that open the breaker; 0 turns the detector off.",
+		"tool_calls.no_new_info":      "Calls in a row that bring no new information (fishing): each answers what a call with other arguments among the last N (this value) answered already, with the calls' own arguments removed or word for word, or nothing; they open the breaker; 0 turns the detector off.",
 		"tool_calls.near_duplicate":   "Calls in a row that are one call with one changing argument (a line number, a path, a flag) and the same result, that open the breaker; 0 turns the detector off.",
 
 		"phases": "Per-phase thresholds for TDD loops (RED, GREEN, REFACTOR, DOCUMENT); 0 uses the global threshold.",

@@ -67,8 +67,11 @@ func isExitLine(line string) bool {
 	return false
 }
 
-// argWords are the strings of a call's arguments and their words (at
-// least 3 bytes, quotes trimmed), as they may be echoed in its result.
+// argWords are the strings of a call's arguments, the quoted phrases
+// inside them and their words (at least 3 bytes, quotes trimmed), as they
+// may be echoed in its result: search_dir "build instructions" answers
+// `No matches found for "build instructions" in /repo`, and the phrase,
+// removed whole, takes its short words ("in", "to") with it.
 func argWords(args json.RawMessage) []string {
 	if len(args) == 0 {
 		return nil
@@ -91,6 +94,9 @@ func argWords(args json.RawMessage) []string {
 		switch x := v.(type) {
 		case string:
 			add(x)
+			for _, q := range quoted(x) {
+				add(q)
+			}
 			for _, f := range strings.Fields(x) {
 				add(f)
 			}
@@ -106,4 +112,23 @@ func argWords(args json.RawMessage) []string {
 	}
 	walk(v)
 	return words
+}
+
+// quoted returns the phrases between matching double or single quotes in
+// a command line (`grep -r "two words" docs` gives "two words").
+func quoted(s string) []string {
+	var out []string
+	for i := 0; i < len(s); i++ {
+		q := s[i]
+		if q != '"' && q != '\'' {
+			continue
+		}
+		j := strings.IndexByte(s[i+1:], q)
+		if j < 0 {
+			break
+		}
+		out = append(out, s[i+1:i+1+j])
+		i += j + 1
+	}
+	return out
 }

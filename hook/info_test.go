@@ -24,6 +24,9 @@ func TestInfoHash(t *testing.T) {
 		{InfoHash("Exit code 1\n", args(`grep -r "config" docs`)), lb.InfoEmpty},
 		{InfoHash("", args("find . -name setup.cfg")), lb.InfoEmpty},
 		{InfoHash("exit 1\n", args("rg needle")), lb.InfoEmpty},
+		// A quoted phrase is echoed whole, with its short words.
+		{InfoHash(`No matches found for "how to compile and run java code in this project" in /repo`, args(`search_dir "how to compile and run java code in this project"`)),
+			InfoHash(`No matches found for "build instructions" in /repo`, args(`search_dir 'build instructions'`))},
 		// The same listing after different commands, with noise normalised.
 		{InfoHash("a.go\nb.go\n(0.03s)", args("ls src")), InfoHash("a.go\nb.go\n(0.01s)", args("ls ./src/"))},
 	}
@@ -55,5 +58,13 @@ func TestBuildToolCallFillsInfoHash(t *testing.T) {
 	tc2 := BuildToolCall(p2, "", "")
 	if tc.InfoHash == "" || tc.InfoHash != tc2.InfoHash || tc.ArgsHash == tc2.ArgsHash {
 		t.Fatalf("two different searches with the same answer: info %q and %q, args %q and %q", tc.InfoHash, tc2.InfoHash, tc.ArgsHash, tc2.ArgsHash)
+	}
+}
+
+func TestQuoted(t *testing.T) {
+	got := quoted(`grep -r "two words" docs 'and more' "unclosed`)
+	want := []string{"two words", "and more"}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("quoted = %q, want %q", got, want)
 	}
 }

@@ -67,19 +67,22 @@ func BenchmarkReplay1000Steps(b *testing.B) {
 }
 
 // BenchmarkCalibration replays the calibration set with the default
-// configuration and reports the figures: the public mini-swe-agent
-// runs of replay/testdata/calibration (or of the directory named by
-// LOOPBREAKER_CALIBRATION_DIR, e.g. the whole set scripts/calibration-fetch
-// writes) and the real agent CLI sessions of transcript/testdata. Only
-// sessions named in a directory's labels.txt count.
+// configuration and reports the figures: the labelled sessions of
+// the real agent CLIs in transcript/testdata and, when
+// LOOPBREAKER_CALIBRATION_DIR names it, the set of public runs that
+// scripts/calibration-fetch builds (they are not kept in the repository:
+// docs/replay.md says how to build it). Only sessions named in a
+// directory's labels.txt count.
 func BenchmarkCalibration(b *testing.B) {
-	dir := os.Getenv("LOOPBREAKER_CALIBRATION_DIR")
-	if dir == "" {
-		dir = filepath.Join("testdata", "calibration")
+	dirs := []string{filepath.Join("..", "transcript", "testdata")}
+	if dir := os.Getenv("LOOPBREAKER_CALIBRATION_DIR"); dir != "" {
+		dirs = append(dirs, dir)
+	} else {
+		b.Log("LOOPBREAKER_CALIBRATION_DIR is not set: the CLI sessions of transcript/testdata only (scripts/calibration-fetch builds the public runs)")
 	}
 	labels := replay.Labels{}
 	var prepared []*replay.Prepared
-	for _, d := range []string{dir, filepath.Join("..", "transcript", "testdata")} {
+	for _, d := range dirs {
 		f, err := os.Open(filepath.Join(d, "labels.txt"))
 		if err != nil {
 			b.Fatalf("calibration set: %v (run scripts/calibration-fetch)", err)

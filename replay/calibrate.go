@@ -117,7 +117,8 @@ type Figures struct {
 	ExhaustedSteps int `json:"exhausted_steps"`
 	ExhaustedCut   int `json:"exhausted_steps_cut"`
 	// Streaks: sessions that made one call 5 times in a row with the same
-	// result; StreaksCaught: those halted by that 5th call.
+	// result (or one edit 5 times in a row); StreaksCaught: those halted
+	// by that 5th call.
 	Streaks       int `json:"streaks"`
 	StreaksCaught int `json:"streaks_halted_by_5th"`
 }

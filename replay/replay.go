@@ -49,7 +49,8 @@ type Result struct {
 	// LastEdit is the step of the session's last edit (0: none).
 	LastEdit int `json:"last_edit,omitempty"`
 	// Streak5 is the step at which one call was first made for the 5th
-	// time in a row with the same result (0: never).
+	// time in a row with the same result, or one edit for the 5th time in
+	// a row (0: never).
 	Streak5 int `json:"streak5,omitempty"`
 }
 
@@ -109,7 +110,7 @@ func Prepare(s *transcript.Session) *Prepared {
 					}
 				}
 			}
-			if p.steps > 1 && tc.Tool == last.Tool && tc.ArgsHash == last.ArgsHash && tc.ResultHash == last.ResultHash && errSig(tc) == errSig(last) {
+			if p.steps > 1 && sameCall(&tc, &last) {
 				run++
 			} else {
 				run = 1
@@ -149,6 +150,16 @@ func (p *Prepared) add(ev lb.Event, turnEnd bool) {
 
 // Steps counts the tool calls of the session.
 func (p *Prepared) Steps() int { return p.steps }
+
+// sameCall reports whether tc repeats last: the same call with the same
+// result, or the same edit made again, whatever the file now holds (as
+// the tool_repeat detector counts them).
+func sameCall(tc, last *lb.ToolCall) bool {
+	if tc.Tool != last.Tool || tc.ArgsHash != last.ArgsHash || errSig(*tc) != errSig(*last) {
+		return false
+	}
+	return tc.ResultHash == last.ResultHash || tc.Edit && last.Edit
+}
 
 func errSig(tc lb.ToolCall) string {
 	if tc.Error == nil {

@@ -1,6 +1,8 @@
 package replay_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -63,5 +65,42 @@ func TestLabelsAndTally(t *testing.T) {
 		if _, err := replay.ParseLabels(strings.NewReader(bad)); err == nil {
 			t.Errorf("ParseLabels(%q) accepted", bad)
 		}
+	}
+}
+
+// The same edit made five times in a row is a streak of 5, and halted by
+// the 5th, though each answers with a file one line longer (SWE-agent's
+// line-range edit inserting the same lines again, as GPT-4o-mini did on
+// SWE-bench-java).
+func TestTheSameEditFiveTimes(t *testing.T) {
+	type step struct {
+		Action      string `json:"action"`
+		Observation string `json:"observation"`
+	}
+	traj := struct {
+		Trajectory []step `json:"trajectory"`
+		Info       struct {
+			ExitStatus string `json:"exit_status"`
+		} `json:"info"`
+	}{}
+	traj.Info.ExitStatus = "submitted (exit_cost)"
+	traj.Trajectory = append(traj.Trajectory, step{"open test_foo.py", "[File: /repo/test_foo.py (17 lines total)]"})
+	for i := 0; i < 7; i++ {
+		traj.Trajectory = append(traj.Trajectory, step{
+			"edit 4:4\n    def __init__(self, raw):\n        self.query = None\nend_of_edit\n",
+			fmt.Sprintf("[File: /repo/test_foo.py (%d lines total)]\n1:import json", 18+i),
+		})
+	}
+	data, err := json.Marshal(traj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := transcript.Parse("same-edit.traj", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := replay.Run(s, lb.Defaults())
+	if r.Streak5 != 6 || r.Halt == nil || r.Halt.Detector != lb.DetectorToolRepeat || r.Halt.Step != 6 {
+		t.Fatalf("streak at %d, halt %+v; want both at step 6 (the 5th identical edit), by tool_repeat", r.Streak5, r.Halt)
 	}
 }

@@ -17,6 +17,12 @@ import (
 // execute_bash, terminal, ... with a command or keystrokes argument) are
 // Bash calls; their content is the terminal's output, without an exit
 // status unless the content states one.
+//
+// Harbor's converters add trailers to a result's content: the tool's
+// structured result as a last "[metadata] {...}" line (with durations
+// and timestamps that differ on every call, so they are dropped), and
+// "[error] tool reported failure" when the tool failed (the call is then
+// a failed one).
 
 type atifTraj struct {
 	SessionID string `json:"session_id"`
@@ -72,7 +78,8 @@ func parseATIF(data []byte) (*Session, error) {
 				} else if !ok && i < len(order) && order[i] == "" {
 					out = results[""]
 				}
-				s.Steps = append(s.Steps, Step{Call: atifCall(tc.Name, tc.Arguments, out), Time: parseTime(st.Timestamp)})
+				out, failed := harborTrailers(out)
+				s.Steps = append(s.Steps, Step{Call: atifCall(tc.Name, tc.Arguments, out, failed), Time: parseTime(st.Timestamp)})
 				if c := s.Steps[len(s.Steps)-1]; c.Call.ToolName == "Bash" {
 					s.Steps[len(s.Steps)-1].Edit = ShellWrites(commandOf(c.Call.ToolInput))
 				}
@@ -93,23 +100,49 @@ func commandOf(input json.RawMessage) string {
 	return in.Command
 }
 
-// atifCall turns one ATIF tool call into a post-tool payload.
-func atifCall(name string, args json.RawMessage, out string) *hook.Payload {
+// atifCall turns one ATIF tool call into a post-tool payload; failed: the
+// trajectory says the tool failed.
+func atifCall(name string, args json.RawMessage, out string, failed bool) *hook.Payload {
 	var in map[string]json.RawMessage
 	_ = json.Unmarshal(args, &in)
 	for _, key := range []string{"command", "cmd", "keystrokes", "bash_command", "script"} {
 		var cmd string
 		if json.Unmarshal(in[key], &cmd) == nil && cmd != "" && isShellName(name) {
-			return shellCall(strings.TrimRight(cmd, "\n"), out, exitStatusIn(out))
+			code := exitStatusIn(out)
+			if code == nil && failed {
+				one := 1
+				code = &one
+			}
+			return shellCall(strings.TrimRight(cmd, "\n"), out, code)
 		}
 	}
 	switch strings.ToLower(name) {
-	case "edit", "write", "write_file", "str_replace", "str_replace_editor", "create_file", "apply_patch", "replace":
-		return genericCall("Edit", args, out, false)
+	case "edit", "multiedit", "write", "write_file", "str_replace", "str_replace_editor", "create_file", "apply_patch", "replace":
+		return genericCall("Edit", args, out, failed)
 	case "read", "read_file", "view", "open", "cat":
-		return genericCall("Read", args, out, false)
+		return genericCall("Read", args, out, failed)
 	}
-	return genericCall(name, args, out, false)
+	return genericCall(name, args, out, failed)
+}
+
+// harborTrailers takes Harbor's trailers off a result's content: a last
+// "[metadata] {...}" line, and an "[error] tool reported failure" line,
+// which says the tool failed.
+func harborTrailers(out string) (string, bool) {
+	failed := false
+	for {
+		trimmed := strings.TrimRight(out, "\n ")
+		i := strings.LastIndexByte(trimmed, '\n') + 1
+		last := trimmed[i:]
+		switch {
+		case last == "[error] tool reported failure":
+			failed = true
+		case strings.HasPrefix(last, "[metadata] {") && strings.HasSuffix(last, "}"):
+		default:
+			return out, failed
+		}
+		out = strings.TrimRight(trimmed[:i], "\n ")
+	}
 }
 
 func isShellName(name string) bool {

@@ -46,10 +46,44 @@ func parseSWEAgent(data []byte) (*Session, error) {
 			continue
 		}
 		obs := strings.ReplaceAll(st.Observation, "\r\n", "\n")
-		s.Steps = append(s.Steps, Step{Call: shellCall(action, obs, nil), Edit: sweAgentEdit(action, obs)})
+		s.Steps = append(s.Steps, Step{Call: shellCall(action, obs, shellFailure(obs)), Edit: sweAgentEdit(action, obs)})
 	}
 	s.Steps = append(s.Steps, Step{TurnEnd: true, Message: t.Info.ExitStatus})
 	return s, nil
+}
+
+// shellFailure is the exit status of a command whose whole output is the
+// shell's own errors ("/bin/bash: line 7: javac: command not found",
+// "sudo: mvn: command not found", "syntax error: unexpected end of
+// file"): 127 when a command was not found, else 2. SWE-agent does not
+// record exit statuses; such an output says the command did not run.
+// nil for any other output.
+func shellFailure(obs string) *int {
+	code, lines := 2, 0
+	for _, l := range strings.Split(obs, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		lines++
+		rest, ok := strings.CutPrefix(l, "/bin/bash: ")
+		if !ok {
+			rest, ok = strings.CutPrefix(l, "bash: ")
+		}
+		if !ok {
+			rest, ok = strings.CutPrefix(l, "sudo: ")
+		}
+		if !ok {
+			return nil
+		}
+		if strings.HasSuffix(rest, ": command not found") {
+			code = 127
+		}
+	}
+	if lines == 0 {
+		return nil
+	}
+	return &code
 }
 
 // sweAgentEdit reports whether a SWE-agent action changed a file: its

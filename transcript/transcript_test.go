@@ -2,7 +2,10 @@ package transcript_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	lb "github.com/loopbreaker/loopbreaker"
@@ -10,10 +13,15 @@ import (
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
 
-// Each fixture is a real session file: the agent CLIs' own files from runs
-// against the fake model servers, SWE-agent's test trajectory, a
-// mini-swe-agent run on SWE-bench, and a journal written by loopbreaker.
-func TestReadersOnRealSessions(t *testing.T) {
+// The fixtures: the agent CLIs' own files from real runs against the fake
+// model servers, a journal written by loopbreaker, and, for the formats of
+// agents that cannot run here (SWE-agent, mini-swe-agent, Harbor's ATIF),
+// sessions written for these tests in those formats (fishing, the same
+// edit twice and a missing compiler; a mini-swe-agent run whose
+// submission is no step; Harbor's [metadata] and [error] trailers). The
+// public runs of those agents are read by BenchmarkCalibration from the
+// set scripts/calibration-fetch builds (docs/replay.md).
+func TestReadersOnSessions(t *testing.T) {
 	for _, tc := range []struct {
 		file      string
 		format    transcript.Format
@@ -30,9 +38,10 @@ func TestReadersOnRealSessions(t *testing.T) {
 		{"rollout-codex-stuck.jsonl", transcript.FormatCodex, "01a20b74-ad98-7cb1-9060-1d61f93fc167", 30, 1, "Bash", -1, 15},
 		{"rollout-codex-stuck-cat.jsonl", transcript.FormatCodex, "", 10, 1, "Bash", 0, 0},
 		{"gemini-chat-stuck.jsonl", transcript.FormatGemini, "ac39ebfd-eb0c-4ee7-aea1-aa5722cfead5", 9, 1, "write_file", 4, 5},
-		{"swe-agent-test-repo.traj", transcript.FormatSWEAgent, "swe-agent-test-repo", 5, 1, "Bash", 0, 1},
-		{"django__django-11099.traj.json", transcript.FormatMiniSWE, "django__django-11099", 41, 1, "Bash", -1, -1},
+		{"swe-agent-calc-java.traj", transcript.FormatSWEAgent, "swe-agent-calc-java", 10, 1, "Bash", 2, 2},
+		{"mini-swe-agent-calc.traj.json", transcript.FormatMiniSWE, "calc__calc-1", 5, 1, "Bash", 1, 1},
 		{"loopbreaker-journal.jsonl", transcript.FormatLoopbreaker, "session:default", 0, 0, "", -1, -1},
+		{"atif-calc.trajectory.json", transcript.FormatATIF, "atif-calc-harbor-trailers", 6, 2, "Read", 2, 2},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			s, err := transcript.Read(filepath.Join("testdata", tc.file))
@@ -141,5 +150,62 @@ func TestShellWrites(t *testing.T) {
 		if got := transcript.ShellWrites(cmd); got != want {
 			t.Errorf("ShellWrites(%q) = %v, want %v", cmd, got, want)
 		}
+	}
+}
+
+// Harbor adds a "[metadata] {...}" line to each result, with durations
+// (durationMs), and "[error] tool reported failure" to a failed one: the
+// same output twice is the same result, and the failure is a failed call.
+func TestHarborTrailers(t *testing.T) {
+	step := func(id, name, args, content string) string {
+		return `{"step_id":1,"source":"agent","message":"","tool_calls":[{"tool_call_id":"` + id + `","function_name":"` + name + `","arguments":` + args + `}],` +
+			`"observation":{"results":[{"source_call_id":"` + id + `","content":` + strconv.Quote(content) + `}]}}`
+	}
+	out := "<status>running</status>\n\n<stdout>\nWorker 0 started\n</stdout>"
+	doc := `{"schema_version":"ATIF-v1.2","session_id":"h","steps":[{"step_id":0,"source":"user","message":"go"},` +
+		step("a", "BashOutput", `{"bash_id":"c4"}`, out+"\n[metadata] {\"shellId\": \"c4\", \"stdoutLines\": 1, \"durationMs\": 62}") + `,` +
+		step("b", "BashOutput", `{"bash_id":"c4"}`, out+"\n[metadata] {\"shellId\": \"c4\", \"stdoutLines\": 1, \"durationMs\": 48}") + `,` +
+		step("c", "Edit", `{"file_path":"/app/q.py","old_string":"x","new_string":"y"}`, "<tool_use_error>String to replace not found in file.</tool_use_error>\n\n[error] tool reported failure") + `]}`
+	s, err := transcript.Parse("trajectory.json", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []lb.ToolCall
+	for _, st := range s.Steps {
+		if st.Call != nil {
+			calls = append(calls, hook.BuildToolCall(st.Call, "", ""))
+		}
+	}
+	if len(calls) != 3 || calls[0].ResultHash != calls[1].ResultHash || calls[0].Error != nil {
+		t.Fatalf("two polls with the same output: %+v", calls)
+	}
+	if calls[2].Error == nil || calls[2].Edit || strings.Contains(calls[2].Error.Raw, "[error]") {
+		t.Fatalf("the failed edit: %+v, want a failed call without Harbor's trailer", calls[2])
+	}
+}
+
+// SWE-agent records no exit status: an observation that is nothing but
+// the shell's own errors is a failed command; any other output is not.
+func TestSWEAgentShellErrors(t *testing.T) {
+	doc := `{"trajectory":[` +
+		`{"action":"javac Repro.java\n","observation":"/bin/bash: line 4149: javac: command not found"},` +
+		`{"action":"DISCUSSION\nLet's try again.\n","observation":"/bin/bash: line 2: unexpected EOF while looking for matching ` + "`''" + `\n/bin/bash: line 4: syntax error: unexpected end of file"},` +
+		`{"action":"sudo yum install maven\n","observation":"sudo: yum: command not found"},` +
+		`{"action":"ls\n","observation":"README.md\npom.xml"},` +
+		`{"action":"find_file \"x\"\n","observation":"No matches found for \"x\" in /repo"}` +
+		`],"info":{"exit_status":"exit_cost"}}`
+	s, err := transcript.Parse("run.traj", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed []bool
+	for _, st := range s.Steps {
+		if st.Call != nil {
+			failed = append(failed, hook.BuildToolCall(st.Call, "", "").Error != nil)
+		}
+	}
+	want := []bool{true, true, true, false, false}
+	if fmt.Sprint(failed) != fmt.Sprint(want) {
+		t.Fatalf("failed calls %v, want %v", failed, want)
 	}
 }
