@@ -47,7 +47,8 @@ import (
 // both figures carry the same client load (rec-p99-ms is the recording's
 // own); lock-p99-ms and lock-max-ms (the other process's wait for the
 // lock from the checkpoint's first chunk), ckpt-s (the checkpoint's
-// duration) and during-s. LB_BENCH_PROFILE=prefix writes a CPU profile
+// duration), during-s, and wal-max-MB (the write-ahead log's largest size
+// meanwhile). LB_BENCH_PROFILE=prefix writes a CPU profile
 // and block and mutex profiles of each phase, LB_BENCH_TRACE=prefix an
 // execution trace of each, with each request a region ("req" in the
 // server, "client" in the client).
@@ -274,8 +275,10 @@ func benchCheckpoint10k(b *testing.B, existing bool) {
 	recDone := time.Now()
 	prof.start("ckpt")
 	deadline := time.Now().Add(2 * time.Minute)
+	var walMax int64
 	for written.Load() < agents && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
+		walMax = max(walMax, dirSize(filepath.Join(dir, "server-wal")))
 	}
 	prof.stop()
 	stop.Store(true)
@@ -355,6 +358,7 @@ func benchCheckpoint10k(b *testing.B, existing bool) {
 	b.ReportMetric(float64(len(idle))/idleUntil.Sub(start).Seconds(), "idle-req/s")
 	b.ReportMetric(float64(len(during))/to.Sub(from).Seconds(), "ckpt-req/s")
 	b.ReportMetric(pct(rec, .99), "rec-p99-ms")
+	b.ReportMetric(float64(walMax)/1e6, "wal-max-MB")
 	b.ReportMetric(recDone.Sub(idleUntil).Seconds(), "rec-s")
 	b.ReportMetric(to.Sub(first).Seconds(), "ckpt-s")
 	b.ReportMetric(to.Sub(from).Seconds(), "during-s")
@@ -396,6 +400,18 @@ func TestCheckpointBenchCLI(t *testing.T) {
 		fmt.Printf("%d %d\n", t0.UnixNano(), waited.Nanoseconds())
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// dirSize is the size of the files in dir.
+func dirSize(dir string) int64 {
+	des, _ := os.ReadDir(dir)
+	var n int64
+	for _, de := range des {
+		if fi, err := de.Info(); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
 }
 
 // phaseProfiles writes a CPU profile or an execution trace of each phase

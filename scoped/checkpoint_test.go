@@ -51,6 +51,15 @@ func changedAgents(t *testing.T, agents int) (*env, *chunkStore) {
 	return e, hs
 }
 
+// segmentPerWrite makes each write of e's log a segment of its own.
+func segmentPerWrite(e *env) *cache {
+	c := e.m.b.(*cache)
+	c.wal.mu.Lock()
+	c.wal.maxBytes = 1
+	c.wal.mu.Unlock()
+	return c
+}
+
 func failAgents(e *env, agents int) {
 	for i := range agents {
 		e.outcome(Context{AgentID: fmt.Sprintf("a%02d", i)}, fmt.Sprintf("d-%d", i), lb.OutcomeFailure)
@@ -167,19 +176,12 @@ func TestCheckpointWritesHotBreakersAlongTheWay(t *testing.T) {
 // released from its start.
 func TestCheckpointReleasesTheLogAsItGoes(t *testing.T) {
 	e, hs := changedAgents(t, 0)
-	c := e.m.b.(*cache)
-	c.wal.mu.Lock()
-	c.wal.maxBytes = 1 // each write of the log a segment of its own
-	c.wal.mu.Unlock()
+	c := segmentPerWrite(e)
 	failAgents(e, 10)
 	fp := newFakePace()
-	var segments []int
+	var left []int
 	hs.before = func(int, []string) {
-		names, err := walSegments(e.walDir())
-		if err != nil {
-			t.Error(err)
-		}
-		segments = append(segments, len(names))
+		left = append(left, len(segments(t, e.walDir())))
 		fp.Advance(c.checkpointEvery) // each chunk takes a checkpoint interval
 	}
 	if err := c.flushPaced(context.Background(), fp.pacer(nil)); err != nil {
@@ -187,12 +189,12 @@ func TestCheckpointReleasesTheLogAsItGoes(t *testing.T) {
 	}
 	// global (in every record) first, then a00 to a09: before the last,
 	// only the segment of a09's outcome is left.
-	if len(segments) != 11 || segments[0] != 10 || segments[10] != 1 {
-		t.Errorf("log segments before each of the checkpoint's updates: %v, want 10 at first and 1 before the last", segments)
+	if len(left) != 11 || left[0] != 10 || left[10] != 1 {
+		t.Errorf("log segments before each of the checkpoint's updates: %v, want 10 at first and 1 before the last", left)
 	}
-	for i := 1; i < len(segments); i++ {
-		if segments[i] > segments[i-1] {
-			t.Errorf("log segments grew during the checkpoint: %v", segments)
+	for i := 1; i < len(left); i++ {
+		if left[i] > left[i-1] {
+			t.Errorf("log segments grew during the checkpoint: %v", left)
 			break
 		}
 	}
@@ -201,5 +203,41 @@ func TestCheckpointReleasesTheLogAsItGoes(t *testing.T) {
 		if got := e.storedFailures(fmt.Sprintf("agent:a%02d", i)); len(got) != 1 {
 			t.Errorf("agent:a%02d stored %d failures after a restart, want 1", i, len(got))
 		}
+	}
+}
+
+// A log segment goes once each breaker with a record in it has its
+// changes up to there in the store, even while older segments wait: a
+// long checkpoint under load (10,000 new breakers, 40 to 60 s) kept every
+// record since its start, up to 600 MB, until its last breaker was written.
+func TestCheckpointReleasesNewerSegmentsFirst(t *testing.T) {
+	e, hs := changedAgents(t, 0)
+	c := segmentPerWrite(e)
+	failAgents(e, 3)
+	fp := newFakePace()
+	hot := Context{AgentID: "hot"}
+	var left []int
+	hs.before = func(i int, _ []string) {
+		if i == 1 {
+			// While a00 is written: hotPending segments of agent:hot
+			// and global, both written by the next chunk.
+			for n := range hotPending {
+				e.outcome(hot, fmt.Sprintf("h-%d", n), lb.OutcomeSuccess)
+			}
+		}
+		left = append(left, len(segments(t, e.walDir())))
+		fp.Advance(c.checkpointEvery)
+	}
+	if err := c.flushPaced(context.Background(), fp.pacer(nil)); err != nil {
+		t.Fatal(err)
+	}
+	ups := hs.written()
+	if len(ups) != 4 || !slices.Contains(ups[2], "agent:hot") {
+		t.Fatalf("updates %q: want global, a00, a01 with agent:hot and global, a02", ups)
+	}
+	// Before the last update (a02): only a02's segment is left, not the
+	// hot ones written after it.
+	if len(left) != 4 || left[3] != 1 {
+		t.Errorf("log segments before each update: %v, want 1 before the last (a02's)", left)
 	}
 }

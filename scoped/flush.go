@@ -294,18 +294,18 @@ func (c *cache) takeHot() []string {
 }
 
 // releaseWAL deletes the log segments whose records are all in the store;
-// between two store updates of the cache (none is under way).
+// between two store updates of the cache (none is under way: a breaker
+// being written has no change waiting, firstLSN 0, and would count as
+// saved).
 func (c *cache) releaseWAL() {
-	// upTo: every log record up to it is in the store.
 	c.mu.Lock()
-	upTo := c.lsn
-	for sc := range c.dirty {
-		if e := c.entries[sc]; e != nil && e.firstLSN > 0 {
-			upTo = min(upTo, e.firstLSN-1)
-		}
-	}
+	gone := c.wal.releasable(func(scope string, lsn uint64) bool {
+		e := c.entries[scope]
+		// No entry: forgotten with nothing waiting (or dropped as broken).
+		return e == nil || e.firstLSN == 0 || e.firstLSN > lsn
+	})
 	c.mu.Unlock()
-	if err := c.wal.release(upTo); err != nil {
+	if err := c.wal.removeSegments(gone); err != nil {
 		c.m.log.Warn("removing checkpointed write-ahead log segments", "err", err)
 	}
 }
