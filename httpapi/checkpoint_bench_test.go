@@ -29,7 +29,7 @@ import (
 
 // BenchmarkCheckpoint10k measures a checkpoint of 10,000 changed breakers
 // under load (issue 9, item 4): 32 HTTP clients make check + outcome round
-// trips for 3 s (idle: the checkpoints write their ~34 breakers), then
+// trips for 6 s (idle: the checkpoints write their ~34 breakers), then
 // 10,000 other agents each record a failure (16 goroutines calling the
 // manager) and the load goes on until the checkpoint that writes them is
 // done. Meanwhile another handle on the same store directory (what
@@ -263,7 +263,7 @@ func benchCheckpoint10k(b *testing.B, existing bool) {
 	b.ResetTimer()
 	prof.start("idle")
 	start := time.Now()
-	time.Sleep(3 * time.Second) // idle figure
+	time.Sleep(6 * time.Second) // idle figure (GCs and checkpoints of the load in it)
 	prof.stop()
 	idleUntil := time.Now()
 	counting.Store(true)
