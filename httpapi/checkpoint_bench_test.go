@@ -12,7 +12,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -26,19 +29,35 @@ import (
 
 // BenchmarkCheckpoint10k measures a checkpoint of 10,000 changed breakers
 // under load (issue 9, item 4): 32 HTTP clients make check + outcome round
-// trips for 3 s (idle: the checkpoints write their ~34 breakers), then
-// 10,000 other agents each record a failure and the load goes on until
-// the checkpoint that writes them is done. Meanwhile another handle on the
-// same store directory (what `loopbreaker record` and the hooks do) runs an
-// Update every 10 ms and measures how long it waits for the store's lock.
+// trips for 6 s (idle: the checkpoints write their ~34 breakers), then
+// 10,000 other agents each record a failure (16 goroutines calling the
+// manager) and the load goes on until the checkpoint that writes them is
+// done. Meanwhile another handle on the same store directory (what
+// `loopbreaker record` and the hooks do) runs an Update every 10 ms and
+// measures how long it waits for the store's lock. "new": the 10,000
+// breakers are new (the checkpoint makes their directories and files);
+// "existing": they were made and checkpointed before the load started
+// (the checkpoint replaces their state files).
 //
 //	go test ./httpapi -run '^$' -bench Checkpoint10k -benchtime 1x
 //
-// Reported: idle-p99-ms and ckpt-p99-ms (HTTP request p99 before and
-// during the checkpoint, and their ratio), lock-p99-ms and lock-max-ms
-// (the other process's wait for the lock during the checkpoint), and
-// ckpt-s (the checkpoint's duration).
+// Reported: idle-p99-ms and ckpt-p99-ms (HTTP request p99 before the
+// outcomes and during the checkpoint, and their ratio; p50 and requests/s
+// too): "during" starts once the 10,000 outcomes are recorded, so that
+// both figures carry the same client load (rec-p99-ms is the recording's
+// own); lock-p99-ms and lock-max-ms (the other process's wait for the
+// lock from the checkpoint's first chunk), ckpt-s (the checkpoint's
+// duration), during-s, and wal-max-MB (the write-ahead log's largest size
+// meanwhile). LB_BENCH_PROFILE=prefix writes a CPU profile
+// and block and mutex profiles of each phase, LB_BENCH_TRACE=prefix an
+// execution trace of each, with each request a region ("req" in the
+// server, "client" in the client).
 func BenchmarkCheckpoint10k(b *testing.B) {
+	b.Run("new", func(b *testing.B) { benchCheckpoint10k(b, false) })
+	b.Run("existing", func(b *testing.B) { benchCheckpoint10k(b, true) })
+}
+
+func benchCheckpoint10k(b *testing.B, existing bool) {
 	const agents, clients = 10_000, 32
 	cfg := lb.Defaults()
 	cfg.Breakers = []lb.BreakerConfig{
@@ -56,6 +75,11 @@ func BenchmarkCheckpoint10k(b *testing.B) {
 	var ckMu sync.Mutex
 	var ckStart, ckEnd time.Time
 	var chunkMax time.Duration
+	type chunk struct {
+		start, end time.Time
+		scopes     int
+	}
+	var chunkLog []chunk
 	chunks := 0
 	m, err := scoped.Open(context.Background(), st, cfg, scoped.Options{
 		WALDir: filepath.Join(dir, "server-wal"), CheckpointEvery: time.Second,
@@ -69,6 +93,8 @@ func BenchmarkCheckpoint10k(b *testing.B) {
 				fmt.Fprintf(os.Stderr, "chunk %d scopes %s\n", scopes, took)
 			}
 			chunks++
+			now := time.Now()
+			chunkLog = append(chunkLog, chunk{now.Add(-took), now, scopes})
 			if ckStart.IsZero() {
 				ckStart = time.Now().Add(-took)
 			}
@@ -82,6 +108,46 @@ func BenchmarkCheckpoint10k(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer m.Close()
+	var failed atomic.Value
+	// record makes each of the 10,000 agents record a failure, from 16
+	// goroutines.
+	record := func() {
+		var dw sync.WaitGroup
+		var next atomic.Int64
+		for range 16 {
+			dw.Go(func() {
+				for {
+					i := next.Add(1)
+					if i > agents {
+						return
+					}
+					ctx := scoped.Context{AgentID: fmt.Sprintf("a%05d", i), Category: "tooling"}
+					if _, err := m.Outcome(context.Background(), ctx, lb.Outcome{DecisionID: fmt.Sprintf("d-%d", i), Result: lb.OutcomeFailure}); err != nil {
+						failed.Store(err)
+						return
+					}
+				}
+			})
+		}
+		dw.Wait()
+	}
+	if existing {
+		// The 10,000 breakers are made and checkpointed before the load
+		// starts: the measured checkpoint replaces their state files.
+		counting.Store(true)
+		record()
+		if err, ok := failed.Load().(error); ok {
+			b.Fatal(err)
+		}
+		for written.Load() < agents {
+			time.Sleep(20 * time.Millisecond)
+		}
+		counting.Store(false)
+		ckMu.Lock()
+		written.Store(0)
+		ckStart, ckEnd, chunkMax, chunkLog, chunks = time.Time{}, time.Time{}, 0, nil, 0
+		ckMu.Unlock()
+	}
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(GCPercent))
 	}
@@ -92,7 +158,15 @@ func BenchmarkCheckpoint10k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := &http.Server{Handler: NewServer(Config{Manager: m, MaxBodyBytes: 1 << 20})}
+	var h http.Handler = NewServer(Config{Manager: m, MaxBodyBytes: 1 << 20})
+	if os.Getenv("LB_BENCH_TRACE") != "" {
+		// Each request a region of the trace, to break its time down.
+		inner := h
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			trace.WithRegion(r.Context(), "req", func() { inner.ServeHTTP(w, r) })
+		})
+	}
+	srv := &http.Server{Handler: h}
 	go srv.Serve(ln)
 	defer srv.Close()
 	base := "http://" + ln.Addr().String()
@@ -104,8 +178,8 @@ func BenchmarkCheckpoint10k(b *testing.B) {
 	}
 	var stop atomic.Bool
 	reqs := make([][]sample, clients)
-	var failed atomic.Value
 	post := func(path string, body []byte, buf *bytes.Buffer) error {
+		defer trace.StartRegion(context.Background(), "client").End()
 		resp, err := client.Post(base+path, "application/json", bytes.NewReader(body))
 		if err != nil {
 			return err
@@ -185,32 +259,28 @@ func BenchmarkCheckpoint10k(b *testing.B) {
 		}
 	}()
 
+	prof := newPhaseProfiles(b)
 	b.ResetTimer()
-	time.Sleep(3 * time.Second) // idle figure
+	prof.start("idle")
+	start := time.Now()
+	time.Sleep(6 * time.Second) // idle figure (GCs and checkpoints of the load in it)
+	prof.stop()
 	idleUntil := time.Now()
 	counting.Store(true)
-	var dw sync.WaitGroup
-	var next atomic.Int64
-	for range 16 {
-		dw.Go(func() {
-			for {
-				i := next.Add(1)
-				if i > agents {
-					return
-				}
-				ctx := scoped.Context{AgentID: fmt.Sprintf("a%05d", i), Category: "tooling"}
-				if _, err := m.Outcome(context.Background(), ctx, lb.Outcome{DecisionID: fmt.Sprintf("d-%d", i), Result: lb.OutcomeFailure}); err != nil {
-					failed.Store(err)
-					return
-				}
-			}
-		})
-	}
-	dw.Wait()
+	record()
+	// The 10,000 outcomes are load of their own (16 goroutines, and each
+	// failure also updates global and category:tooling): the checkpoint's
+	// figure starts once they are all recorded, so that it carries the
+	// idle figure's load.
+	recDone := time.Now()
+	prof.start("ckpt")
 	deadline := time.Now().Add(2 * time.Minute)
+	var walMax int64
 	for written.Load() < agents && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
+		walMax = max(walMax, dirSize(filepath.Join(dir, "server-wal")))
 	}
+	prof.stop()
 	stop.Store(true)
 	wg.Wait()
 	cliIn.Close()
@@ -224,13 +294,35 @@ func BenchmarkCheckpoint10k(b *testing.B) {
 	}
 	ckMu.Lock()
 	from, to := ckStart, ckEnd
+	logged := slices.Clone(chunkLog)
 	ckMu.Unlock()
-	var idle, during, lock, idleLock []time.Duration
+	// The figure during the checkpoint is taken from the chunk under way
+	// when the recording ended, or the next one (the first chunk usually
+	// starts while the outcomes are still recorded); the lock's from the
+	// first chunk.
+	first := from
+	afterRec := 0
+	for _, ch := range logged {
+		if ch.end.After(recDone) {
+			if afterRec == 0 {
+				from = ch.start
+			}
+			afterRec += ch.scopes
+		}
+	}
+	if from.Before(recDone) {
+		from = recDone
+	}
+	var idle, rec, during, lock, idleLock []time.Duration
 	for _, rs := range reqs {
 		for _, r := range rs {
 			switch {
+			case r.at.Before(start):
+				// Connections being set up, the other process starting.
 			case r.at.Before(idleUntil):
 				idle = append(idle, r.took)
+			case r.at.Before(recDone):
+				rec = append(rec, r.took)
 			case !r.at.Before(from) && r.at.Before(to):
 				during = append(during, r.took)
 			}
@@ -240,7 +332,7 @@ func BenchmarkCheckpoint10k(b *testing.B) {
 		switch {
 		case w.at.Before(idleUntil):
 			idleLock = append(idleLock, w.took)
-		case !w.at.Before(from) && w.at.Before(to):
+		case !w.at.Before(first) && w.at.Before(to):
 			lock = append(lock, w.took)
 		}
 	}
@@ -261,7 +353,16 @@ func BenchmarkCheckpoint10k(b *testing.B) {
 	b.ReportMetric(pct(lock, .99), "lock-p99-ms")
 	b.ReportMetric(pct(lock, 1), "lock-max-ms")
 	b.ReportMetric(float64(len(lock)), "lock-samples")
-	b.ReportMetric(to.Sub(from).Seconds(), "ckpt-s")
+	b.ReportMetric(pct(idle, .5), "idle-p50-ms")
+	b.ReportMetric(pct(during, .5), "ckpt-p50-ms")
+	b.ReportMetric(float64(len(idle))/idleUntil.Sub(start).Seconds(), "idle-req/s")
+	b.ReportMetric(float64(len(during))/to.Sub(from).Seconds(), "ckpt-req/s")
+	b.ReportMetric(pct(rec, .99), "rec-p99-ms")
+	b.ReportMetric(float64(walMax)/1e6, "wal-max-MB")
+	b.ReportMetric(recDone.Sub(idleUntil).Seconds(), "rec-s")
+	b.ReportMetric(to.Sub(first).Seconds(), "ckpt-s")
+	b.ReportMetric(to.Sub(from).Seconds(), "during-s")
+	b.ReportMetric(float64(afterRec), "during-scopes")
 	b.ReportMetric(float64(chunkMax.Microseconds())/1000, "chunk-max-ms")
 	b.ReportMetric(float64(chunks), "chunks")
 	b.ReportMetric(float64(len(during)), "ckpt-reqs")
@@ -298,5 +399,83 @@ func TestCheckpointBenchCLI(t *testing.T) {
 		}
 		fmt.Printf("%d %d\n", t0.UnixNano(), waited.Nanoseconds())
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// dirSize is the size of the files in dir.
+func dirSize(dir string) int64 {
+	des, _ := os.ReadDir(dir)
+	var n int64
+	for _, de := range des {
+		if fi, err := de.Info(); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+// phaseProfiles writes a CPU profile or an execution trace of each phase
+// of a benchmark to <LB_BENCH_PROFILE>-<phase>.cpu, or
+// <LB_BENCH_TRACE>-<phase>.trace, and with LB_BENCH_PROFILE the block
+// and mutex profiles at the end of each phase (<phase>.block,
+// <phase>.mutex: compare two with pprof -base).
+type phaseProfiles struct {
+	b            testing.TB
+	cpu, tracing string
+	f            *os.File
+	phase        string
+}
+
+func newPhaseProfiles(b testing.TB) *phaseProfiles {
+	p := &phaseProfiles{b: b, cpu: os.Getenv("LB_BENCH_PROFILE"), tracing: os.Getenv("LB_BENCH_TRACE")}
+	if p.cpu != "" {
+		runtime.SetBlockProfileRate(10_000) // one event per 10 µs blocked
+		runtime.SetMutexProfileFraction(10)
+		b.Cleanup(func() { runtime.SetBlockProfileRate(0); runtime.SetMutexProfileFraction(0) })
+		p.snapshot("start")
+	}
+	return p
+}
+
+func (p *phaseProfiles) start(phase string) {
+	p.phase = phase
+	var err error
+	switch {
+	case p.cpu != "":
+		if p.f, err = os.Create(p.cpu + "-" + phase + ".cpu"); err == nil {
+			err = pprof.StartCPUProfile(p.f)
+		}
+	case p.tracing != "":
+		if p.f, err = os.Create(p.tracing + "-" + phase + ".trace"); err == nil {
+			err = trace.Start(p.f)
+		}
+	}
+	if err != nil {
+		p.b.Fatalf("profiling phase %s: %v", phase, err)
+	}
+}
+
+func (p *phaseProfiles) stop() {
+	switch {
+	case p.cpu != "":
+		pprof.StopCPUProfile()
+		p.snapshot(p.phase)
+	case p.tracing != "":
+		trace.Stop()
+	}
+	if p.f != nil {
+		p.f.Close()
+		p.f = nil
+	}
+}
+
+func (p *phaseProfiles) snapshot(phase string) {
+	for _, name := range []string{"block", "mutex"} {
+		f, err := os.Create(p.cpu + "-" + phase + "." + name)
+		if err != nil {
+			p.b.Fatal(err)
+		}
+		_ = pprof.Lookup(name).WriteTo(f, 0)
+		f.Close()
 	}
 }

@@ -52,11 +52,13 @@ type cache struct {
 	closed   bool
 
 	// Write-ahead log mode.
-	wal             *walLog
-	walBuf          []walRecord
-	walWait         *flushWait
-	lsn             uint64
-	unsaved         int
+	wal     *walLog
+	walBuf  []walRecord
+	walWait *flushWait
+	lsn     uint64
+	unsaved int
+	// hot are the breakers with hotPending changes waiting (entry.hot).
+	hot             []string
 	checkpointEvery time.Duration
 	ckKick          chan struct{}
 
@@ -99,6 +101,8 @@ type entry struct {
 	// shared: a store update is encoding state; the next change copies
 	// it first (copy on write).
 	shared bool
+	// hot: listed in cache.hot since it was last written (log mode).
+	hot bool
 	// prev and next link the entries from the most recently used
 	// (c.lru.next) to the least (c.lru.prev).
 	prev, next *entry
@@ -343,6 +347,10 @@ func (c *cache) do(ctx context.Context, rules []Rule, op opFunc) error {
 				e.walWait = c.walWait
 				c.unsaved += len(entries[i])
 				checkpoint = c.unsaved >= maxUnsaved
+				if len(e.pending) >= hotPending && !e.hot {
+					e.hot = true
+					c.hot = append(c.hot, e.rule.Scope)
+				}
 			} else if e.flush == nil {
 				e.flush = newFlushWait()
 			}

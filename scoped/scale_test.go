@@ -3,6 +3,7 @@ package scoped
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -117,24 +118,39 @@ func TestWriteThroughCommitsOneOutcomesBreakersTogether(t *testing.T) {
 	}
 }
 
-// chunkStore counts the scopes of each update and the updates done.
+// chunkStore records the scopes of each update and counts the updates
+// done; before(i, scopes), when set, runs before the i-th update (from 0).
 type chunkStore struct {
 	*filestore.Store
 	firstDone chan struct{}
 	once      sync.Once
 	done      atomic.Int32
 	mu        sync.Mutex
-	sizes     []int
+	updates   [][]string
+	before    func(i int, scopes []string)
 }
 
 func (s *chunkStore) Update(ctx context.Context, scopes []string, fn lb.UpdateFunc) error {
 	s.mu.Lock()
-	s.sizes = append(s.sizes, len(scopes))
+	i := len(s.updates)
+	s.updates = append(s.updates, slices.Clone(scopes))
+	before := s.before
 	s.mu.Unlock()
+	if before != nil {
+		before(i, scopes)
+	}
 	err := s.Store.Update(ctx, scopes, fn)
 	s.done.Add(1)
-	s.once.Do(func() { close(s.firstDone) })
+	if s.firstDone != nil {
+		s.once.Do(func() { close(s.firstDone) })
+	}
 	return err
+}
+
+func (s *chunkStore) written() [][]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.updates)
 }
 
 // A checkpoint of many changed breakers releases the store's lock between
@@ -164,11 +180,10 @@ func TestCheckpointLetsOtherWritersIn(t *testing.T) {
 	if err := <-checkpointed; err != nil {
 		t.Fatal(err)
 	}
-	cs.mu.Lock()
-	sizes := cs.sizes
-	cs.mu.Unlock()
+	sizes := cs.written()
 	total := 0
-	for _, n := range sizes {
+	for _, u := range sizes {
+		n := len(u)
 		if n > checkpointChunk {
 			t.Errorf("a checkpoint update wrote %d breakers, want at most %d per update", n, checkpointChunk)
 		}

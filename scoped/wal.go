@@ -41,14 +41,18 @@ type walLog struct {
 	cur     *os.File
 	curName string
 	curSize int64
-	// closed are the segments no longer written, with their last lsn.
+	// curLast is each scope's last record (lsn) in the current segment.
+	curLast map[string]uint64
+	// closed are the segments no longer written.
 	closed []walSegment
-	curMax uint64
 }
 
 type walSegment struct {
-	name   string
-	maxLSN uint64
+	name string
+	// last is each scope's last record (lsn) in the segment: the segment
+	// may go once each of its scopes has its changes up to there in the
+	// store, whatever the other segments hold.
+	last map[string]uint64
 }
 
 const walPrefix, walSuffix = "wal-", ".jsonl"
@@ -183,11 +187,15 @@ func (w *walLog) write(recs []walRecord, buf []byte) ([]byte, error) {
 			return buf, err
 		}
 	}
+	// Noted before the write: a failed one may still have written some.
+	for _, r := range recs {
+		w.curLast[r.Scope] = r.LSN
+	}
 	if _, err := w.cur.Write(buf); err != nil {
 		// A partial write leaves a torn line; start a new segment so
 		// that it stays the last line of its file.
 		w.cur.Close()
-		w.closed = append(w.closed, walSegment{name: w.curName, maxLSN: recs[len(recs)-1].LSN})
+		w.closed = append(w.closed, walSegment{name: w.curName, last: w.curLast})
 		w.cur = nil
 		return buf, fmt.Errorf("write the write-ahead log %s: %w", filepath.Join(w.dir, w.curName), err)
 	}
@@ -197,7 +205,6 @@ func (w *walLog) write(recs []walRecord, buf []byte) ([]byte, error) {
 		}
 	}
 	w.curSize += int64(len(buf))
-	w.curMax = recs[len(recs)-1].LSN
 	return buf, nil
 }
 
@@ -205,7 +212,7 @@ func (w *walLog) write(recs []walRecord, buf []byte) ([]byte, error) {
 func (w *walLog) rotate(first uint64) error {
 	if w.cur != nil {
 		w.cur.Close()
-		w.closed = append(w.closed, walSegment{name: w.curName, maxLSN: w.curMax})
+		w.closed = append(w.closed, walSegment{name: w.curName, last: w.curLast})
 	}
 	name := segmentName(first)
 	f, err := os.OpenFile(filepath.Join(w.dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
@@ -216,32 +223,45 @@ func (w *walLog) rotate(first uint64) error {
 	if w.fsync {
 		syncDir(w.dir)
 	}
-	w.cur, w.curName, w.curSize, w.curMax = f, name, 0, first-1
+	w.cur, w.curName, w.curSize, w.curLast = f, name, 0, map[string]uint64{}
 	return nil
 }
 
-// release deletes the closed segments whose records are all checkpointed
-// (lsn <= upTo); when the current one is too, it is closed and deleted
-// as well, so that an idle server keeps no log.
-func (w *walLog) release(upTo uint64) error {
+// releasable takes out the segments whose records are all in the store
+// (saved reports whether scope's changes up to lsn are) and returns their
+// names, for removeSegments; the current segment is closed first when it
+// is one of them, so that an idle server keeps no log. A segment may go
+// before older ones: each scope's records in the store are those up to
+// some lsn, so recovery, which applies the records the store lacks, never
+// finds a gap in a scope's changes.
+func (w *walLog) releasable(saved func(scope string, lsn uint64) bool) []string {
+	all := func(last map[string]uint64) bool {
+		for sc, lsn := range last {
+			if !saved(sc, lsn) {
+				return false
+			}
+		}
+		return true
+	}
 	w.mu.Lock()
-	if w.cur != nil && w.curMax <= upTo {
+	defer w.mu.Unlock()
+	if w.cur != nil && all(w.curLast) {
 		w.cur.Close()
-		w.closed = append(w.closed, walSegment{name: w.curName, maxLSN: w.curMax})
+		w.closed = append(w.closed, walSegment{name: w.curName, last: w.curLast})
 		w.cur = nil
 	}
 	var gone []string
 	keep := w.closed[:0]
 	for _, s := range w.closed {
-		if s.maxLSN <= upTo {
+		if all(s.last) {
 			gone = append(gone, s.name)
 		} else {
 			keep = append(keep, s)
 		}
 	}
+	clear(w.closed[len(keep):])
 	w.closed = keep
-	w.mu.Unlock()
-	return w.removeSegments(gone)
+	return gone
 }
 
 func (w *walLog) close() {
@@ -249,7 +269,7 @@ func (w *walLog) close() {
 	defer w.mu.Unlock()
 	if w.cur != nil {
 		w.cur.Close()
-		w.closed = append(w.closed, walSegment{name: w.curName, maxLSN: w.curMax})
+		w.closed = append(w.closed, walSegment{name: w.curName, last: w.curLast})
 		w.cur = nil
 	}
 }
