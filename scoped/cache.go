@@ -485,16 +485,6 @@ func (c *cache) page(ctx context.Context, after string, limit int) ([]Breaker, s
 	return out, next, nil
 }
 
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 func (c *cache) viewOf(e *entry, now time.Time, full bool) Breaker {
 	b := view(c.m.policy, e.rule, e.state, now, full)
 	b.LastUsed = e.lastUsed

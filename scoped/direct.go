@@ -1,6 +1,7 @@
 package scoped
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -171,7 +172,7 @@ func (d *direct) page(ctx context.Context, after string, limit int) ([]Breaker, 
 		return nil, "", err
 	}
 	if after != "" {
-		i, _ := slices.BinarySearchFunc(bs, after, func(b Breaker, s string) int { return cmpString(b.Scope, s) })
+		i, _ := slices.BinarySearchFunc(bs, after, func(b Breaker, s string) int { return cmp.Compare(b.Scope, s) })
 		if i < len(bs) && bs[i].Scope == after {
 			i++
 		}

@@ -1,6 +1,7 @@
 package scoped
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -228,10 +229,10 @@ func (c *cache) flushPaced(ctx context.Context, p pacer) error {
 	// Oldest changes first: the log can then be released as the
 	// checkpoint goes (see releaseWAL).
 	slices.SortFunc(order, func(a, b dirtyScope) int {
-		if c := cmpUint(a.lsn, b.lsn); c != 0 {
+		if c := cmp.Compare(a.lsn, b.lsn); c != 0 {
 			return c
 		}
-		return cmpString(a.scope, b.scope)
+		return cmp.Compare(a.scope, b.scope)
 	})
 	scopes := make([]string, len(order))
 	for i, d := range order {
@@ -339,7 +340,7 @@ func (c *cache) grab(only []string) []grabbed {
 			}
 		}
 	}
-	slices.SortFunc(got, func(a, b grabbed) int { return cmpString(a.scope, b.scope) })
+	slices.SortFunc(got, func(a, b grabbed) int { return cmp.Compare(a.scope, b.scope) })
 	return got
 }
 

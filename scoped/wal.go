@@ -2,6 +2,7 @@ package scoped
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -121,18 +122,8 @@ func readWAL(dir string) ([]walRecord, []string, error) {
 		}
 		f.Close()
 	}
-	slices.SortStableFunc(recs, func(a, b walRecord) int { return cmpUint(a.LSN, b.LSN) })
+	slices.SortStableFunc(recs, func(a, b walRecord) int { return cmp.Compare(a.LSN, b.LSN) })
 	return recs, names, nil
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // openWAL starts a new, empty log in dir (recovery has read and

@@ -166,7 +166,11 @@ func (o *replayOptions) run(env *Env) error {
 		if len(prepared) == 0 {
 			return &exitError{code: ExitError, err: fmt.Errorf("replay: no file could be replayed (see above)")}
 		}
-		return &exitError{code: ExitError, err: fmt.Errorf("replay: %d of %d files could not be replayed (see above); the other %s replayed", len(out.Errors), len(files)+len(errs), map[bool]string{true: "was", false: fmt.Sprintf("%d were", len(prepared))}[len(prepared) == 1])}
+		others := fmt.Sprintf("the other %d were", len(prepared))
+		if len(prepared) == 1 {
+			others = "the other was"
+		}
+		return &exitError{code: ExitError, err: fmt.Errorf("replay: %d of %d files could not be replayed (see above); %s replayed", len(out.Errors), len(files)+len(errs), others)}
 	}
 	return nil
 }
