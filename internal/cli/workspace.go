@@ -174,6 +174,9 @@ func (c *common) openMode(env *Env, readOnly bool) (*workspace, error) {
 	if c.session == "" || strings.ContainsAny(c.session, "\x00\n") {
 		return nil, usagef("--session %q: want a non-empty name on one line", c.session)
 	}
+	if err := lb.ValidScope(SessionScope(c.session)); err != nil {
+		return nil, usagef("--session: %v", err)
+	}
 	caller := c.caller
 	if caller == "" {
 		caller = c.session
