@@ -380,6 +380,20 @@ func TestDashboardInChromium(t *testing.T) {
 	media("light")
 	do(t, ctx, "phone", chromedp.EmulateViewport(390, 844))
 	screenshot(t, ctx, "dashboard-phone.png")
+	// At phone width nothing is cut off: every element of the breakers
+	// (history, decision ids) ends inside the table's box.
+	cut := get(t, ctx, "overflow at 390 px", chromedp.Evaluate[[]string](`(() => {
+		const right = document.querySelector("#rows").closest("table").parentElement.getBoundingClientRect().right;
+		const out = [];
+		for (const e of document.querySelectorAll("#rows *")) {
+			const r = e.getBoundingClientRect();
+			if (r.width > 0 && r.right > right + 0.5) out.push(e.tagName + "." + e.className + ": " + e.textContent.slice(0, 40));
+		}
+		return out;
+	})()`))
+	if len(cut) > 0 || !strings.Contains(text(t, ctx, row("stakes:high")+" + tr.detail"), last) {
+		t.Errorf("at 390 px these are cut off (%d): %q", len(cut), cut)
+	}
 	do(t, ctx, "desktop", chromedp.EmulateViewport(1280, 900))
 
 	// Without a token the reset button is disabled and says why.
