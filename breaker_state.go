@@ -88,6 +88,10 @@ type BreakerState struct {
 	// current run of near-duplicate calls.
 	LastArgs []uint32 `json:"last_args,omitempty"`
 	NearArg  int      `json:"near_arg,omitempty"`
+
+	// Session is what the agent session's hook calls remember between
+	// hook processes (pending calls, batches, what the model was told).
+	Session *SessionMemory `json:"session,omitempty"`
 }
 
 // Counters are the detectors' running counts.
@@ -222,6 +226,11 @@ type ToolMark struct {
 	// Info hashes the call's result with its own arguments removed and
 	// normalised ("" for edits and calls recorded without it).
 	Info string `json:"info,omitempty"`
+	// Batch is the batch of calls the call belonged to (0: unknown). The
+	// calls of one batch run at once and report in any order, so the
+	// history keeps them in a fixed order: a repeated batch then reads
+	// as a repeated sequence.
+	Batch int `json:"batch,omitempty"`
 }
 
 // Probe is the half-open probe and who holds it.
@@ -351,6 +360,7 @@ func (st *BreakerState) Clone() *BreakerState {
 	out.Tools = slices.Clone(st.Tools)
 	out.EditedFiles = slices.Clone(st.EditedFiles)
 	out.LastArgs = slices.Clone(st.LastArgs)
+	out.Session = st.Session.Clone()
 	out.Attempts = slices.Clone(st.Attempts)
 	for i := range out.Attempts {
 		out.Attempts[i].Files = slices.Clone(out.Attempts[i].Files)

@@ -125,6 +125,9 @@ type ToolCall struct {
 	TestsPassing *int   `json:"tests_passing,omitempty"`
 	TestsFailing *int   `json:"tests_failing,omitempty"`
 	Slice        string `json:"slice,omitempty"`
+	// Batch is the batch of calls this call ran in (0: not known): calls
+	// of one batch run at once and may report in any order.
+	Batch int `json:"batch,omitempty"`
 }
 
 // OutcomeResult is the reviewed result of a decision (seed 003).

@@ -192,7 +192,9 @@ func (c *common) openMode(env *Env, readOnly bool) (*workspace, error) {
 		session: c.session, scope: scope, caller: caller,
 	}
 	if err := w.openStore(readOnly); err != nil {
-		return nil, err
+		// The configuration was read: a hook still answers the failure as
+		// its on_error says.
+		return &workspace{cfg: w.cfg}, err
 	}
 	return w, nil
 }
