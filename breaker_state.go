@@ -58,7 +58,7 @@ type BreakerState struct {
 	// the journal keeps them all.
 	Transitions []Transition `json:"transitions,omitempty"`
 
-	// Failures are outcome failures inside the sliding window (seed 003).
+	// Failures are outcome failures inside the sliding window.
 	Failures []Failure `json:"failures,omitempty"`
 	// Tools holds the recent tool calls for loop detection (hooks).
 	Tools []ToolMark `json:"tools,omitempty"`
@@ -126,7 +126,7 @@ type EditError struct {
 	Example string `json:"example,omitempty"`
 }
 
-// SliceCount is the failed test attempts of one slice (seed 000's slice
+// SliceCount is the failed test attempts of one slice (the slice
 // ceiling). A slice, not a map: it is read and checked on every record.
 type SliceCount struct {
 	Slice  string `json:"slice"`
@@ -151,7 +151,7 @@ type ErrorCount struct {
 	LastSeen  time.Time `json:"last_seen"`
 }
 
-// TestAttempts are the failed attempts at one test (seed 000 FR-1).
+// TestAttempts are the failed attempts at one test.
 type TestAttempts struct {
 	Name   string `json:"name"`
 	Slice  string `json:"slice"`
