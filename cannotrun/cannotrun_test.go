@@ -101,4 +101,3 @@ func TestFixNamesTheLoginCommand(t *testing.T) {
 		}
 	}
 }
-

@@ -53,6 +53,12 @@ func (l *loop) iterate(ctx, work context.Context, n int, st *lb.BreakerState, fb
 	if err != nil || r.interrupted != nil {
 		return nil, r, err
 	}
+	if f, ok := l.refused(out, errs, r); ok {
+		// The working tree is left for the next iteration to measure:
+		// what the agent did before the refusal is still its work.
+		r.cannotRun = &f
+		return nil, r, nil
+	}
 	files, err := l.changedFiles(work)
 	if err != nil {
 		return nil, r, err
