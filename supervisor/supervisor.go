@@ -278,7 +278,7 @@ func newLoop(cfg Config, b Breaker) (*loop, error) {
 	}
 	cfg.WarningFile = absIn(cfg.Dir, cfg.WarningFile)
 	cfg.GuidanceFile = absIn(cfg.Dir, cfg.GuidanceFile)
-	runDir := filepath.Join(cfg.StateDir, "runs", fileName(cfg.Session))
+	runDir := RunDir(cfg.StateDir, cfg.Session)
 	if err := os.MkdirAll(runDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create the run directory: %w: check that %s is writable", err, cfg.StateDir)
 	}
@@ -446,6 +446,11 @@ func absIn(dir, p string) string {
 		return p
 	}
 	return filepath.Join(dir, p)
+}
+
+// RunDir is where a session's iteration outputs are kept.
+func RunDir(stateDir, session string) string {
+	return filepath.Join(stateDir, "runs", fileName(session))
 }
 
 // fileName makes a session name a safe file name.

@@ -92,6 +92,11 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer w.close()
+	release, err := w.lockRun()
+	if err != nil {
+		return err
+	}
+	defer release()
 	cfg.Dir, cfg.StateDir = w.project, w.stateDir
 	rc := w.cfg.Run
 	cfg.MaxIterations, cfg.IterationTimeout, cfg.MaxWait = rc.MaxIterations, rc.IterationTimeout, rc.MaxWait

@@ -1,0 +1,78 @@
+//go:build unix
+
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
+)
+
+// heldError says that another process holds a lock file, and who.
+type heldError struct{ holder string }
+
+func (e *heldError) Error() string { return "held by " + e.holder }
+
+// lockFile takes path, a file held with flock for as long as the process
+// needs it: the kernel drops the lock when the process dies, so a crash
+// never leaves a stale lock and the next process takes it over. The file
+// says who holds it (holder), for the error of the next one: a
+// *heldError when another process holds it.
+func lockFile(path, holder string) (release func(), err error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open the lock %s: %w", path, err)
+	}
+	if err := flockNB(f); err != nil {
+		f.Close()
+		return nil, lockError(path, err)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(holder), 0)
+	}
+	return func() {
+		_ = f.Truncate(0)
+		_ = f.Close()
+	}, nil
+}
+
+// probeLock tells whether another process holds path, without creating
+// it or keeping it: a *heldError when one does.
+func probeLock(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("open the lock %s: %w", path, err)
+	}
+	defer f.Close()
+	if err := flockNB(f); err != nil {
+		return lockError(path, err)
+	}
+	return nil
+}
+
+func flockNB(f *os.File) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+func lockError(path string, err error) error {
+	if !errors.Is(err, syscall.EWOULDBLOCK) {
+		return fmt.Errorf("lock %s: %w", path, err)
+	}
+	holder, _ := os.ReadFile(path)
+	who := strings.TrimSpace(string(holder))
+	if who == "" {
+		who = "another process"
+	}
+	return &heldError{holder: who}
+}
