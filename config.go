@@ -28,20 +28,20 @@ type Config struct {
 	// threshold - WarnMargin. 0 disables warnings.
 	WarnMargin int `yaml:"warn_margin"`
 
-	NoProgress        NoProgressConfig       `yaml:"no_progress"`
-	SameError         SameErrorConfig        `yaml:"same_error"`
-	OutputDecline     OutputDeclineConfig    `yaml:"output_decline"`
-	PhaseFailure      ThresholdConfig        `yaml:"phase_failure"`
-	PermissionDenials ThresholdConfig        `yaml:"permission_denials"`
-	TestAttempts      TestAttemptsConfig     `yaml:"test_attempts"`
-	FailureWindow     FailureWindowConfig    `yaml:"failure_window"`
-	ToolCalls         ToolCallsConfig        `yaml:"tool_calls"`
+	NoProgress        NoProgressConfig    `yaml:"no_progress"`
+	SameError         SameErrorConfig     `yaml:"same_error"`
+	OutputDecline     OutputDeclineConfig `yaml:"output_decline"`
+	PhaseFailure      ThresholdConfig     `yaml:"phase_failure"`
+	PermissionDenials ThresholdConfig     `yaml:"permission_denials"`
+	TestAttempts      TestAttemptsConfig  `yaml:"test_attempts"`
+	FailureWindow     FailureWindowConfig `yaml:"failure_window"`
+	ToolCalls         ToolCallsConfig     `yaml:"tool_calls"`
 	// Tamper: attempts of the agent to silence its breaker (refused by
 	// the hook) that open it; a change detected after the fact opens it
 	// at once. 0 refuses the attempts without counting them.
-	Tamper ThresholdConfig `yaml:"tamper"`
-	Phases            map[Phase]PhaseProfile `yaml:"phases"`
-	Journal           JournalConfig          `yaml:"journal"`
+	Tamper  ThresholdConfig        `yaml:"tamper"`
+	Phases  map[Phase]PhaseProfile `yaml:"phases"`
+	Journal JournalConfig          `yaml:"journal"`
 
 	// Run configures the loop supervisor (`loopbreaker run`).
 	Run RunConfig `yaml:"run"`

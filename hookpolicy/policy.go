@@ -53,6 +53,9 @@ type Policy struct {
 	Now func() time.Time
 	// Log receives loopbreaker's own diagnostics (nil: discarded).
 	Log io.Writer
+	// Guard refuses the agent's attempts to silence its breaker (nil:
+	// none are refused).
+	Guard *Guard
 	// Files measures the files changed since the previous turn end of the
 	// session, for the turn's iteration; nil (or an error) records the
 	// turn end as a check only. GitFiles is the usual one.
@@ -120,6 +123,9 @@ func (c *call) render(o hook.Outcome, reason string) hook.Answer {
 // follow-up failed still decides (the store finishes it next time).
 func (c *call) apply(ctx context.Context, ev lb.Event) (breaker.Result, error) {
 	ev.Caller = c.caller()
+	if c.Guard != nil {
+		ev.Fingerprint = c.Guard.Fingerprint
+	}
 	res, err := c.Service.Apply(ctx, []string{c.Scope}, ev)
 	if err != nil && errors.Is(err, lb.ErrCommitted) && len(res.States) > 0 {
 		c.logf("loopbreaker: warning: %v\n", err)

@@ -20,6 +20,9 @@ func (c *call) preTool(ctx context.Context) hook.Answer {
 	if err != nil {
 		return c.failure(err)
 	}
+	if ans, done := c.guard(ctx, res); done {
+		return ans
+	}
 	d := res.Decision
 	if d.Allowed && c.Config.Enabled && hook.Classify(c.p.Tool, c.p.ToolName) == hook.ClassEdit {
 		if ans, done := c.scopeLock(ctx, res.States[0]); done {

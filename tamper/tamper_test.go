@@ -247,16 +247,16 @@ func TestShellAllowed(t *testing.T) {
 // TestWrites: edit tools are checked by the paths they write.
 func TestWrites(t *testing.T) {
 	refused := map[string]Kind{
-		"/home/dev/proj/loopbreaker.yaml":                                     KindConfig,
-		"loopbreaker.yml":                                                     KindConfig,
-		"src/../loopbreaker.yaml":                                             KindConfig,
-		".claude/settings.json":                                               KindHooks,
-		".claude/settings.local.json":                                         KindHooks,
-		"~/.claude/settings.json":                                             KindHooks,
-		"/home/dev/.gemini/settings.json":                                     KindHooks,
-		".codex/hooks.json":                                                   KindHooks,
-		"/home/dev/.codex/config.toml":                                        KindHooks,
-		".loopbreaker/state.json":                                             KindState,
+		"/home/dev/proj/loopbreaker.yaml": KindConfig,
+		"loopbreaker.yml":                 KindConfig,
+		"src/../loopbreaker.yaml":         KindConfig,
+		".claude/settings.json":           KindHooks,
+		".claude/settings.local.json":     KindHooks,
+		"~/.claude/settings.json":         KindHooks,
+		"/home/dev/.gemini/settings.json": KindHooks,
+		".codex/hooks.json":               KindHooks,
+		"/home/dev/.codex/config.toml":    KindHooks,
+		".loopbreaker/state.json":         KindState,
 		"/home/dev/.local/state/loopbreaker/projects/proj-1a2b/state.json":   KindState,
 		"/home/dev/.local/state/loopbreaker/projects/other-9f9f/journal.log": KindState,
 	}
