@@ -44,9 +44,16 @@ func (tamper) Reason(s *lb.BreakerState, at Moment, c Count) Reason {
 		}
 	}
 	return Reason{
-		What:   fmt.Sprintf("the agent tried %d times to silence its breaker (%s), last: %s", c.Value, c.limit(), last),
+		What:   fmt.Sprintf("the agent tried to silence its breaker: %s (%s), last: %s", attempts(c.Value), c.limit(), last),
 		Advice: adviceTamper,
 	}
+}
+
+func attempts(n int) string {
+	if n == 1 {
+		return "1 attempt"
+	}
+	return fmt.Sprintf("%d attempts", n)
 }
 
 const adviceTamper = "Do not reset, disable, uninstall or delete loopbreaker, nor edit its configuration, state or hook settings: they are a person's to change. Go back to the task, or stop and say what you need."

@@ -26,7 +26,7 @@ func TestTamperWarnsThenOpens(t *testing.T) {
 	}
 	d = r.tamper("changes loopbreaker's configuration /p/loopbreaker.yaml (rm)")
 	r.expect(d, lb.Open, false, "second attempt")
-	if d.Detector != lb.DetectorTamper || !strings.Contains(d.Reason, "tried 2 times") || !strings.Contains(d.Reason, "loopbreaker.yaml") {
+	if d.Detector != lb.DetectorTamper || !strings.Contains(d.Reason, "2 attempts (2/2)") || !strings.Contains(d.Reason, "loopbreaker.yaml") {
 		t.Errorf("opened by %s: %q", d.Detector, d.Reason)
 	}
 	if len(r.s.Tampers) != 2 || r.s.Tampers[0].Tool != "Bash" {
