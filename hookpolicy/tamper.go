@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
-	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/tamper"
 )
@@ -21,46 +20,46 @@ type Guard struct {
 
 // guard refuses a tool call that would reset, disable, uninstall or
 // delete loopbreaker, or change its state, configuration or hook
-// settings, and records the attempt for the tamper detector. res is the
-// breaker's answer to the call's check: a configuration changed behind
-// the hook's back that turned loopbreaker off (so the breaker records
-// nothing) is refused here. done is false when the call may go on.
-func (c *call) guard(ctx context.Context, res breaker.Result) (ans hook.Answer, done bool) {
+// settings, and records the attempt for the tamper detector. A
+// configuration changed behind the hook's back that turned loopbreaker off
+// (so the breaker records nothing) is refused here. done is false when
+// the call may go on.
+func (c *call) guard(ctx context.Context) (ans hook.Answer, done bool, err error) {
 	if c.Guard == nil {
-		return hook.Answer{}, false
+		return hook.Answer{}, false, nil
 	}
 	if !c.Config.Enabled {
-		if st := res.States[0]; st.Fingerprint != "" && st.Fingerprint != c.Guard.Fingerprint {
+		if st := c.tx.State(); st.Fingerprint != "" && st.Fingerprint != c.Guard.Fingerprint {
 			return c.render(hook.Deny, fmt.Sprintf("loopbreaker: refused: loopbreaker's configuration or hook settings changed during session %s and now switch it off (enabled: false). A person accepts that from their terminal: loopbreaker reset --session %s",
-				c.Session, ShellWord(c.Session))), true
+				c.Session, ShellWord(c.Session))), true, nil
 		}
-		return hook.Answer{}, false
+		return hook.Answer{}, false, nil
 	}
 	found := tamper.Check(tamper.CallOf(c.p, c.baseDir()), c.Guard.Protected)
 	if len(found) == 0 {
-		return hook.Answer{}, false
+		return hook.Answer{}, false, nil
 	}
 	what := make([]string, len(found))
 	for i, f := range found {
 		what[i] = f.String()
 	}
-	res, err := c.apply(ctx, lb.Event{Kind: lb.EventTamper, Tamper: &lb.Tamper{
+	d, err := c.apply(lb.Event{Kind: lb.EventTamper, Tamper: &lb.Tamper{
 		Tool: c.p.ToolName, What: what, Command: attempted(c.p),
 	}})
 	if err != nil {
-		return c.failure(err), true
+		return hook.Answer{}, true, err
 	}
-	if d := res.Decision; !d.Allowed && d.State == lb.Open {
-		return c.decide(ctx, res), true
+	if !d.Allowed && d.State == lb.Open {
+		return c.decide(ctx, d), true, nil
 	}
-	st := res.States[0]
+	st := c.tx.State()
 	var b strings.Builder
 	fmt.Fprintf(&b, "loopbreaker: refused: this call %s. That is loopbreaker's own state: only a person changes it, from their own terminal, never the agent it guards. The call was not made and the attempt is recorded", strings.Join(what, "; "))
 	if trip := c.Config.Tamper.Threshold; trip > 0 {
 		fmt.Fprintf(&b, " (%d/%d: the breaker of session %s opens at %d)", st.Counters.Tamper, trip, c.Session, trip)
 	}
 	b.WriteString(". Go back to your task, or end your turn and say what you need.")
-	return c.render(hook.Deny, b.String()), true
+	return c.render(hook.Deny, b.String()), true, nil
 }
 
 // attempted is what the call would have run or written, for the report.
