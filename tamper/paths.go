@@ -80,18 +80,38 @@ func (a *analyzer) expandTilde(s string) string {
 
 // matches says whether comps (a path, or a glob when glob) reaches the
 // protected entry e under mode m. A relative path whose base is unknown
-// is matched against every position of e's path.
+// (after `cd "$DIR"`) is matched against every position of e's path, but
+// only by what names loopbreaker's files: the path itself or one inside
+// it, or a hidden directory holding it (`.local`, `.claude`); a plain
+// name (`rm -rf state`) or a bare `*` there is more likely a scratch
+// directory's than the project's.
 func matches(comps []string, relative, glob bool, e entry, m mode) bool {
 	if !relative {
 		return matchFrom(comps, e, m, glob)
 	}
-	// Unknown base: the path may start anywhere below the root.
+	if glob && allWild(comps) {
+		return false
+	}
 	for start := 1; start < len(e.path); start++ {
-		if matchFrom(comps, entry{path: e.path[start:], dir: e.dir}, m, glob) {
+		tail := e.path[start:]
+		if m == modeDelete && len(comps) < len(tail) && !strings.HasPrefix(comps[0], ".") {
+			continue
+		}
+		if matchFrom(comps, entry{path: tail, dir: e.dir}, m, glob) {
 			return true
 		}
 	}
 	return false
+}
+
+// allWild: every component is a bare wildcard (`*`, `*/*`).
+func allWild(comps []string) bool {
+	for _, c := range comps {
+		if strings.Trim(c, "*?") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // matchFrom compares two paths from their first component: the same

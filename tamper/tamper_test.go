@@ -118,6 +118,9 @@ func TestShellRefused(t *testing.T) {
 		{"cd .. && rm -rf proj", KindConfig},
 		{"cd /tmp; cd /home/dev/proj && rm loopbreaker.yml", KindConfig},
 		{"cd \"$SOMEWHERE\" && rm loopbreaker.yaml", KindConfig},
+		{"cd \"$SOMEWHERE\" && rm -rf .loopbreaker", KindState},
+		{"cd \"$SOMEWHERE\" && rm -rf .local", KindState},
+		{"cd \"$SOMEWHERE\" && echo x > .claude/settings.json", KindHooks},
 		{"rm -rf ./*", KindConfig},
 		{"mv loopbreaker.yaml /tmp/", KindConfig},
 		{"cp /dev/null loopbreaker.yaml", KindConfig},
@@ -241,6 +244,9 @@ func TestShellAllowed(t *testing.T) {
 		"for f in *.go; do gofmt -l $f; done",
 		"cat <<'EOF' > plan.md\nloopbreaker reset is for people\nEOF",
 		"find . -name '*.orig' -delete",
+		"cd \"$(mktemp -d)\" && rm -rf *",
+		"cd \"$BUILD\" && rm -rf state dev home proj",
+		"cd $WORKDIR && rm -rf */",
 	} {
 		if got := Check(Call{Cwd: "/home/dev/proj", Shell: []string{cmd}}, fixture()); len(got) > 0 {
 			t.Errorf("%q: refused as %v; ordinary work must pass", cmd, got)
