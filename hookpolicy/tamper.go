@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/errsig"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/tamper"
 )
@@ -62,7 +63,8 @@ func (c *call) guard(ctx context.Context) (ans hook.Answer, done bool, err error
 	return c.render(hook.Deny, b.String()), true, nil
 }
 
-// attempted is what the call would have run or written, for the report.
+// attempted is what the call would have run or written, for the report
+// (bounded: the event is journaled as it is).
 func attempted(p *hook.Payload) string {
 	call := tamper.CallOf(p, "")
 	parts := append([]string(nil), call.Shell...)
@@ -70,5 +72,5 @@ func attempted(p *hook.Payload) string {
 		parts = append(parts, strings.Join(argv, " "))
 	}
 	parts = append(parts, call.Writes...)
-	return strings.Join(parts, "\n")
+	return errsig.Truncate(strings.Join(parts, "\n"), 2000)
 }
