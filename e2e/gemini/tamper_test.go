@@ -10,10 +10,10 @@ import (
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 )
 
-// TestTamper: a model that goes after its breaker through the real
-// Gemini CLI: `loopbreaker reset` is denied, a write_file that would empty
-// the project's hook settings opens the breaker and stops the agent; none
-// of them runs and the settings are as they were.
+// TestTamper: Gemini CLI's model runs `loopbreaker reset` (denied), then
+// writes {} over the project's .gemini/settings.json, which would drop
+// loopbreaker's hooks: that second attempt opens the breaker and the
+// agent stops. Nothing it tried ran; the settings file is untouched.
 func TestTamper(t *testing.T) {
 	t.Parallel()
 	a := newAgent(t, setup{})
