@@ -227,6 +227,13 @@ func (s *Store) tryUpdate(ctx context.Context, scopes []string, fn lb.UpdateFunc
 			}
 			return attempt{}, fmt.Errorf("%w: %s", ErrSchema, strings.TrimPrefix(err.Error(), "LBSCHEMA "))
 		}
+		if rest, ok := strings.CutPrefix(err.Error(), "LBWRONGTYPE "); ok {
+			typ, key, _ := strings.Cut(rest, " ")
+			for _, sc := range scopes {
+				s.cache.drop(sc)
+			}
+			return attempt{}, s.wrongTypeIn(scopes, key, typ)
+		}
 		var rerr redis.Error
 		if !errors.As(err, &rerr) && s.committed(scopes, entries, token) {
 			s.keep(scopes, entries, token, states, cur)
@@ -259,6 +266,21 @@ func (s *Store) tryUpdate(ctx context.Context, scopes []string, fn lb.UpdateFunc
 		}
 	}
 	return attempt{next: next}, nil
+}
+
+// wrongTypeIn is the error for key, found by the script to hold a Redis
+// type other than loopbreaker's: a corrupt breaker when it is one of
+// scopes' keys, else a key of the whole prefix.
+func (s *Store) wrongTypeIn(scopes []string, key, typ string) error {
+	for _, sc := range scopes {
+		switch key {
+		case s.keys.state(sc):
+			return wrongType(sc, key, typ, holdsState)
+		case s.keys.journal(sc):
+			return wrongType(sc, key, typ, holdsJournal)
+		}
+	}
+	return fmt.Errorf("redisstore: Redis key %s holds a %s, not what loopbreaker keeps there (docs/fleet.md, Keys); nothing saved. Does another program write under this prefix? Give loopbreaker a prefix of its own (?prefix=NAME), or move the key aside (redis-cli rename)", key, typ)
 }
 
 // keep caches copies of the states of a finished update (the caller
