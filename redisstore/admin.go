@@ -138,7 +138,7 @@ func (s *Store) Replace(ctx context.Context, scope string, state *lb.BreakerStat
 			return nil
 		})
 		if err != nil && !errors.Is(err, redis.TxFailedErr) {
-			return s.wrap("save breaker state", err)
+			return s.wrapWrite("save breaker state", err)
 		}
 		return err
 	})
@@ -172,7 +172,7 @@ func (s *Store) Delete(ctx context.Context, scope string, ok func(*lb.BreakerSta
 		if errors.Is(err, redis.TxFailedErr) {
 			return err
 		}
-		return s.wrap("delete breaker", err)
+		return s.wrapWrite("delete breaker", err)
 	})
 	return deleted, err
 }
@@ -196,7 +196,7 @@ func (s *Store) Compact(ctx context.Context, scope string) error {
 			return nil
 		})
 		if err != nil && !errors.Is(err, redis.TxFailedErr) {
-			return s.wrap("compact journal", err)
+			return s.wrapWrite("compact journal", err)
 		}
 		return err
 	})

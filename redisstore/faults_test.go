@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -95,4 +96,92 @@ func TestAttemptsBoundedForEveryError(t *testing.T) {
 	if got := n.Load(); got > 2*3 {
 		t.Fatalf("%d round trips with MaxAttempts 3", got)
 	}
+}
+
+// A Redis that does not answer (stopped with SIGSTOP: connections and
+// port stay open) costs a call about a second, not the 2 s read timeout
+// twice over; a read says nothing was saved, a write that was sent says
+// it may have been, and it was: Redis runs it when it continues.
+func TestRedisPausedAnswersFast(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	s := open(t, srv, Options{})
+	cold := open(t, srv, Options{CachedStates: -1})
+	storetest.MustUpdate(t, s, storetest.Iterate("x"), "global")
+	storetest.MustUpdate(t, cold, look, "global") // connects
+	ctx := context.Background()
+	srv.Pause()
+
+	// Generous against the documented 1 s: the point is the bound, not
+	// the machine's speed (it took 2-4 s before, 6 s for a write).
+	const bound = 2500 * time.Millisecond
+	timed := func(what string, f func() error) error {
+		t.Helper()
+		start := time.Now()
+		err := f()
+		if took := time.Since(start); took > bound {
+			t.Errorf("%s with Redis stopped took %v, want under %v", what, took, bound)
+		}
+		return err
+	}
+	err := timed("a read", func() error { _, err := cold.Load(ctx, "global"); return err })
+	if !errors.Is(err, lb.ErrStoreUnavailable) || errors.Is(err, lb.ErrUnconfirmed) || !strings.Contains(err.Error(), srv.Addr()) {
+		t.Fatalf("a read with Redis stopped: %v; want ErrStoreUnavailable naming the server", err)
+	}
+	err = timed("a check", func() error { return cold.Update(ctx, []string{"global"}, look) })
+	if !errors.Is(err, lb.ErrStoreUnavailable) {
+		t.Fatalf("a check with Redis stopped: %v; want ErrStoreUnavailable", err)
+	}
+	err = timed("a record", func() error { return s.Update(ctx, []string{"global"}, storetest.Iterate("x")) })
+	if !errors.Is(err, lb.ErrUnconfirmed) || errors.Is(err, lb.ErrStoreUnavailable) || !strings.Contains(err.Error(), "may have been saved") {
+		t.Fatalf("a record sent to a stopped Redis: %v; want ErrUnconfirmed (it may have been saved)", err)
+	}
+	if err := s.Ping(ctx); !errors.Is(err, lb.ErrStoreUnavailable) {
+		t.Fatalf("Ping with Redis stopped: %v; want ErrStoreUnavailable", err)
+	}
+	// Updates of one breaker queue in the process (a server's concurrent
+	// requests): those behind one that timed out fail at once, not a
+	// whole timeout each in turn. None was sent.
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := timed("one of 6 concurrent records", func() error { return s.Update(ctx, []string{"global"}, storetest.Iterate("x")) })
+			if !errors.Is(err, lb.ErrStoreUnavailable) {
+				t.Errorf("a queued record with Redis stopped: %v; want ErrStoreUnavailable", err)
+			}
+		}()
+	}
+	wg.Wait()
+
+	srv.Resume()
+	deadline := time.Now().Add(10 * time.Second)
+	for storetest.MustLoad(t, cold, "global").Seq != 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	checkJournal(t, cold, "global", 2) // the unconfirmed record was saved, once
+	storetest.MustUpdate(t, s, storetest.Iterate("x"), "global")
+	checkJournal(t, cold, "global", 3)
+	if err := s.Ping(ctx); err != nil {
+		t.Fatalf("Ping once Redis is back: %v", err)
+	}
+}
+
+// A Redis that is gone (connection refused) fails at once, and what was
+// refused was not saved.
+func TestRedisKilledNothingSaved(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{AOF: true})
+	s := open(t, srv, Options{})
+	storetest.MustUpdate(t, s, storetest.Iterate("x"), "global")
+	srv.Kill()
+	start := time.Now()
+	err := s.Update(context.Background(), []string{"global"}, storetest.Iterate("x"))
+	if !errors.Is(err, lb.ErrStoreUnavailable) || errors.Is(err, lb.ErrUnconfirmed) || !strings.Contains(err.Error(), "nothing was saved") {
+		t.Fatalf("a record with Redis killed: %v; want ErrStoreUnavailable saying nothing was saved", err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("a refused connection took %v to report (go-redis's dial retries)", took)
+	}
+	srv.Restart()
+	checkJournal(t, s, "global", 1)
 }
