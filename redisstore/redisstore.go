@@ -69,10 +69,11 @@ var (
 type Options struct {
 	// URL is redis://[user[:password]@]host[:port][/db][?prefix=P&...] or
 	// rediss:// for TLS. The prefix query parameter sets Prefix; the other
-	// parameters are go-redis's (dial_timeout, pool_size, ...).
+	// parameters are go-redis's (dial_timeout, pool_size, ...; client.go
+	// sets shorter waits than go-redis's defaults and checks the counts).
 	URL string
-	// Username and Password are used when the URL has none (from the
-	// environment: LOOPBREAKER_REDIS_USERNAME, LOOPBREAKER_REDIS_PASSWORD).
+	// Username and Password are each used when the URL has none (from
+	// the environment: LOOPBREAKER_REDIS_USERNAME, LOOPBREAKER_REDIS_PASSWORD).
 	Username, Password string
 	// Prefix overrides the URL's prefix ("" : the URL's, else DefaultPrefix).
 	Prefix string

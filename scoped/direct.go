@@ -171,10 +171,16 @@ func (d *direct) health() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := p.Ping(ctx); err != nil {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return unavailable{err}
 	}
 	return nil
 }
+
+// unavailable is a store's error that is also ErrUnavailable, without
+// saying "unavailable" twice.
+type unavailable struct{ error }
+
+func (u unavailable) Unwrap() []error { return []error{ErrUnavailable, u.error} }
 
 func (d *direct) close() error {
 	d.closed.Store(true)
