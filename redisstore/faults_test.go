@@ -77,6 +77,23 @@ func TestWrongTypeKeyIsCorrupt(t *testing.T) {
 	if len(kept) != 2 {
 		t.Fatalf("keys kept aside: %v; want the list and the string", kept)
 	}
+
+	// The set of breakers of another type: every write and the list say
+	// which key, and nothing is half written.
+	c.Del(ctx, "{loopbreaker}:scopes")
+	c.Set(ctx, "{loopbreaker}:scopes", "x", 0)
+	before, _ = c.Get(ctx, "{loopbreaker}:s:agent:ok").Result()
+	for what, err := range map[string]error{
+		"a record": s.Update(ctx, []string{"agent:ok"}, storetest.Iterate("x")),
+		"the list": func() error { _, err := s.Scopes(ctx); return err }(),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "{loopbreaker}:scopes holds a string") || ctx.Err() != nil {
+			t.Fatalf("%s with the set of breakers a string: %v", what, err)
+		}
+	}
+	if after, _ := c.Get(ctx, "{loopbreaker}:s:agent:ok").Result(); after != before {
+		t.Fatal("a state was saved although the set of breakers could not be updated")
+	}
 }
 
 // The bound on an update's attempts holds whatever keeps it from
@@ -184,4 +201,17 @@ func TestRedisKilledNothingSaved(t *testing.T) {
 	}
 	srv.Restart()
 	checkJournal(t, s, "global", 1)
+}
+
+// With go-redis's retries off, a pooled connection that a restarted
+// Redis closed must not cost a call: go-redis checks a connection before
+// it reuses it.
+func TestRedisRestartedBetweenCalls(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{AOF: true})
+	s := open(t, srv, Options{})
+	storetest.MustUpdate(t, s, storetest.Iterate("x"), "global")
+	srv.Restart()
+	storetest.MustUpdate(t, s, storetest.Iterate("x"), "global")
+	storetest.MustUpdate(t, s, look, "global")
+	checkJournal(t, s, "global", 2)
 }

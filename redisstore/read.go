@@ -32,6 +32,10 @@ func (s *Store) Scopes(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	scopes, err := s.client.SMembers(ctx, s.keys.scopes).Result()
+	if isWrongType(err) {
+		typ, _ := s.client.Type(ctx, s.keys.scopes).Result()
+		return nil, s.wrongTypeIn(nil, s.keys.scopes, typ)
+	}
 	if err != nil {
 		return nil, s.wrap("list breakers", err)
 	}
