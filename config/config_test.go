@@ -669,3 +669,19 @@ func TestEditDistanceAndClosest(t *testing.T) {
 		t.Errorf("closest suggested %q for nonsense", got)
 	}
 }
+
+// `config` never prints a Redis password, whether in the URL's user info
+// or in its query (where go-redis does not read it, but people put it).
+func TestPrintHidesStoreSecrets(t *testing.T) {
+	const secret = "Hunter2-s3cret"
+	l := mustLoad(t, fixture{env: []string{"LOOPBREAKER_STORE=redis://bob:" + secret + "@h:6379/0?prefix=p&password=" + secret}}.options(t))
+	for _, asJSON := range []bool{false, true} {
+		var buf bytes.Buffer
+		if err := l.Print(&buf, asJSON); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(buf.String(), secret) || !strings.Contains(buf.String(), "redis://bob:xxxxx@h:6379/0?prefix=p") || strings.Count(buf.String(), "xxxxx") != 2 {
+			t.Fatalf("config (json: %v) shows the password or no store:\n%s", asJSON, buf.String())
+		}
+	}
+}

@@ -86,6 +86,7 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 		Config: w.cfg, Project: w.project, StateDir: w.stateDir, Dir: env.Dir,
 		Now: env.Now, Log: env.Stderr,
 		Files: hookpolicy.GitFiles(w.project, w.stateDir, w.session),
+		Guard: hookGuard(env, w),
 	}
 	ans = pol.Answer(ctx, p)
 	if ans.Failed {
