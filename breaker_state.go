@@ -24,6 +24,11 @@ type BreakerState struct {
 
 	Iterations     int       `json:"iterations"`
 	LastProgressAt time.Time `json:"last_progress_at,omitzero"`
+	// Unmeasured counts the latest iterations in a row that measured none
+	// of the signals progress is read from (files changed, tests, metrics,
+	// completion): no_progress does not count them, since what was not
+	// measured is not zero, and says it is off.
+	Unmeasured int `json:"unmeasured,omitempty"`
 	TotalOpens     int       `json:"total_opens"`
 	// Resets counts resets; attempts are tagged with it (their epoch).
 	Resets int `json:"resets"`
