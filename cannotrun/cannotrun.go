@@ -171,6 +171,23 @@ func Classify(r Run, now time.Time) (Finding, bool) {
 	return *best, true
 }
 
+// maxTurnMessage bounds the agent's last message that ClassifyTurn reads:
+// a CLI's refusal is one short line, an agent's prose is longer.
+const maxTurnMessage = 600
+
+// ClassifyTurn says whether an agent turn ended on its model API's refusal,
+// from the turn's last message as a hook receives it (Claude Code's
+// last_assistant_message is then the CLI's error line itself). Only a
+// short message that is the refusal counts: an agent that writes about a
+// rate limit is working.
+func ClassifyTurn(message string, now time.Time) (Finding, bool) {
+	msg := strings.TrimSpace(message)
+	if msg == "" || len(msg) > maxTurnMessage || strings.Count(msg, "\n") > 2 {
+		return Finding{}, false
+	}
+	return Classify(Run{Stdout: []byte(msg), ExitCode: 1}, now)
+}
+
 type lineMatch struct {
 	at   int
 	line string

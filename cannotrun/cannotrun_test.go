@@ -101,3 +101,21 @@ func TestFixNamesTheLoginCommand(t *testing.T) {
 		}
 	}
 }
+
+// A hook sees the turn's last message: the CLI's refusal line itself, or
+// the agent's prose.
+func TestClassifyTurn(t *testing.T) {
+	now := time.Date(2027, 1, 15, 6, 30, 0, 0, time.UTC)
+	for msg, want := range map[string]bool{
+		"API Error: Request rejected (429) · Number of request tokens has exceeded your per-minute rate limit": true,
+		"Invalid API key · Fix external API key":                                                             true,
+		"API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment.": true,
+		"I fixed the limiter: it now answers 429 when the rate limit is reached.":                            false,
+		"": false,
+		strings.Repeat("I looked at the code. ", 40) + "\nAPI Error: 429": false,
+	} {
+		if _, got := ClassifyTurn(msg, now); got != want {
+			t.Errorf("ClassifyTurn(%.60q) = %v, want %v", msg, got, want)
+		}
+	}
+}
