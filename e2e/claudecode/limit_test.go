@@ -56,23 +56,9 @@ func TestUsageLimitWaitsAndResumes(t *testing.T) {
 		}
 		res := harness.Run(t, harness.Cmd{Path: binaries(t).Loopbreaker, Dir: p.dir, Env: env, Timeout: 3 * time.Minute,
 			Args: []string{"run", "--prompt", prompt, "--", a.bin, "-p", "{prompt}", "--output-format", "json", "--permission-mode", "bypassPermissions"}})
-		out := res.Stdout + res.Stderr
-		if res.Exit != 0 {
-			t.Fatalf("loopbreaker run: exit %d, want 0 (the agent completes after the wait)\n%s", res.Exit, out)
-		}
-		if gate.Refused() != 1 {
-			t.Errorf("the model API refused %d requests, want 1", gate.Refused())
-		}
-		for _, want := range []string{
+		harness.AssertWaitedAndResumed(t, res, gate,
 			"claude hit a usage or rate limit",
-			"waiting until 2027-01-15T08:00:30Z for the limit to reset (1h30m30s; Ctrl-C stops)",
-			"the limit has reset; running iteration 1 again",
-			"signalled completion after iteration 1",
-		} {
-			if !strings.Contains(out, want) {
-				t.Errorf("the person does not see %q:\n%s", want, out)
-			}
-		}
+			"waiting until 2027-01-15T08:00:30Z for the limit to reset (1h30m30s; Ctrl-C stops)")
 		rw.note("refused once, waited 1h30m30s on the frozen clock, completed")
 		if st := harness.Status(t, harness.Run(t, harness.Cmd{Path: binaries(t).Loopbreaker, Args: []string{"status", "--json"}, Dir: p.dir, Env: env, Timeout: 30 * time.Second})); st.Iterations != 1 {
 			t.Errorf("the breaker recorded %d iterations, want 1: the refused run is none", st.Iterations)

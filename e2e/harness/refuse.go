@@ -89,3 +89,26 @@ func holdsAll(body []byte, parts []string) bool {
 	}
 	return true
 }
+
+// AssertWaitedAndResumed checks a `loopbreaker run` whose first run of the
+// agent was refused once for a usage limit: it exits 0 after the agent
+// completed, and the person saw each of want (what loopbreaker said of the
+// limit, the wait and the second run) in its output.
+func AssertWaitedAndResumed(t testing.TB, res Result, gate *Refuser, want ...string) {
+	t.Helper()
+	out := res.Stdout + res.Stderr
+	if len(out) > 4000 {
+		out = "…" + out[len(out)-4000:]
+	}
+	if res.Exit != 0 {
+		t.Fatalf("loopbreaker run: exit %d, want 0 (the agent completes after the wait)\n%s", res.Exit, out)
+	}
+	if n := gate.Refused(); n != 1 {
+		t.Errorf("the model API refused %d requests, want 1", n)
+	}
+	for _, w := range append(want, "the limit has reset; running iteration 1 again", "signalled completion after iteration 1") {
+		if !strings.Contains(res.Stdout+res.Stderr, w) {
+			t.Errorf("the person does not see %q:\n%s", w, out)
+		}
+	}
+}
