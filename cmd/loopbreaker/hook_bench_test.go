@@ -30,7 +30,7 @@ import (
 // buildBinary says. The floor sub-benchmark runs `loopbreaker version`:
 // what starting the binary costs before the hook does anything.
 //
-//	go test -run='^$' -bench=ProcessHook -benchtime=300x ./cmd/loopbreaker/
+//	go test -run='^$' -bench=ProcessHook -benchtime=150x ./cmd/loopbreaker/
 func BenchmarkProcessHook(b *testing.B) {
 	bin := buildBinary(b)
 	hello := buildHello(b)
