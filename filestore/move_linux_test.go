@@ -28,16 +28,7 @@ func crossDevice(t *testing.T) string {
 func TestMoveAcrossFileSystems(t *testing.T) {
 	from := stateWith(t, filepath.Join(t.TempDir(), ".loopbreaker"), "session:a", 3)
 	to := filepath.Join(crossDevice(t), "projects", "p")
-	moved, err := Move(context.Background(), from, to)
-	if err != nil || !moved {
-		t.Fatalf("Move = %v, %v; want true, nil", moved, err)
-	}
-	if exists(from) {
-		t.Errorf("%s is still there", from)
-	}
-	if it, n := iterationsIn(t, to, "session:a"); it != 3 || n != 3 {
-		t.Errorf("copied state: %d iterations, %d entries; want 3, 3", it, n)
-	}
+	mustMove(t, from, to, "session:a", 3)
 	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(to), "p.moving-*")); len(left) > 0 {
 		t.Errorf("temporary copies left: %v", left)
 	}
@@ -73,4 +64,3 @@ func TestMoveFinishesAnInterruptedCopy(t *testing.T) {
 		t.Errorf("source: %d iterations, want its 3 kept", it)
 	}
 }
-

@@ -47,9 +47,10 @@ func iterationsIn(t *testing.T, dir, scope string) (int, int) {
 	return st.Iterations, len(j)
 }
 
-func TestMoveRenamesAndIsIdempotent(t *testing.T) {
-	from := stateWith(t, filepath.Join(t.TempDir(), ".loopbreaker"), "session:a", 3)
-	to := filepath.Join(t.TempDir(), "state", "projects", "p-123")
+// mustMove moves from to to and checks that scope's n iterations and n
+// journal entries are all there and from is gone.
+func mustMove(t *testing.T, from, to, scope string, n int) {
+	t.Helper()
 	moved, err := Move(context.Background(), from, to)
 	if err != nil || !moved {
 		t.Fatalf("Move = %v, %v; want true, nil", moved, err)
@@ -57,9 +58,15 @@ func TestMoveRenamesAndIsIdempotent(t *testing.T) {
 	if exists(from) {
 		t.Errorf("%s is still there", from)
 	}
-	if it, n := iterationsIn(t, to, "session:a"); it != 3 || n != 3 {
-		t.Errorf("moved state: %d iterations, %d journal entries; want 3, 3", it, n)
+	if it, entries := iterationsIn(t, to, scope); it != n || entries != n {
+		t.Errorf("moved state: %d iterations, %d journal entries; want %d, %d", it, entries, n, n)
 	}
+}
+
+func TestMoveRenamesAndIsIdempotent(t *testing.T) {
+	from := stateWith(t, filepath.Join(t.TempDir(), ".loopbreaker"), "session:a", 3)
+	to := filepath.Join(t.TempDir(), "state", "projects", "p-123")
+	mustMove(t, from, to, "session:a", 3)
 	// Again: nothing to move, nothing changed.
 	if moved, err := Move(context.Background(), from, to); err != nil || moved {
 		t.Fatalf("second Move = %v, %v; want false, nil", moved, err)
