@@ -66,7 +66,12 @@ func (o *gitOptions) openGit(env *Env) (*gitrepo.Repo, error) {
 		return nil, err
 	}
 	repo.Now = env.Now
-	stateDir := resolveStateDir(env, project)
+	// Outside the project by default; LOOPBREAKER_DIR or state_dir may
+	// still put it inside the work tree.
+	stateDir, _, err := stateDirOf(env, project)
+	if err != nil {
+		return nil, err
+	}
 	for _, root := range []string{repo.Root, realPath(repo.Root)} {
 		rel, err := filepath.Rel(root, realPath(stateDir))
 		if err != nil {

@@ -67,16 +67,25 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 	project, active := hookProject(env, p.Tool, o.project)
 	if !active {
 		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: no %s or %s/ in %s or above: the hook is inactive here (run `loopbreaker init` to activate it)\n",
-			p.Tool, config.ProjectFile, StateDirName, project)
+			p.Tool, config.ProjectFile, legacyStateDirName, project)
 		return hook.Render(p.Tool, p.Event, hook.Allow, "")
 	}
-	// Marked before anything can fail: `hook status` tells a CLI whose
-	// hooks never run from one whose hooks run and fail.
-	if err := hook.RecordSeen(resolveStateDir(env, project), p.Tool, p.SessionID, p.Event, env.Now()); err != nil {
-		fmt.Fprintf(env.Stderr, "loopbreaker: warning: cannot mark this hook call for `hook status`: %v\n", err)
-	}
+	// Marked whatever happens next: `hook status` tells a CLI whose hooks
+	// never run from one whose hooks run and fail. Opening the project
+	// first moves a legacy state directory before the mark lands.
 	c := common{project: project, session: o.session, caller: o.caller, sets: o.sets}
 	w, err := c.open(env)
+	stateDir := ""
+	if err == nil {
+		stateDir = w.stateDir
+	} else if dir, _, derr := stateDirOf(env, project); derr == nil {
+		stateDir = dir
+	}
+	if stateDir != "" {
+		if merr := hook.RecordSeen(stateDir, p.Tool, p.SessionID, p.Event, env.Now()); merr != nil {
+			fmt.Fprintf(env.Stderr, "loopbreaker: warning: cannot mark this hook call for `hook status`: %v\n", merr)
+		}
+	}
 	if err != nil {
 		return hookpolicy.Failure(p, o.session, onError, err, env.Stderr)
 	}

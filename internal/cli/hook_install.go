@@ -164,7 +164,7 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 }
 
 func hasProjectMarker(dir string) bool {
-	for _, name := range []string{config.ProjectFile, "loopbreaker.yml", StateDirName} {
+	for _, name := range []string{config.ProjectFile, "loopbreaker.yml", legacyStateDirName} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			return true
 		}

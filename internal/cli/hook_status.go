@@ -66,7 +66,17 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		return usagef("hook status: unexpected argument %q (it reports on claude, codex and gemini together)", fs.Arg(0))
 	}
 	project := resolveProject(env, o.project)
-	rep := hookStatusReport{Project: project, StateDir: resolveStateDir(env, project), Warnings: []string{}}
+	rep := hookStatusReport{Project: project, Warnings: []string{}}
+	stateDir, keyed, err := stateDirOf(env, project)
+	if err != nil {
+		return err
+	}
+	rep.StateDir = stateDir
+	if keyed && hasProjectMarker(project) {
+		if err := settleState(env, project, stateDir, false); err != nil {
+			rep.Warnings = append(rep.Warnings, err.Error())
+		}
+	}
 	seen, err := hook.ReadSeen(rep.StateDir)
 	if err != nil {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("cannot read the hook call marks in %s: %v", rep.StateDir, err))
@@ -298,7 +308,7 @@ func programThere(env *Env, prog string) bool {
 func printHookStatus(env *Env, rep hookStatusReport) {
 	w := env.Stdout
 	now := env.Now()
-	fmt.Fprintf(w, "project: %s\n", rep.Project)
+	fmt.Fprintf(w, "project: %s\nstate:   %s\n", rep.Project, rep.StateDir)
 	for _, ts := range rep.Tools {
 		fmt.Fprintf(w, "\n%s\n", ts.Tool)
 		switch {

@@ -19,9 +19,6 @@ import (
 	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
-// StateDirName is the state directory inside a project.
-const StateDirName = ".loopbreaker"
-
 // common are the flags every breaker command takes.
 type common struct {
 	project string
@@ -76,20 +73,23 @@ type workspace struct {
 	env      *Env
 	project  string
 	stateDir string
-	loaded   *config.Loaded
-	cfg      lb.Config
-	store    lb.Store
-	svc      *breaker.Service
-	session  string
-	scope    string
-	caller   string
+	// keyed: stateDir is the project's own directory under the state
+	// root (not LOOPBREAKER_DIR), which records the project's path.
+	keyed   bool
+	loaded  *config.Loaded
+	cfg     lb.Config
+	store   lb.Store
+	svc     *breaker.Service
+	session string
+	scope   string
+	caller  string
 }
 
 // findProject returns the nearest directory from start upwards that holds
 // loopbreaker.yaml or a state directory, or start itself.
 func findProject(start string) string {
 	for dir := start; ; {
-		for _, name := range []string{config.ProjectFile, "loopbreaker.yml", StateDirName} {
+		for _, name := range []string{config.ProjectFile, "loopbreaker.yml", legacyStateDirName} {
 			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 				return dir
 			}
@@ -131,15 +131,6 @@ func projectDir(env *Env, flag string) (string, error) {
 		return "", usagef("-C %s: not a directory; pass the project's directory", flag)
 	}
 	return dir, nil
-}
-
-// resolveStateDir is the state directory: LOOPBREAKER_DIR (relative to the
-// working directory), else .loopbreaker in the project.
-func resolveStateDir(env *Env, project string) string {
-	if dir := env.Getenv("LOOPBREAKER_DIR"); dir != "" {
-		return abs(env, dir)
-	}
-	return filepath.Join(project, StateDirName)
 }
 
 // open opens the project for a command that changes the state: the state
@@ -187,8 +178,17 @@ func (c *common) openMode(env *Env, readOnly bool) (*workspace, error) {
 		}
 		scope = c.scope
 	}
+	stateDir, keyed, err := stateDirFor(env, project, loaded.Config)
+	if err != nil {
+		return nil, err
+	}
+	if keyed {
+		if err := settleState(env, project, stateDir, false); err != nil {
+			return nil, err
+		}
+	}
 	w := &workspace{
-		env: env, project: project, stateDir: resolveStateDir(env, project), loaded: loaded, cfg: loaded.Config,
+		env: env, project: project, stateDir: stateDir, keyed: keyed, loaded: loaded, cfg: loaded.Config,
 		session: c.session, scope: scope, caller: caller,
 	}
 	if err := w.openStore(readOnly); err != nil {
@@ -241,6 +241,12 @@ func (w *workspace) openStore(readOnly bool) error {
 			return err
 		}
 		store = fs
+	}
+	if w.keyed && !readOnly {
+		if err := recordProject(w.stateDir, w.project); err != nil {
+			store.Close()
+			return err
+		}
 	}
 	if w.store != nil {
 		w.store.Close()
