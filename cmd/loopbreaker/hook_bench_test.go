@@ -69,7 +69,7 @@ func BenchmarkProcessHookPostToolUse(b *testing.B) {
 			in, _ := json.Marshal(payload)
 			cmd := exec.Command(bin, "hook", "claude")
 			cmd.Dir = dir
-			cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "PATH=" + os.Getenv("PATH")}
+			cmd.Env = benchEnv(dir)
 			cmd.Stdin = bytes.NewReader(in)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
@@ -91,7 +91,10 @@ func BenchmarkProcessHookPostToolUse(b *testing.B) {
 func seedHookProject(b *testing.B, n int) string {
 	b.Helper()
 	dir := b.TempDir()
-	store, err := filestore.Open(filepath.Join(dir, ".loopbreaker"), filestore.Options{})
+	if err := os.WriteFile(filepath.Join(dir, "loopbreaker.yaml"), []byte("enabled: true\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	store, err := filestore.Open(benchStateDir(dir), filestore.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

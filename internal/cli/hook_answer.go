@@ -27,7 +27,7 @@ type hookAnswerOptions struct {
 func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string) (err error) {
 	var o hookAnswerOptions
 	fs := newFlagSet("hook "+string(tool), env)
-	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent of the working directory with loopbreaker.yaml or .loopbreaker/)")
+	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent of the working directory with loopbreaker.yaml (or a legacy .loopbreaker/))")
 	def := env.Getenv("LOOPBREAKER_SESSION")
 	if def == "" {
 		def = string(tool)
@@ -101,7 +101,7 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 }
 
 // hookProject finds the project directory and whether loopbreaker is
-// active there: a loopbreaker.yaml or state directory in it, or
+// active there: a loopbreaker.yaml or legacy state directory in it, or
 // LOOPBREAKER_DIR. Without -C it starts from the directory the agent CLI
 // names, else the working directory.
 func hookProject(env *Env, tool hook.Tool, flag string) (string, bool) {

@@ -57,7 +57,7 @@ type hookInstallPlace struct {
 func runHookStatus(ctx context.Context, env *Env, args []string) error {
 	var o hookStatusOptions
 	fs := newFlagSet("hook status", env)
-	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml or .loopbreaker/, else the working directory)")
+	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of text")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -87,7 +87,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 	}
 	rep.Unseen = []hook.AgentSession{}
 	if !hasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no loopbreaker.yaml or .loopbreaker/ in %s: installed hooks do nothing here (run `loopbreaker init`)", project))
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no loopbreaker.yaml in %s: installed hooks do nothing here (run `loopbreaker init`)", project))
 	}
 	for _, tool := range hook.AllTools() {
 		ts := toolStatus(ctx, env, tool, project)

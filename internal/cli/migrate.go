@@ -32,7 +32,7 @@ type migrateOptions struct {
 func runMigrate(ctx context.Context, env *Env, args []string) error {
 	var o migrateOptions
 	fs := newFlagSet("migrate", env)
-	fs.StringVar(&o.project, "C", env.globals.project, "project `dir`ectory (default: the nearest parent with loopbreaker.yaml or .loopbreaker/, else the working directory)")
+	fs.StringVar(&o.project, "C", env.globals.project, "project `dir`ectory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
 	fs.StringVar(&o.from, "from", "", "the store to copy from: a state `dir`ectory, a project (its state directory, wherever it is; the project may be gone) or redis://host:port/db")
 	fs.StringVar(&o.to, "to", "", "the store to copy to: redis://host:port/db, a state `dir`ectory or a project (default: this project's state directory)")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of text")

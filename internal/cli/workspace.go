@@ -43,7 +43,7 @@ func (c *common) register(fs *flag.FlagSet, env *Env, withJSON bool) {
 // registerProject registers -C and --set, starting from the global flags
 // given before the command.
 func (c *common) registerProject(fs *flag.FlagSet, env *Env) {
-	fs.StringVar(&c.project, "C", env.globals.project, "project `dir`ectory (default: the nearest parent with loopbreaker.yaml or .loopbreaker/, else the working directory)")
+	fs.StringVar(&c.project, "C", env.globals.project, "project `dir`ectory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
 	c.sets = append(multiFlag(nil), env.globals.sets...)
 	fs.Var(&c.sets, "set", "override a configuration `key=value` (repeatable; highest priority)")
 	fs.StringVar(&c.store, "store", "", "where the breakers live: redis://host:6379/0 for a fleet (default: the store setting, else the state directory; env LOOPBREAKER_STORE)")
@@ -86,7 +86,7 @@ type workspace struct {
 }
 
 // findProject returns the nearest directory from start upwards that holds
-// loopbreaker.yaml or a state directory, or start itself.
+// loopbreaker.yaml or a legacy state directory, or start itself.
 func findProject(start string) string {
 	for dir := start; ; {
 		for _, name := range []string{config.ProjectFile, "loopbreaker.yml", legacyStateDirName} {
@@ -104,7 +104,7 @@ func findProject(start string) string {
 
 // resolveProject is the project directory: the -C flag (relative to the
 // working directory), else the nearest parent holding loopbreaker.yaml or
-// a state directory, else the working directory. It does not check that a
+// a legacy state directory, else the working directory. It does not check that a
 // -C directory exists; projectDir does.
 func resolveProject(env *Env, flag string) string {
 	if flag == "" {
