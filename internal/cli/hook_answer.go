@@ -70,23 +70,13 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 			p.Tool, config.ProjectFile, legacyStateDirName, project)
 		return hook.Render(p.Tool, p.Event, hook.Allow, "")
 	}
-	// Marked whatever happens next: `hook status` tells a CLI whose hooks
-	// never run from one whose hooks run and fail. Opening the project
-	// first moves a legacy state directory before the mark lands.
 	c := common{project: project, session: o.session, caller: o.caller, sets: o.sets}
 	w, err := c.open(env)
-	stateDir := ""
-	if err == nil {
-		stateDir = w.stateDir
-	} else if dir, _, derr := stateDirOf(env, project); derr == nil {
-		stateDir = dir
-	}
-	if stateDir != "" {
-		if merr := hook.RecordSeen(stateDir, p.Tool, p.SessionID, p.Event, env.Now()); merr != nil {
-			fmt.Fprintf(env.Stderr, "loopbreaker: warning: cannot mark this hook call for `hook status`: %v\n", merr)
-		}
-	}
 	if err != nil {
+		if w != nil {
+			onError = w.cfg.OnError
+		}
+		markSeen(env, project, "", p)
 		return hookpolicy.Failure(p, o.session, onError, err, env.Stderr)
 	}
 	defer w.close()
@@ -97,7 +87,31 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 		Now: env.Now, Log: env.Stderr,
 		Files: hookpolicy.GitFiles(w.project, w.stateDir, w.session),
 	}
-	return pol.Answer(ctx, p)
+	ans = pol.Answer(ctx, p)
+	if ans.Failed {
+		markSeen(env, project, w.stateDir, p)
+	}
+	return ans
+}
+
+// markSeen marks a hook call that could not be recorded in the breaker
+// state (where the calls of every agent session are noted), so that `hook
+// status` still tells a CLI whose hooks run and fail from one whose hooks
+// never run.
+// stateDir is the project's state directory, "" when the project could
+// not be opened (then it is found as `hook status` finds it).
+func markSeen(env *Env, project, stateDir string, p *hook.Payload) {
+	if stateDir == "" {
+		dir, _, err := stateDirOf(env, project)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "loopbreaker: warning: cannot mark this hook call for `hook status`: %v\n", err)
+			return
+		}
+		stateDir = dir
+	}
+	if err := hook.RecordSeen(stateDir, p.Tool, p.SessionID, p.Event, env.Now()); err != nil {
+		fmt.Fprintf(env.Stderr, "loopbreaker: warning: cannot mark this hook call for `hook status`: %v\n", err)
+	}
 }
 
 // hookProject finds the project directory and whether loopbreaker is
