@@ -74,7 +74,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 	}
 	rep.StateDir = stateDir
 	if keyed && hasProjectMarker(project) {
-		if err := settleState(env, project, stateDir, false); err != nil {
+		if err := settleState(env, project, stateDir); err != nil {
 			rep.Warnings = append(rep.Warnings, err.Error())
 		}
 	}

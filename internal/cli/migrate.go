@@ -94,7 +94,7 @@ func settleExplicitly(env *Env, o migrateOptions) error {
 		return usagef("migrate: LOOPBREAKER_DIR is set (%s): the state is where it says; unset it to move %s to this project's directory under the state root", stateDir, legacy)
 	}
 	had := dirExists(legacy)
-	if err := settleState(env, project, stateDir, false); err != nil {
+	if err := settleState(env, project, stateDir); err != nil {
 		return err
 	}
 	if o.json {

@@ -127,9 +127,10 @@ func configOrDefaults(env *Env, project string) lb.Config {
 // settleState moves a legacy state directory out of the project into
 // stateDir (once: the command that does it says so on stderr), keeps the
 // project marked as loopbreaker's when that directory was its only mark,
-// and records the project's path in the state directory for people and
-// for `status`. Only for a keyed state directory.
-func settleState(env *Env, project, stateDir string, record bool) error {
+// and records the project's path in the moved directory. Only for a keyed
+// state directory; the workspace records the path of one it opens for
+// writing.
+func settleState(env *Env, project, stateDir string) error {
 	legacy := filepath.Join(project, legacyStateDirName)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -137,17 +138,14 @@ func settleState(env *Env, project, stateDir string, record bool) error {
 	if err != nil {
 		return fmt.Errorf("moving this project's state out of the project: %w\n(nothing was lost: the state is where it was; fix the problem and run the command again, or move %s yourself)", err, legacy)
 	}
-	if moved {
-		fmt.Fprintf(env.Stderr, "loopbreaker: moved this project's state from %s to %s (outside the project, where the agent's searches do not find it)\n", legacy, stateDir)
-		if err := keepMarked(env, project); err != nil {
-			return err
-		}
-		record = true
+	if !moved {
+		return nil
 	}
-	if record {
-		return recordProject(stateDir, project)
+	fmt.Fprintf(env.Stderr, "loopbreaker: moved this project's state from %s to %s (outside the project, where the agent's searches do not find it)\n", legacy, stateDir)
+	if err := keepMarked(env, project); err != nil {
+		return err
 	}
-	return nil
+	return recordProject(stateDir, project)
 }
 
 // keepMarked writes a loopbreaker.yaml into a project whose only mark

@@ -168,7 +168,7 @@ func (c *common) openMode(env *Env, readOnly bool) (*workspace, error) {
 		StateDirFor: func(cfg lb.Config) (string, error) {
 			dir, k, err := stateDirFor(env, project, cfg)
 			if err == nil && k {
-				err = settleState(env, project, dir, false)
+				err = settleState(env, project, dir)
 			}
 			keyed = k
 			return dir, err
