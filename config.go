@@ -3,7 +3,6 @@ package loopbreaker
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -29,16 +28,20 @@ type Config struct {
 	// threshold - WarnMargin. 0 disables warnings.
 	WarnMargin int `yaml:"warn_margin"`
 
-	NoProgress        NoProgressConfig       `yaml:"no_progress"`
-	SameError         SameErrorConfig        `yaml:"same_error"`
-	OutputDecline     OutputDeclineConfig    `yaml:"output_decline"`
-	PhaseFailure      ThresholdConfig        `yaml:"phase_failure"`
-	PermissionDenials ThresholdConfig        `yaml:"permission_denials"`
-	TestAttempts      TestAttemptsConfig     `yaml:"test_attempts"`
-	FailureWindow     FailureWindowConfig    `yaml:"failure_window"`
-	ToolCalls         ToolCallsConfig        `yaml:"tool_calls"`
-	Phases            map[Phase]PhaseProfile `yaml:"phases"`
-	Journal           JournalConfig          `yaml:"journal"`
+	NoProgress        NoProgressConfig    `yaml:"no_progress"`
+	SameError         SameErrorConfig     `yaml:"same_error"`
+	OutputDecline     OutputDeclineConfig `yaml:"output_decline"`
+	PhaseFailure      ThresholdConfig     `yaml:"phase_failure"`
+	PermissionDenials ThresholdConfig     `yaml:"permission_denials"`
+	TestAttempts      TestAttemptsConfig  `yaml:"test_attempts"`
+	FailureWindow     FailureWindowConfig `yaml:"failure_window"`
+	ToolCalls         ToolCallsConfig     `yaml:"tool_calls"`
+	// Tamper: attempts of the agent to silence its breaker (refused by
+	// the hook) that open it; a change detected after the fact opens it
+	// at once. 0 refuses the attempts without counting them.
+	Tamper  ThresholdConfig        `yaml:"tamper"`
+	Phases  map[Phase]PhaseProfile `yaml:"phases"`
+	Journal JournalConfig          `yaml:"journal"`
 
 	// Run configures the loop supervisor (`loopbreaker run`).
 	Run RunConfig `yaml:"run"`
@@ -240,6 +243,7 @@ func Defaults() Config {
 		},
 		PhaseFailure:      ThresholdConfig{Threshold: 3},
 		PermissionDenials: ThresholdConfig{Threshold: 2},
+		Tamper:            ThresholdConfig{Threshold: 2},
 		TestAttempts:      TestAttemptsConfig{PerTest: 3, PerSlice: 7},
 		FailureWindow:     FailureWindowConfig{Threshold: 5, Window: time.Hour},
 		ToolCalls: ToolCallsConfig{RepeatWarn: 3, Repeat: 5, CycleWarn: 3, Cycle: 5, SameError: 3, History: 30,
@@ -360,6 +364,9 @@ func (c *Config) Validate() error {
 	if c.ToolCalls.ErrorAfterEdit < 0 || c.ToolCalls.NoNewInfo < 0 || c.ToolCalls.NearDuplicate < 0 {
 		return fmt.Errorf("tool_calls.error_after_edit, tool_calls.no_new_info and tool_calls.near_duplicate must be 0 (off) or more")
 	}
+	if c.Tamper.Threshold < 0 {
+		return fmt.Errorf("tamper.threshold must be 0 (refuse without counting) or more, got %d", c.Tamper.Threshold)
+	}
 	if c.ToolCalls.RepeatWarn < 0 || c.ToolCalls.CycleWarn < 0 {
 		return fmt.Errorf("tool_calls.repeat_warn and tool_calls.cycle_warn must be 0 (no warning) or more")
 	}
@@ -438,20 +445,4 @@ func (b BreakerConfig) validate(key string, needScope bool) error {
 		return fmt.Errorf("%s.cooldown must not be negative, got %s", key, b.Cooldown)
 	}
 	return nil
-}
-
-// ValidScope checks a scope name: global, or kind:value with a known kind.
-func ValidScope(scope string) error {
-	if scope == "global" {
-		return nil
-	}
-	kind, value, ok := strings.Cut(scope, ":")
-	if !ok || value == "" {
-		return fmt.Errorf("scope %q: want global or kind:value (category, stakes, agent, tag, session, slice)", scope)
-	}
-	switch kind {
-	case "category", "stakes", "agent", "tag", "session", "slice":
-		return nil
-	}
-	return fmt.Errorf("scope %q: unknown kind %q (want category, stakes, agent, tag, session or slice)", scope, kind)
 }

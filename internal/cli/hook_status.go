@@ -26,7 +26,22 @@ type hookStatusReport struct {
 	Warnings []string            `json:"warnings"`
 	Sessions []hook.Seen         `json:"sessions"`
 	Unseen   []hook.AgentSession `json:"sessions_without_hook_calls"`
+	// Stopped are agent sessions whose own record went on after their
+	// last hook call: the hooks stopped being called.
+	Stopped []stoppedSession `json:"sessions_with_hooks_stopped"`
 }
+
+// stoppedSession is an agent session written to well after its last hook
+// call.
+type stoppedSession struct {
+	hook.AgentSession
+	LastHookCall time.Time `json:"last_hook_call"`
+}
+
+// hookSilence is how long an agent session's record may go on after its
+// last hook call before the hooks count as stopped: the CLI writes the
+// turn's last lines after its last hook, never minutes after.
+const hookSilence = 2 * time.Minute
 
 type toolHookStatus struct {
 	Tool       hook.Tool          `json:"tool"`
@@ -92,6 +107,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		rep.Sessions = []hook.Seen{}
 	}
 	rep.Unseen = []hook.AgentSession{}
+	rep.Stopped = []stoppedSession{}
 	if !hasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no loopbreaker.yaml in %s: installed hooks do nothing here (run `loopbreaker init`)", project))
 	}
@@ -103,12 +119,12 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 				since = p.Modified
 			}
 		}
-		sessionsSeen := map[string]bool{}
+		sessionsSeen := map[string]time.Time{}
 		for _, s := range seen {
 			if s.Tool != tool {
 				continue
 			}
-			sessionsSeen[s.SessionID] = true
+			sessionsSeen[s.SessionID] = s.Last
 			if ts.LastCall == nil || s.Last.After(*ts.LastCall) {
 				last := s.Last
 				ts.LastCall = &last
@@ -116,11 +132,17 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		}
 		if !since.IsZero() {
 			for _, a := range agentSessions(env, tool, project, since) {
-				if !sessionsSeen[a.ID] {
-					rep.Unseen = append(rep.Unseen, a)
-					ts.Warnings = append(ts.Warnings, fmt.Sprintf("session %s (%s) ran in this project after the install with NO hook call: it ran unguarded (%s)",
-						a.ID, a.Time.UTC().Format(time.RFC3339), unseenHint(tool)))
+				if last, ok := sessionsSeen[a.ID]; ok {
+					if a.Time.After(last.Add(hookSilence)) {
+						rep.Stopped = append(rep.Stopped, stoppedSession{AgentSession: a, LastHookCall: last})
+						ts.Warnings = append(ts.Warnings, fmt.Sprintf("session %s went on until %s, %s after its last hook call (%s): its hooks STOPPED being called, and what it did since ran unguarded (hooks removed from the settings, switched off, or the settings no longer read; see `loopbreaker report`)",
+							a.ID, a.Time.UTC().Format(time.RFC3339), a.Time.Sub(last).Round(time.Second), last.UTC().Format(time.RFC3339)))
+					}
+					continue
 				}
+				rep.Unseen = append(rep.Unseen, a)
+				ts.Warnings = append(ts.Warnings, fmt.Sprintf("session %s (%s) ran in this project after the install with NO hook call: it ran unguarded (%s)",
+					a.ID, a.Time.UTC().Format(time.RFC3339), unseenHint(tool)))
 			}
 		}
 		rep.Tools = append(rep.Tools, ts)
