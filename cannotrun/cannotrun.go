@@ -126,6 +126,26 @@ var rules = []rule{
 	{"gemini", Network, lazyre.New(`fetch failed sending request.*`)},
 }
 
+// tailLines is how many last lines of each stream are read: Gemini CLI
+// follows its quota error with a stack trace and the error's fields.
+const tailLines = 40
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	for i, at := 0, len(s); i < n; i++ {
+		j := strings.LastIndexByte(s[:at], '\n')
+		if j < 0 {
+			return s
+		}
+		at = j
+		if i == n-1 {
+			return s[at+1:]
+		}
+	}
+	return s
+}
+
 // geminiAuthExit is the exit code of Gemini CLI without a usable auth
 // method (FatalAuthenticationError).
 const geminiAuthExit = 41
@@ -137,7 +157,9 @@ func Classify(r Run, now time.Time) (Finding, bool) {
 	if r.ExitCode == 0 {
 		return Finding{}, false
 	}
-	text := string(r.Stdout) + "\n" + string(r.Stderr)
+	// Only the last words count: a refusal ends the run, and an agent
+	// that recovered from one and worked on is not refused.
+	text := lastLines(string(r.Stdout), tailLines) + "\n" + lastLines(string(r.Stderr), tailLines)
 	// The last matching line wins: retries print earlier attempts, the
 	// final words are the verdict.
 	var best *Finding

@@ -119,3 +119,16 @@ func TestClassifyTurn(t *testing.T) {
 		}
 	}
 }
+
+// A refusal the agent got past, early in a long run, is not why the run
+// failed: only the end of the output counts.
+func TestClassifyReadsTheEnd(t *testing.T) {
+	now := time.Date(2027, 1, 15, 6, 30, 0, 0, time.UTC)
+	out := "ERROR: Reconnecting... waiting for network\n" + strings.Repeat("working on calc.go\n", 60) + "--- FAIL: TestAdd (0.00s)\n"
+	if f, ok := Classify(Run{ExitCode: 124, Stderr: []byte(out)}, now); ok {
+		t.Fatalf("classified as %+v; the network came back and the agent worked on", f)
+	}
+	if f, ok := Classify(Run{ExitCode: 124, Stderr: []byte(strings.Repeat("working\n", 60) + "ERROR: Reconnecting... waiting for network\n")}, now); !ok || f.Kind != Network {
+		t.Fatalf("got %+v, %v: want network", f, ok)
+	}
+}
