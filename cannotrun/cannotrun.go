@@ -108,6 +108,7 @@ type rule struct {
 var rules = []rule{
 	// Claude Code.
 	{"claude", Limit, lazyre.New(`Claude AI usage limit reached\|\d+`)},
+	{"claude", Limit, lazyre.New(`Claude usage limit reached\. Your limit will reset at .*`)},
 	{"claude", Limit, lazyre.New(`You(?:'|’)ve hit your (?:5-hour |weekly |Opus |session |usage )?limit\b.*`)},
 	{"claude", Limit, lazyre.New(`^API Error: (?:Request rejected \(429\)|Server is temporarily limiting requests|429\b).*`)},
 	{"claude", Overloaded, lazyre.New(`^API Error: (?:529|503)\b.*|^API Error: .*[Oo]verloaded.*`)},
@@ -246,8 +247,9 @@ func cut(s string) string {
 var (
 	// Claude Code before 1.0: "Claude AI usage limit reached|1767225600".
 	claudeEpoch = lazyre.New(`usage limit reached\|(\d{9,11})`)
-	// Claude Code: "resets Jan 15, 2027, 8am (UTC)", "resets 8:30pm (Europe/Paris)".
-	claudeResets = lazyre.New(`resets (?:([A-Z][a-z]{2} \d{1,2}(?:, \d{4})?), )?(\d{1,2}(?::\d{2})?[ap]m) \(([^)]+)\)`)
+	// Claude Code: "resets Jan 15, 2027, 8am (UTC)", "resets 8:30pm
+	// (Europe/Paris)"; 1.0: "Your limit will reset at 9am (America/Chicago)".
+	claudeResets = lazyre.New(`(?:resets|will reset at) (?:([A-Z][a-z]{2} \d{1,2}(?:, \d{4})?), )?(\d{1,2}(?::\d{2})?[ap]m) \(([^)]+)\)`)
 	// Codex: "try again at Jan 15th, 2027 8:00 AM", "try again at 8:00 AM",
 	// in the machine's zone (the zone of the now Classify is given).
 	codexAt = lazyre.New(`(?i:try again at) (?:([A-Z][a-z]{2} \d{1,2})(?:st|nd|rd|th)?(?:, (\d{4}))? )?(\d{1,2}:\d{2} [AP]M)`)
