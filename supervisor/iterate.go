@@ -125,7 +125,7 @@ func (l *loop) prune() {
 	for _, e := range entries {
 		num, ext, ok := strings.Cut(e.Name(), ".")
 		n, err := strconv.Atoi(num)
-		if !ok || err != nil || (ext != "out" && ext != "err" && ext != "json") {
+		if !ok || err != nil || (ext != "out" && ext != "err" && ext != "json" && ext != "refused.out" && ext != "refused.err") {
 			continue
 		}
 		byNumber[n] = append(byNumber[n], e.Name())

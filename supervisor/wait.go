@@ -37,6 +37,11 @@ func (l *loop) refused(out, errs *capture, r ran) (cannotrun.Finding, bool) {
 // stops. It returns "" to go on, CannotRun or Interrupted.
 func (l *loop) waitOut(ctx context.Context, n int, f cannotrun.Finding) Outcome {
 	l.refusals++
+	// The iteration runs again under the same number: its refused output
+	// is kept beside, not overwritten.
+	for _, ext := range []string{"out", "err"} {
+		_ = os.Rename(l.outputPath(n, ext), l.outputPath(n, "refused."+ext))
+	}
 	l.con.line("loopbreaker: iteration %d: %s; not recorded: the agent could not work, which is not being stuck", n, f.Describe())
 	switch {
 	case f.Kind == cannotrun.Auth:

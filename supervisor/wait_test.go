@@ -1,6 +1,8 @@
 package supervisor
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +31,10 @@ echo "<promise>COMPLETE</promise>"
 	// 09:30 to 11:00 and the margin.
 	if want := 90*time.Minute + resetMargin; waited(clock) != want {
 		t.Errorf("waited %s, want %s", waited(clock), want)
+	}
+	refused, err := os.ReadFile(filepath.Join(p.stateDir, "runs", "default", "1.refused.out"))
+	if err != nil || !strings.Contains(string(refused), "You've hit your 5-hour limit") {
+		t.Errorf("the refused run's output was not kept in 1.refused.out (%v): %q", err, refused)
 	}
 	for _, want := range []string{
 		"claude hit a usage or rate limit: You've hit your 5-hour limit",
