@@ -370,6 +370,10 @@ func (st *BreakerState) Clone() *BreakerState {
 	out.EditedFiles = slices.Clone(st.EditedFiles)
 	out.LastArgs = slices.Clone(st.LastArgs)
 	out.Session = st.Session.Clone()
+	out.Tampers = slices.Clone(st.Tampers)
+	for i := range out.Tampers {
+		out.Tampers[i].What = slices.Clone(out.Tampers[i].What)
+	}
 	out.Attempts = slices.Clone(st.Attempts)
 	for i := range out.Attempts {
 		out.Attempts[i].Files = slices.Clone(out.Attempts[i].Files)
