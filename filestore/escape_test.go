@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopbreaker/loopbreaker/fsname"
 	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
@@ -56,7 +57,7 @@ func TestEscapeScope(t *testing.T) {
 	// prefix and a hash; two long scopes differing only at the end differ.
 	a, err1 := escapeScope("agent:" + strings.Repeat("日", 100) + "a")
 	b, err2 := escapeScope("agent:" + strings.Repeat("日", 100) + "b")
-	if err1 != nil || err2 != nil || a == b || len(a) > maxEscapedLen || !strings.HasPrefix(a, "agent%3a%e6%97%a5") || !isHashed(a) {
+	if err1 != nil || err2 != nil || a == b || len(a) > fsname.MaxLen || !strings.HasPrefix(a, "agent%3a%e6%97%a5") || !isHashed(a) {
 		t.Fatalf("long scopes: %q %v, %q %v", a, err1, b, err2)
 	}
 	if p := strings.Repeat("%25", 60); !strings.HasPrefix(mustEscape(t, strings.Repeat("%", 200)), p[:159]) {
@@ -91,7 +92,7 @@ func FuzzEscapeScope(f *testing.F) {
 	f.Fuzz(func(t *testing.T, scope string) {
 		name, err := escapeScope(scope)
 		if err != nil {
-			if scope != "" && len(scope) < maxEscapedLen/3 {
+			if scope != "" && len(scope) < fsname.MaxLen/3 {
 				t.Fatalf("escape(%q): %v", scope, err)
 			}
 			return

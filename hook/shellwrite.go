@@ -1,0 +1,332 @@
+package hook
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Agents change files and history through shell commands as much as
+// through their edit tools: in-place editors, moves and copies, output
+// redirected into a file, and version control (a commit, a rebase, a new
+// jj change). ShellEdit recognises the usual ways, so that such a command
+// counts as an edit (a new attempt, progress for its turn) as an Edit call
+// does, with the files it names when they can be read off the command.
+
+// scriptWrites are writes that the words of a command do not show: a
+// script that opens a file for writing, a patch applied from stdin.
+var scriptWrites = []*regexp.Regexp{
+	regexp.MustCompile(`\bopen\([^)]*,\s*['"][wa]`),
+	regexp.MustCompile(`\.write_text\(|\.write_bytes\(`),
+	regexp.MustCompile(`\bapply_patch\b`),
+	regexp.MustCompile(`\bpatch\s+(-p\d|<)`),
+}
+
+// gitWrites are the git subcommands that change the work tree, the index,
+// a commit or a branch.
+var gitWrites = map[string]bool{
+	"commit": true, "rebase": true, "cherry-pick": true, "am": true, "merge": true, "revert": true,
+	"reset": true, "checkout": true, "switch": true, "restore": true, "pull": true, "mv": true,
+	"rm": true, "apply": true, "update-ref": true,
+}
+
+// jjWrites are the jj (Jujutsu) subcommands that make or rewrite a change.
+var jjWrites = map[string]bool{
+	"new": true, "commit": true, "ci": true, "squash": true, "describe": true, "desc": true,
+	"edit": true, "abandon": true, "rebase": true, "split": true, "restore": true, "undo": true,
+	"backout": true, "absorb": true, "duplicate": true, "resolve": true, "diffedit": true,
+}
+
+// ShellEdit reports whether a shell command changes files or history, and
+// the files it names that it changes (as written in the command).
+func ShellEdit(command string) (bool, []string) {
+	edit := false
+	var files []string
+	for _, words := range simpleCommands(command) {
+		e, f := wordsEdit(words)
+		edit = edit || e
+		for _, name := range f {
+			if !containsString(files, name) {
+				files = append(files, name)
+			}
+		}
+	}
+	if !edit {
+		for _, r := range scriptWrites {
+			if r.MatchString(command) {
+				return true, files
+			}
+		}
+	}
+	return edit, files
+}
+
+// wordsEdit is ShellEdit for one simple command, split into words; a
+// redirection is the word ">" or ">>" followed by its target.
+func wordsEdit(words []string) (bool, []string) {
+	edit := false
+	var files, args []string
+	for i := 0; i < len(words); i++ {
+		if w := words[i]; w == ">" || w == ">>" {
+			if i+1 < len(words) {
+				i++
+				if t := words[i]; t != "/dev/null" && !strings.HasPrefix(t, "&") {
+					edit = true
+					files = append(files, t)
+				}
+			}
+			continue
+		}
+		args = append(args, words[i])
+	}
+	// Wrappers that run the command that follows them.
+	for len(args) > 0 && (strings.Contains(args[0], "=") && !strings.HasPrefix(args[0], "-") ||
+		args[0] == "sudo" || args[0] == "env" || args[0] == "command" || args[0] == "time" || args[0] == "nohup" || args[0] == "exec") {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return edit, files
+	}
+	name := args[0]
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	operands := nonOptions(args[1:])
+	switch name {
+	case "sed", "perl":
+		if !inPlace(args[1:], name) {
+			break
+		}
+		edit = true
+		files = append(files, editorFiles(args[1:])...)
+	case "mv", "cp", "rm", "tee", "truncate":
+		if len(operands) > 0 || name == "tee" {
+			edit = true
+			files = append(files, operands...)
+		}
+	case "git":
+		sub, rest := gitSubcommand(args[1:])
+		if gitWrites[sub] && !readOnlyGit(sub, rest) {
+			edit = true
+			if sub == "mv" || sub == "rm" {
+				files = append(files, nonOptions(rest)...)
+			}
+		}
+	case "jj":
+		if sub := firstNonOption(args[1:]); jjWrites[sub] {
+			edit = true
+		}
+	case "apply_patch", "patch":
+		edit = true
+	}
+	return edit, files
+}
+
+// readOnlyGit: forms of a writing subcommand that only report.
+func readOnlyGit(sub string, rest []string) bool {
+	for _, a := range rest {
+		switch a {
+		case "--dry-run", "-n", "--abort", "--show-current-patch", "--check", "--stat", "--numstat", "--summary":
+			if sub != "rm" || a != "-n" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gitSubcommand skips git's own options (-C dir, -c key=value, --no-pager)
+// and returns the subcommand and its arguments.
+func gitSubcommand(args []string) (string, []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a, args[i+1:]
+		}
+	}
+	return "", nil
+}
+
+func firstNonOption(args []string) string {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
+}
+
+// nonOptions are the arguments that are not options ("--" ends options).
+func nonOptions(args []string) []string {
+	var out []string
+	opts := true
+	for _, a := range args {
+		switch {
+		case opts && a == "--":
+			opts = false
+		case opts && strings.HasPrefix(a, "-") && a != "-":
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// inPlace reports whether sed or perl edits its files in place.
+func inPlace(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--in-place" || strings.HasPrefix(a, "--in-place=") {
+			return true
+		}
+		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsRune(a[1:], 'i') {
+			if name == "perl" || !strings.ContainsAny(a[1:strings.IndexRune(a, 'i')], "ef") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// editorFiles are the files sed or perl edits: its operands but the
+// script, which is the first operand unless an option (-e, -f, -pe) gave
+// it.
+func editorFiles(args []string) []string {
+	var files []string
+	script := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			files = append(files, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(a, "--expression") || strings.HasPrefix(a, "--file"):
+			script = true
+			if !strings.Contains(a, "=") {
+				i++
+			}
+		case len(a) > 1 && a[0] == '-' && a[1] != '-' && (a[len(a)-1] == 'e' || a[len(a)-1] == 'f'):
+			script = true
+			i++
+		case strings.HasPrefix(a, "-") && a != "-":
+		default:
+			files = append(files, a)
+		}
+	}
+	if !script && len(files) > 0 {
+		files = files[1:]
+	}
+	return files
+}
+
+// simpleCommands splits a command line into its simple commands (split at
+// unquoted ;, &, |, newlines, parentheses) and each into words, honouring
+// quotes and backslashes; unquoted > and >> become words of their own, and
+// a redirection that names a file descriptor (2>, 2>&1) is dropped. It
+// reads commands well enough to see what they write, not to run them.
+func simpleCommands(s string) [][]string { return splitShell(s, true) }
+
+// splitShell splits s into words, and with ops into simple commands too
+// (see simpleCommands); without, it is one command of words.
+func splitShell(s string, ops bool) [][]string {
+	var cmds [][]string
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	var quote byte
+	flushWord := func() {
+		if inWord {
+			words = append(words, cur.String())
+			cur.Reset()
+			inWord = false
+		}
+	}
+	flushCmd := func() {
+		flushWord()
+		if len(words) > 0 {
+			cmds = append(cmds, words)
+			words = nil
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else if c == '\\' && quote == '"' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+				i++
+				cur.WriteByte(s[i])
+			} else {
+				cur.WriteByte(c)
+			}
+		case c == '\'' || c == '"':
+			quote, inWord = c, true
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		case !ops && !isSpace(c):
+			cur.WriteByte(c)
+			inWord = true
+		case ops && (c == ';' || c == '&' || c == '|' || c == '\n' || c == '(' || c == ')'):
+			if c == '&' && i > 0 && s[i-1] == '>' {
+				continue
+			}
+			flushCmd()
+		case c == '>':
+			fd := inWord && isDigits(cur.String())
+			if fd {
+				cur.Reset()
+				inWord = false
+			}
+			flushWord()
+			op := ">"
+			if i+1 < len(s) && s[i+1] == '>' {
+				op, i = ">>", i+1
+			}
+			if i+1 < len(s) && s[i+1] == '&' {
+				// >&2, 2>&1: a descriptor, not a file.
+				i++
+				for i+1 < len(s) && (s[i+1] >= '0' && s[i+1] <= '9' || s[i+1] == '-') {
+					i++
+				}
+				continue
+			}
+			if fd {
+				// 2> file: a log of the command's errors, not work.
+				for i+1 < len(s) && isSpace(s[i+1]) {
+					i++
+				}
+				for i+1 < len(s) && !isSpace(s[i+1]) && strings.IndexByte(";&|\n", s[i+1]) < 0 {
+					i++
+				}
+				continue
+			}
+			words = append(words, op)
+		case c == '<':
+			flushWord()
+		case isSpace(c):
+			flushWord()
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	flushCmd()
+	return cmds
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
