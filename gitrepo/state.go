@@ -95,18 +95,46 @@ const racyWindow = 2 * time.Second
 // and modification time only.
 const maxHashBytes = 256 << 20
 
-// Measure reads the working tree's State with one `git status` (which
-// neither takes the index lock nor writes the index) and compares it with
-// prev, the State of the previous measurement; with no prev it lists what
-// differs from HEAD. Paths for which exclude is true are left out.
+// Status is a `git status` under way (StartStatus): a caller starts it
+// first and does its other work while git reads the working tree.
+type Status struct {
+	start time.Time
+	done  chan struct{}
+	out   []byte
+	err   error
+}
+
+// StartStatus starts the one `git status` a measurement needs, which
+// neither takes the index lock nor writes the index, so that it never
+// gets in the way of the agent's own git commands.
+func (r *Repo) StartStatus(ctx context.Context) *Status {
+	st := &Status{start: time.Now(), done: make(chan struct{})}
+	go func() {
+		defer close(st.done)
+		st.out, st.err = r.run(ctx, runOpts{env: []string{"LC_ALL=C", "LANGUAGE="}},
+			"--no-optional-locks", "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--branch")
+	}()
+	return st
+}
+
+// Measure reads the working tree's State with one `git status` and
+// compares it with prev, the State of the previous measurement; with no
+// prev it lists what differs from HEAD. Paths for which exclude is true
+// are left out.
 //
 // Comparing with the previous State, not with HEAD, counts committed work
 // as change and a leftover edit only once. When HEAD moved, the files the
-// commits changed are read with one `git diff-tree`.
+// commits changed are read with one `git diff-tree`, and a file committed
+// since counts as changed even when its content is what the work tree
+// held before: committed work is change.
 func (r *Repo) Measure(ctx context.Context, prev *State, exclude func(path string) bool) (*State, Change, error) {
-	start := time.Now()
-	out, err := r.run(ctx, runOpts{env: []string{"LC_ALL=C", "LANGUAGE="}},
-		"--no-optional-locks", "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--branch")
+	return r.MeasureStatus(ctx, r.StartStatus(ctx), prev, exclude)
+}
+
+// MeasureStatus is Measure with a `git status` started earlier.
+func (r *Repo) MeasureStatus(ctx context.Context, status *Status, prev *State, exclude func(path string) bool) (*State, Change, error) {
+	<-status.done
+	start, out, err := status.start, status.out, status.err
 	if err != nil {
 		var ge *GitError
 		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository") {

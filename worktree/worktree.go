@@ -94,16 +94,43 @@ type mark struct {
 // a readable mark (the first measurement of a session) it compares with
 // HEAD.
 func Since(ctx context.Context, project, stateDir, session string, also ...string) (gitrepo.Change, error) {
-	t, err := Open(project, stateDir, also...)
-	if err != nil {
-		return gitrepo.Change{}, err
+	return Start(ctx, project).Since(ctx, stateDir, session, also...)
+}
+
+// Pending is a measurement whose `git status` runs while its caller
+// opens its store and loads its configuration: reading a large working
+// tree is most of a measurement's time.
+type Pending struct {
+	project string
+	repo    *gitrepo.Repo
+	status  *gitrepo.Status
+	err     error
+}
+
+// Start finds the work tree around project and starts reading it; Since
+// finishes the measurement. Cancel ctx to drop a measurement not wanted
+// after all.
+func Start(ctx context.Context, project string) *Pending {
+	p := &Pending{project: project}
+	p.repo, p.err = gitrepo.Locate(project)
+	if p.err == nil {
+		p.status = p.repo.StartStatus(ctx)
 	}
+	return p
+}
+
+// Since finishes a measurement begun by Start (see the function Since).
+func (p *Pending) Since(ctx context.Context, stateDir, session string, also ...string) (gitrepo.Change, error) {
+	if p.err != nil {
+		return gitrepo.Change{}, p.err
+	}
+	t := New(p.repo, p.project, stateDir, also...)
 	path := MarkFile(stateDir, session)
-	t.prev = readMark(path)
-	ch, err := t.Measure(ctx)
+	cur, ch, err := t.Repo.MeasureStatus(ctx, p.status, readMark(path), t.Repo.Excluded)
 	if err != nil {
 		return gitrepo.Change{}, err
 	}
+	t.prev = cur
 	if err := writeMark(path, t.prev); err != nil {
 		return gitrepo.Change{}, fmt.Errorf("worktree: keep the working tree's state for the next measurement in %s: %w: check that the state directory is writable", path, err)
 	}

@@ -156,13 +156,22 @@ func runRecord(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// git reads the working tree while the store opens.
+	var measuring *worktree.Pending
+	if !o.filesChanged.set {
+		if project, err := projectDir(env, o.project); err == nil {
+			mctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			measuring = worktree.Start(mctx, project)
+		}
+	}
 	w, err := o.open(env)
 	if err != nil {
 		return err
 	}
 	defer w.close()
-	if !o.filesChanged.set {
-		if err := w.measureFiles(ctx, o.session, it, o.inputFiles()...); err != nil {
+	if measuring != nil {
+		if err := w.measureFiles(ctx, measuring, o.session, it, o.inputFiles()...); err != nil {
 			fmt.Fprintf(env.Stderr, "loopbreaker: files changed not measured (%v); pass --files-changed N\n", err)
 		}
 	}
@@ -308,12 +317,12 @@ func (o *recordOptions) inputFiles() []string {
 // without either compares with HEAD. A commit or another move of HEAD is
 // change too (HeadMoved). loopbreaker's own files are left out, and so are
 // the inputs record reads.
-func (w *workspace) measureFiles(ctx context.Context, session string, it *lb.Iteration, inputs ...string) error {
+func (w *workspace) measureFiles(ctx context.Context, m *worktree.Pending, session string, it *lb.Iteration, inputs ...string) error {
 	var also []string
 	for _, f := range inputs {
 		also = append(also, abs(w.env, f))
 	}
-	ch, err := worktree.Since(ctx, w.project, w.stateDir, session, also...)
+	ch, err := m.Since(ctx, w.stateDir, session, also...)
 	if err != nil {
 		return err
 	}
