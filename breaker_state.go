@@ -52,6 +52,12 @@ type BreakerState struct {
 	Tests         []TestAttempts   `json:"tests,omitempty"`
 	SliceFailures []SliceCount     `json:"slice_failures,omitempty"`
 	Violations    []ScopeViolation `json:"violations,omitempty"`
+	// Tampers are the agent's attempts to silence the breaker, newest
+	// last, bounded.
+	Tampers []Tamper `json:"tampers,omitempty"`
+	// Fingerprint is the configuration and hook settings the hooks ran
+	// with since the last reset ("" until the first hook call after it).
+	Fingerprint string `json:"fingerprint,omitempty"`
 
 	// Attempts is the bounded log of recent iterations, for the report.
 	Attempts []Attempt `json:"attempts,omitempty"`
@@ -61,7 +67,7 @@ type BreakerState struct {
 	// the journal keeps them all.
 	Transitions []Transition `json:"transitions,omitempty"`
 
-	// Failures are outcome failures inside the sliding window (seed 003).
+	// Failures are outcome failures inside the sliding window.
 	Failures []Failure `json:"failures,omitempty"`
 	// Tools holds the recent tool calls for loop detection (hooks).
 	Tools []ToolMark `json:"tools,omitempty"`
@@ -95,6 +101,10 @@ type BreakerState struct {
 	// current run of near-duplicate calls.
 	LastArgs []uint32 `json:"last_args,omitempty"`
 	NearArg  int      `json:"near_arg,omitempty"`
+
+	// Session is what the agent session's hook calls remember between
+	// hook processes (pending calls, batches, what the model was told).
+	Session *SessionMemory `json:"session,omitempty"`
 }
 
 // Counters are the detectors' running counts.
@@ -116,6 +126,9 @@ type Counters struct {
 	// NearDuplicate counts the calls in a row that were one call with one
 	// changing argument and the same result.
 	NearDuplicate int `json:"near_duplicate,omitempty"`
+	// Tamper counts the attempts to silence the breaker since the last
+	// reset (a detected change counts as the threshold).
+	Tamper int `json:"tamper,omitempty"`
 }
 
 // EditError is what the error-after-edit detector follows: the error
@@ -129,7 +142,7 @@ type EditError struct {
 	Example string `json:"example,omitempty"`
 }
 
-// SliceCount is the failed test attempts of one slice (seed 000's slice
+// SliceCount is the failed test attempts of one slice (the slice
 // ceiling). A slice, not a map: it is read and checked on every record.
 type SliceCount struct {
 	Slice  string `json:"slice"`
@@ -154,7 +167,7 @@ type ErrorCount struct {
 	LastSeen  time.Time `json:"last_seen"`
 }
 
-// TestAttempts are the failed attempts at one test (seed 000 FR-1).
+// TestAttempts are the failed attempts at one test.
 type TestAttempts struct {
 	Name   string `json:"name"`
 	Slice  string `json:"slice"`
@@ -232,6 +245,11 @@ type ToolMark struct {
 	// Info hashes the call's result with its own arguments removed and
 	// normalised ("" for edits and calls recorded without it).
 	Info string `json:"info,omitempty"`
+	// Batch is the batch of calls the call belonged to (0: unknown). The
+	// calls of one batch run at once and report in any order, so the
+	// history keeps them in a fixed order: a repeated batch then reads
+	// as a repeated sequence.
+	Batch int `json:"batch,omitempty"`
 }
 
 // Probe is the half-open probe and who holds it.
@@ -285,7 +303,7 @@ func (s *BreakerState) CheckInvariants() error {
 	// One comparison on the hot path (this runs on every record); the
 	// offending counter is named only when one is negative.
 	if c.NoProgress|c.SameError|c.OutputDecline|c.PhaseFailure|c.PermissionDenials|
-		c.ToolRepeat|c.ToolCycle|c.ToolError|c.ErrorAfterEdit|c.NoNewInfo|c.NearDuplicate|
+		c.ToolRepeat|c.ToolCycle|c.ToolError|c.ErrorAfterEdit|c.NoNewInfo|c.NearDuplicate|c.Tamper|
 		s.Iterations|s.TotalOpens|s.Resets < 0 {
 		counts := [...]struct {
 			name string
@@ -296,7 +314,7 @@ func (s *BreakerState) CheckInvariants() error {
 			{"permission_denials", c.PermissionDenials}, {"tool_repeat", c.ToolRepeat},
 			{"tool_cycle", c.ToolCycle}, {"tool_error", c.ToolError},
 			{"error_after_edit", c.ErrorAfterEdit}, {"no_new_info", c.NoNewInfo},
-			{"near_duplicate", c.NearDuplicate},
+			{"near_duplicate", c.NearDuplicate}, {"tamper", c.Tamper},
 			{"iterations", s.Iterations}, {"total_opens", s.TotalOpens}, {"resets", s.Resets},
 		}
 		for _, n := range counts {
@@ -361,6 +379,7 @@ func (st *BreakerState) Clone() *BreakerState {
 	out.Tools = slices.Clone(st.Tools)
 	out.EditedFiles = slices.Clone(st.EditedFiles)
 	out.LastArgs = slices.Clone(st.LastArgs)
+	out.Session = st.Session.Clone()
 	out.Attempts = slices.Clone(st.Attempts)
 	for i := range out.Attempts {
 		out.Attempts[i].Files = slices.Clone(out.Attempts[i].Files)

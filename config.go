@@ -2,7 +2,6 @@ package loopbreaker
 
 import (
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -28,23 +27,27 @@ type Config struct {
 	// threshold - WarnMargin. 0 disables warnings.
 	WarnMargin int `yaml:"warn_margin"`
 
-	NoProgress        NoProgressConfig       `yaml:"no_progress"`
-	SameError         SameErrorConfig        `yaml:"same_error"`
-	OutputDecline     OutputDeclineConfig    `yaml:"output_decline"`
-	PhaseFailure      ThresholdConfig        `yaml:"phase_failure"`
-	PermissionDenials ThresholdConfig        `yaml:"permission_denials"`
-	TestAttempts      TestAttemptsConfig     `yaml:"test_attempts"`
-	FailureWindow     FailureWindowConfig    `yaml:"failure_window"`
-	ToolCalls         ToolCallsConfig        `yaml:"tool_calls"`
-	Phases            map[Phase]PhaseProfile `yaml:"phases"`
-	Journal           JournalConfig          `yaml:"journal"`
+	NoProgress        NoProgressConfig    `yaml:"no_progress"`
+	SameError         SameErrorConfig     `yaml:"same_error"`
+	OutputDecline     OutputDeclineConfig `yaml:"output_decline"`
+	PhaseFailure      ThresholdConfig     `yaml:"phase_failure"`
+	PermissionDenials ThresholdConfig     `yaml:"permission_denials"`
+	TestAttempts      TestAttemptsConfig  `yaml:"test_attempts"`
+	FailureWindow     FailureWindowConfig `yaml:"failure_window"`
+	ToolCalls         ToolCallsConfig     `yaml:"tool_calls"`
+	// Tamper: attempts of the agent to silence its breaker (refused by
+	// the hook) that open it; a change detected after the fact opens it
+	// at once. 0 refuses the attempts without counting them.
+	Tamper  ThresholdConfig        `yaml:"tamper"`
+	Phases  map[Phase]PhaseProfile `yaml:"phases"`
+	Journal JournalConfig          `yaml:"journal"`
 
 	// Run configures the loop supervisor (`loopbreaker run`).
 	Run RunConfig `yaml:"run"`
-	// Scope is the slice's scope lock (seed 000 FR-5).
+	// Scope is the slice's scope lock.
 	Scope ScopeConfig `yaml:"scope"`
 
-	// Breakers are scoped breakers over reviewed outcomes (seed 003).
+	// Breakers are scoped breakers over reviewed outcomes.
 	Breakers []BreakerConfig `yaml:"breakers"`
 	// BreakerTemplate configures breakers for scopes not listed in
 	// Breakers, created on first use (Scope is ignored).
@@ -89,7 +92,7 @@ type ScopeConfig struct {
 	FilesInScope string `yaml:"files_in_scope"`
 }
 
-// BreakerConfig is one scoped breaker (seed 003).
+// BreakerConfig is one scoped breaker.
 type BreakerConfig struct {
 	// Scope is global, category:X, stakes:X, agent:X, tag:X, session:X
 	// or slice:X.
@@ -132,7 +135,7 @@ type SameErrorConfig struct {
 	// signature that open the breaker (the phase profile may override it).
 	Threshold int `yaml:"threshold"`
 	// SessionThreshold: times any one signature may be seen since the last
-	// reset before the breaker opens (seed 002). 0 means Threshold.
+	// reset before the breaker opens. 0 means Threshold.
 	SessionThreshold int `yaml:"session_threshold"`
 }
 
@@ -152,14 +155,14 @@ type ThresholdConfig struct {
 	Threshold int `yaml:"threshold"`
 }
 
-// TestAttemptsConfig configures seed 000's per-test attempts and slice ceiling.
+// TestAttemptsConfig configures the per-test attempts and the slice ceiling.
 type TestAttemptsConfig struct {
 	PerTest  int `yaml:"per_test"`
 	PerSlice int `yaml:"per_slice"`
 }
 
 // FailureWindowConfig configures the sliding window of reviewed outcomes
-// (seed 003): Threshold failures within Window open the breaker.
+// of scoped breakers: Threshold failures within Window open the breaker.
 type FailureWindowConfig struct {
 	Threshold int           `yaml:"threshold"`
 	Window    time.Duration `yaml:"window"`
@@ -191,7 +194,7 @@ type ToolCallsConfig struct {
 	NearDuplicate int `yaml:"near_duplicate"`
 }
 
-// PhaseProfile overrides thresholds for one phase (seed 001).
+// PhaseProfile overrides thresholds for one phase.
 type PhaseProfile struct {
 	NoProgress int `yaml:"no_progress"`
 	SameError  int `yaml:"same_error"`
@@ -213,9 +216,9 @@ type JournalConfig struct {
 	MaxAge time.Duration `yaml:"max_age"`
 }
 
-// Defaults returns the defaults: seed 001 phase profiles, Ralph's knobs
+// Defaults returns the defaults: TDD phase profiles, Ralph's knobs
 // (no progress 3, same error 5, permission denials 2, output decline 70 %,
-// cooldown 30 min), seed 000's 3 per test and 7 per slice.
+// cooldown 30 min), 3 attempts per test and 7 per slice.
 func Defaults() Config {
 	return Config{
 		Enabled:      true,
@@ -230,6 +233,7 @@ func Defaults() Config {
 		},
 		PhaseFailure:      ThresholdConfig{Threshold: 3},
 		PermissionDenials: ThresholdConfig{Threshold: 2},
+		Tamper:            ThresholdConfig{Threshold: 2},
 		TestAttempts:      TestAttemptsConfig{PerTest: 3, PerSlice: 7},
 		FailureWindow:     FailureWindowConfig{Threshold: 5, Window: time.Hour},
 		ToolCalls: ToolCallsConfig{RepeatWarn: 3, Repeat: 5, CycleWarn: 3, Cycle: 5, SameError: 3, History: 30,
@@ -347,6 +351,9 @@ func (c *Config) Validate() error {
 	if c.ToolCalls.ErrorAfterEdit < 0 || c.ToolCalls.NoNewInfo < 0 || c.ToolCalls.NearDuplicate < 0 {
 		return fmt.Errorf("tool_calls.error_after_edit, tool_calls.no_new_info and tool_calls.near_duplicate must be 0 (off) or more")
 	}
+	if c.Tamper.Threshold < 0 {
+		return fmt.Errorf("tamper.threshold must be 0 (refuse without counting) or more, got %d", c.Tamper.Threshold)
+	}
 	if c.ToolCalls.RepeatWarn < 0 || c.ToolCalls.CycleWarn < 0 {
 		return fmt.Errorf("tool_calls.repeat_warn and tool_calls.cycle_warn must be 0 (no warning) or more")
 	}
@@ -425,20 +432,4 @@ func (b BreakerConfig) validate(key string, needScope bool) error {
 		return fmt.Errorf("%s.cooldown must not be negative, got %s", key, b.Cooldown)
 	}
 	return nil
-}
-
-// ValidScope checks a scope name: global, or kind:value with a known kind.
-func ValidScope(scope string) error {
-	if scope == "global" {
-		return nil
-	}
-	kind, value, ok := strings.Cut(scope, ":")
-	if !ok || value == "" {
-		return fmt.Errorf("scope %q: want global or kind:value (category, stakes, agent, tag, session, slice)", scope)
-	}
-	switch kind {
-	case "category", "stakes", "agent", "tag", "session", "slice":
-		return nil
-	}
-	return fmt.Errorf("scope %q: unknown kind %q (want category, stakes, agent, tag, session or slice)", scope, kind)
 }

@@ -14,7 +14,7 @@ const (
 	// EventToolCall: one tool call of an agent ran.
 	EventToolCall EventKind = "tool_call"
 	// EventOutcome: the outcome of an earlier decision was reviewed
-	// (scoped breakers, seed 003).
+	// (scoped breakers).
 	EventOutcome EventKind = "outcome"
 	// EventCheck: a caller asked whether it may go on. Journaled only when
 	// it changed the state (a lazy cooldown transition or a probe taken).
@@ -23,6 +23,10 @@ const (
 	EventReset EventKind = "reset"
 	// EventScopeViolation: an edit outside the slice's scope was refused.
 	EventScopeViolation EventKind = "scope_violation"
+	// EventTamper: a tool call that would silence the breaker was refused,
+	// or a change to loopbreaker's configuration or hook settings that
+	// got through was detected.
+	EventTamper EventKind = "tamper"
 )
 
 // Event is an input to the breaker. Events are journaled as they are
@@ -39,6 +43,12 @@ type Event struct {
 	Outcome   *Outcome        `json:"outcome,omitempty"`
 	Reset     *Reset          `json:"reset,omitempty"`
 	Violation *ScopeViolation `json:"violation,omitempty"`
+	Tamper    *Tamper         `json:"tamper,omitempty"`
+	// Fingerprint is the sender's fingerprint of the configuration and
+	// hook settings it runs with (hooks): the breaker keeps the first one
+	// after a person's reset, and a different one later is a change that
+	// got past the hook (see Tamper.Detected).
+	Fingerprint string `json:"fingerprint,omitempty"`
 }
 
 // Iteration is what one loop iteration did. Pointer fields are optional:
@@ -58,7 +68,7 @@ type Iteration struct {
 
 	TestsPassing *int `json:"tests_passing,omitempty"`
 	TestsFailing *int `json:"tests_failing,omitempty"`
-	// Tests are per-test outcomes of this iteration (seed 000).
+	// Tests are per-test outcomes of this iteration.
 	Tests []TestResult `json:"tests,omitempty"`
 
 	Errors      []ErrorText `json:"errors,omitempty"`
@@ -128,9 +138,12 @@ type ToolCall struct {
 	TestsPassing *int   `json:"tests_passing,omitempty"`
 	TestsFailing *int   `json:"tests_failing,omitempty"`
 	Slice        string `json:"slice,omitempty"`
+	// Batch is the batch of calls this call ran in (0: not known): calls
+	// of one batch run at once and may report in any order.
+	Batch int `json:"batch,omitempty"`
 }
 
-// OutcomeResult is the reviewed result of a decision (seed 003).
+// OutcomeResult is the reviewed result of a decision.
 type OutcomeResult string
 
 const (
@@ -160,13 +173,13 @@ type Reset struct {
 	// ProbeFirst moves to HALF_OPEN (one probe) instead of CLOSED.
 	ProbeFirst bool `json:"probe_first,omitempty"`
 	// Guidance is what the person told the agent; it resets the per-test
-	// and slice counters (seed 000 FR-8) and is fed to the next iteration.
+	// and slice counters (the person changed the plan) and is fed to the next iteration.
 	Guidance string `json:"guidance,omitempty"`
 	By       string `json:"by,omitempty"`
 	Reason   string `json:"reason,omitempty"`
 }
 
-// ScopeViolation is an edit outside the slice's scope (seed 000 FR-5).
+// ScopeViolation is an edit outside the slice's scope.
 type ScopeViolation struct {
 	File          string `json:"file"`
 	Test          string `json:"test,omitempty"`
@@ -174,6 +187,25 @@ type ScopeViolation struct {
 	Justification string `json:"justification,omitempty"`
 	// Verdict is "justified" or "violation".
 	Verdict string `json:"verdict"`
+}
+
+// Tamper is an attempt of the agent to silence its breaker: a tool call
+// the hook refused, or a change it detected after the fact.
+type Tamper struct {
+	// Tool is the agent's tool (Bash, Edit, apply_patch...).
+	Tool string `json:"tool,omitempty"`
+	// What the call would have done, one line each ("runs `loopbreaker
+	// reset`", "changes loopbreaker's configuration .../loopbreaker.yaml").
+	What []string `json:"what"`
+	// Command is the shell command or the paths, truncated.
+	Command string `json:"command,omitempty"`
+	// Detected: not a refused call but a change seen after the fact (the
+	// configuration or hook settings fingerprint changed during the
+	// session); it opens the breaker at once.
+	Detected bool `json:"detected,omitempty"`
+	// Time is when it was seen; Epoch the reset count then.
+	Time  time.Time `json:"time,omitzero"`
+	Epoch int       `json:"epoch,omitempty"`
 }
 
 // InfoEmpty is the InfoHash of a result that says nothing once the call's

@@ -41,7 +41,7 @@ const (
 	ModeProbe HalfOpenMode = "probe"
 )
 
-// Phase is a TDD phase with its own thresholds and progress rules (seed 001).
+// Phase is a TDD phase with its own thresholds and progress rules.
 type Phase string
 
 const (
@@ -68,6 +68,7 @@ const (
 	DetectorErrorAfterEdit    = "error_after_edit"
 	DetectorNoNewInfo         = "no_new_info"
 	DetectorNearDuplicate     = "near_duplicate"
+	DetectorTamper            = "tamper"
 	DetectorScope             = "scope"
 	DetectorCooldown          = "cooldown"
 	DetectorProbe             = "probe"

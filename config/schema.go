@@ -488,6 +488,9 @@ func descriptions() map[string]string {
 		"permission_denials":           "Permission-denial detector: the agent keeps asking for what it may not do.",
 		"permission_denials.threshold": "Permission denials that open the breaker.",
 
+		"tamper":           "Tamper detector (hooks): the agent tries to reset, disable, uninstall or delete loopbreaker, or to edit its configuration or hook settings; the hook refuses each try.",
+		"tamper.threshold": "Refused tries that open the breaker (it warns one before, by warn_margin); a change of the configuration or hook settings seen after the fact opens it at once. 0 refuses without counting.",
+
 		"test_attempts":           "Attempts per test and per slice (TDD implementers).",
 		"test_attempts.per_test":  "Failed attempts on one test that open the breaker.",
 		"test_attempts.per_slice": "Failed attempts across all tests of a slice that open the breaker.",

@@ -15,13 +15,13 @@ const MaxLen = 240
 
 // A name whose escaped form is longer than MaxLen gets a hashed form
 // instead: the first hashedPrefixLen bytes of the escaped form (cut before
-// an escape sequence, so that it stays readable), hashMark, and 32 hex
-// digits of the name's SHA-256. hashMark is a byte the escaping never
+// an escape sequence, so that it stays readable), HashMark, and 32 hex
+// digits of the name's SHA-256. HashMark is a byte the escaping never
 // writes, so a hashed form never equals an escaped one. Names that fit are
 // unchanged, so no existing file or directory moves.
 const (
 	hashedPrefixLen = 160
-	hashMark        = '~'
+	HashMark        = '~'
 )
 
 // empty is the escaped empty name: a lone '%' is never the escape of a
@@ -77,12 +77,12 @@ func hashedName(escaped, name string) string {
 		}
 	}
 	sum := sha256.Sum256([]byte(name))
-	return escaped[:cut] + string(hashMark) + hex.EncodeToString(sum[:16])
+	return escaped[:cut] + string(HashMark) + hex.EncodeToString(sum[:16])
 }
 
 // IsHashed reports whether an escaped name is a hashed one: the name it
 // stands for cannot be read back from it (keep it beside the file).
-func IsHashed(escaped string) bool { return strings.IndexByte(escaped, hashMark) >= 0 }
+func IsHashed(escaped string) bool { return strings.IndexByte(escaped, HashMark) >= 0 }
 
 // Unescape reverses Escape. It accepts only the exact output of Escape for
 // a name that was not hashed, so that a file someone made by hand is not

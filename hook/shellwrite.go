@@ -36,41 +36,50 @@ var jjWrites = map[string]bool{
 	"backout": true, "absorb": true, "duplicate": true, "resolve": true, "diffedit": true,
 }
 
-// ShellEdit reports whether a shell command changes files or history, and
-// the files it names that it changes (as written in the command).
-func ShellEdit(command string) (bool, []string) {
-	edit := false
-	var files []string
+// ShellWrites is what a shell command writes, as far as its words tell.
+type ShellWrites struct {
+	// Files are the files it names that it writes, as written.
+	Files []string
+	// Unnamed: it writes what its words do not name: a commit, a rebase,
+	// a jj change, a patch, a script that opens a file.
+	Unnamed bool
+}
+
+// Edit reports whether the command writes anything.
+func (w ShellWrites) Edit() bool { return w.Unnamed || len(w.Files) > 0 }
+
+// ShellEdit reads what a shell command writes: files and history.
+func ShellEdit(command string) ShellWrites {
+	var w ShellWrites
 	for _, words := range simpleCommands(command) {
-		e, f := wordsEdit(words)
-		edit = edit || e
-		for _, name := range f {
-			if !containsString(files, name) {
-				files = append(files, name)
+		files, unnamed := wordsEdit(words)
+		w.Unnamed = w.Unnamed || unnamed
+		for _, name := range files {
+			if !containsString(w.Files, name) {
+				w.Files = append(w.Files, name)
 			}
 		}
 	}
-	if !edit {
+	if !w.Edit() {
 		for _, r := range scriptWrites {
 			if r.MatchString(command) {
-				return true, files
+				w.Unnamed = true
+				break
 			}
 		}
 	}
-	return edit, files
+	return w
 }
 
 // wordsEdit is ShellEdit for one simple command, split into words; a
 // redirection is the word ">" or ">>" followed by its target.
-func wordsEdit(words []string) (bool, []string) {
-	edit := false
-	var files, args []string
+func wordsEdit(words []string) (files []string, unnamed bool) {
+	var args []string
 	for i := 0; i < len(words); i++ {
 		if w := words[i]; w == ">" || w == ">>" {
 			if i+1 < len(words) {
 				i++
 				if t := words[i]; t != "/dev/null" && !strings.HasPrefix(t, "&") {
-					edit = true
 					files = append(files, t)
 				}
 			}
@@ -84,41 +93,35 @@ func wordsEdit(words []string) (bool, []string) {
 		args = args[1:]
 	}
 	if len(args) == 0 {
-		return edit, files
+		return files, false
 	}
 	name := args[0]
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
 	}
-	operands := nonOptions(args[1:])
 	switch name {
 	case "sed", "perl":
-		if !inPlace(args[1:], name) {
-			break
+		if inPlace(args[1:], name) {
+			named := editorFiles(args[1:])
+			files = append(files, named...)
+			unnamed = len(named) == 0
 		}
-		edit = true
-		files = append(files, editorFiles(args[1:])...)
 	case "mv", "cp", "rm", "tee", "truncate":
-		if len(operands) > 0 || name == "tee" {
-			edit = true
-			files = append(files, operands...)
-		}
+		files = append(files, nonOptions(args[1:])...)
 	case "git":
 		sub, rest := gitSubcommand(args[1:])
 		if gitWrites[sub] && !readOnlyGit(sub, rest) {
-			edit = true
+			unnamed = true
 			if sub == "mv" || sub == "rm" {
 				files = append(files, nonOptions(rest)...)
 			}
 		}
 	case "jj":
-		if sub := firstNonOption(args[1:]); jjWrites[sub] {
-			edit = true
-		}
+		unnamed = jjWrites[firstNonOption(args[1:])]
 	case "apply_patch", "patch":
-		edit = true
+		unnamed = true
 	}
-	return edit, files
+	return files, unnamed
 }
 
 // readOnlyGit: forms of a writing subcommand that only report.

@@ -48,11 +48,12 @@ func TestShellEdit(t *testing.T) {
 		{"ls -la > /dev/null", false, nil},
 		{"cat setup.py | head -20", false, nil},
 		{"find . -name '*.py'", false, nil},
+		{"echo hi | tee", false, nil},
 		{"echo 'git commit -am x'", false, nil},
 	} {
-		edit, files := hook.ShellEdit(c.cmd)
-		if edit != c.edit || !slices.Equal(files, c.files) {
-			t.Errorf("ShellEdit(%q) = %v, %q; want %v, %q", c.cmd, edit, files, c.edit, c.files)
+		w := hook.ShellEdit(c.cmd)
+		if w.Edit() != c.edit || !slices.Equal(w.Files, c.files) {
+			t.Errorf("ShellEdit(%q) = %+v; want edit %v, files %q", c.cmd, w, c.edit, c.files)
 		}
 	}
 }

@@ -447,11 +447,17 @@ func callOf(p *Payload, root, base string) lb.ToolCall {
 	tc.Files = p.Files(root, base)
 	if class == ClassShell {
 		// A command that writes files or history edits as an edit tool
-		// does (a failed one is unmarked by BuildToolCall).
-		edit, files := ShellEdit(p.ShellCommand())
-		tc.Edit = edit
-		for _, f := range files {
-			if f = relTo(root, base, f); !containsString(tc.Files, f) {
+		// does (a failed one is unmarked by BuildToolCall). What it writes
+		// outside the project (a log in /tmp) is not the project's work.
+		w := ShellEdit(p.ShellCommand())
+		tc.Edit = w.Unnamed
+		for _, f := range w.Files {
+			f = relTo(root, base, f)
+			if root != "" && filepath.IsAbs(filepath.FromSlash(f)) {
+				continue
+			}
+			tc.Edit = true
+			if !containsString(tc.Files, f) {
 				tc.Files = append(tc.Files, f)
 			}
 		}

@@ -451,6 +451,12 @@ func TestBuildToolCallShellEdits(t *testing.T) {
 	if tc := BuildToolCall(failed, "/p", "/p"); tc.Edit || tc.Error == nil {
 		t.Errorf("failed commit: Edit %v, Error %v; want a failed call that edited nothing", tc.Edit, tc.Error)
 	}
+	// What a command writes outside the project is not the project's work.
+	scratch := &Payload{Tool: Claude, Event: "PostToolUse", ToolName: "Bash",
+		ToolInput: json.RawMessage(`{"command":"go vet ./... > /tmp/vet.txt; cp /tmp/a /tmp/b"}`), ToolResponse: json.RawMessage(`{"stdout":"","stderr":""}`)}
+	if tc := BuildToolCall(scratch, "/p", "/p"); tc.Edit || tc.Files != nil {
+		t.Errorf("writes to /tmp: Edit %v, Files %q; want no edit", tc.Edit, tc.Files)
+	}
 	read := &Payload{Tool: Claude, Event: "PostToolUse", ToolName: "Bash",
 		ToolInput: json.RawMessage(`{"command":"git log --oneline | head"}`), ToolResponse: json.RawMessage(`{"stdout":"abc fix","stderr":""}`)}
 	if tc := BuildToolCall(read, "/p", "/p"); tc.Edit || tc.Files != nil {

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Markdown writes the report in seed 000's layout. Everything that came
+// Markdown writes the report in its usual layout. Everything that came
 // from the agent or the error output is escaped or fenced, so no content
 // can break the layout: a fence is longer than any backtick run it holds,
 // table cells escape pipes and lose their newlines.
@@ -113,6 +113,8 @@ func (r Report) Markdown(w io.Writer) error {
 			row(&b, codeCell(v.File), text(or(v.Justification, "(none)")), text(or(v.Test, "(none)")), text(v.Verdict))
 		}
 	}
+
+	renderTampers(&b, r)
 
 	b.WriteString("\n### Best hypothesis\n\n")
 	b.WriteString(paragraph(r.Hypothesis))

@@ -269,8 +269,7 @@ func textOf(raw json.RawMessage) string {
 // shellEdits reports whether a shell command changes files or history
 // (hook.ShellEdit), for agents whose edits are shell commands.
 func shellEdits(command string) bool {
-	edit, _ := hook.ShellEdit(command)
-	return edit
+	return hook.ShellEdit(command).Edit()
 }
 
 // shellCall is a post-tool payload of a shell command in Claude Code's

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -25,7 +26,22 @@ type hookStatusReport struct {
 	Warnings []string            `json:"warnings"`
 	Sessions []hook.Seen         `json:"sessions"`
 	Unseen   []hook.AgentSession `json:"sessions_without_hook_calls"`
+	// Stopped are agent sessions whose own record went on after their
+	// last hook call: the hooks stopped being called.
+	Stopped []stoppedSession `json:"sessions_with_hooks_stopped"`
 }
+
+// stoppedSession is an agent session written to well after its last hook
+// call.
+type stoppedSession struct {
+	hook.AgentSession
+	LastHookCall time.Time `json:"last_hook_call"`
+}
+
+// hookSilence is how long an agent session's record may go on after its
+// last hook call before the hooks count as stopped: the CLI writes the
+// turn's last lines after its last hook, never minutes after.
+const hookSilence = 2 * time.Minute
 
 type toolHookStatus struct {
 	Tool       hook.Tool          `json:"tool"`
@@ -71,11 +87,17 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("cannot read the hook call marks in %s: %v", rep.StateDir, err))
 	}
+	inStore, err := seenInStore(ctx, env, project)
+	if err != nil {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("cannot read the sessions' hook calls from the breakers: %v", err))
+	}
+	seen = mergeSeen(seen, inStore)
 	rep.Sessions = seen
 	if rep.Sessions == nil {
 		rep.Sessions = []hook.Seen{}
 	}
 	rep.Unseen = []hook.AgentSession{}
+	rep.Stopped = []stoppedSession{}
 	if !hasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no loopbreaker.yaml or .loopbreaker/ in %s: installed hooks do nothing here (run `loopbreaker init`)", project))
 	}
@@ -87,12 +109,12 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 				since = p.Modified
 			}
 		}
-		sessionsSeen := map[string]bool{}
+		sessionsSeen := map[string]time.Time{}
 		for _, s := range seen {
 			if s.Tool != tool {
 				continue
 			}
-			sessionsSeen[s.SessionID] = true
+			sessionsSeen[s.SessionID] = s.Last
 			if ts.LastCall == nil || s.Last.After(*ts.LastCall) {
 				last := s.Last
 				ts.LastCall = &last
@@ -100,11 +122,17 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		}
 		if !since.IsZero() {
 			for _, a := range agentSessions(env, tool, project, since) {
-				if !sessionsSeen[a.ID] {
-					rep.Unseen = append(rep.Unseen, a)
-					ts.Warnings = append(ts.Warnings, fmt.Sprintf("session %s (%s) ran in this project after the install with NO hook call: it ran unguarded (%s)",
-						a.ID, a.Time.UTC().Format(time.RFC3339), unseenHint(tool)))
+				if last, ok := sessionsSeen[a.ID]; ok {
+					if a.Time.After(last.Add(hookSilence)) {
+						rep.Stopped = append(rep.Stopped, stoppedSession{AgentSession: a, LastHookCall: last})
+						ts.Warnings = append(ts.Warnings, fmt.Sprintf("session %s went on until %s, %s after its last hook call (%s): its hooks STOPPED being called, and what it did since ran unguarded (hooks removed from the settings, switched off, or the settings no longer read; see `loopbreaker report`)",
+							a.ID, a.Time.UTC().Format(time.RFC3339), a.Time.Sub(last).Round(time.Second), last.UTC().Format(time.RFC3339)))
+					}
+					continue
 				}
+				rep.Unseen = append(rep.Unseen, a)
+				ts.Warnings = append(ts.Warnings, fmt.Sprintf("session %s (%s) ran in this project after the install with NO hook call: it ran unguarded (%s)",
+					a.ID, a.Time.UTC().Format(time.RFC3339), unseenHint(tool)))
 			}
 		}
 		rep.Tools = append(rep.Tools, ts)
@@ -341,4 +369,64 @@ func printHookStatus(env *Env, rep hookStatusReport) {
 	for _, msg := range rep.Warnings {
 		fmt.Fprintf(w, "\nwarning: %s\n", msg)
 	}
+}
+
+// seenInStore lists the agent sessions whose hook calls the project's
+// session breakers recorded.
+func seenInStore(ctx context.Context, env *Env, project string) ([]hook.Seen, error) {
+	c := common{project: project, session: "default"}
+	w, err := c.openRead(env)
+	if err != nil {
+		return nil, err
+	}
+	defer w.close()
+	scopes, err := w.store.Scopes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []hook.Seen
+	for _, sc := range scopes {
+		if !strings.HasPrefix(sc, "session:") {
+			continue
+		}
+		st, err := w.store.Load(ctx, sc)
+		if err != nil {
+			return out, err
+		}
+		if st.Session == nil {
+			continue
+		}
+		for _, s := range st.Session.Seen {
+			out = append(out, hook.Seen{Tool: hook.Tool(s.Tool), SessionID: s.SessionID, First: s.First, Last: s.Last, LastEvent: s.LastEvent, Calls: s.Calls})
+		}
+	}
+	return out, nil
+}
+
+// mergeSeen joins the marks of the breakers and those written when a hook
+// call could not be recorded, one per agent session, newest first.
+func mergeSeen(a, b []hook.Seen) []hook.Seen {
+	byKey := map[string]hook.Seen{}
+	for _, s := range append(a, b...) {
+		k := string(s.Tool) + "\x00" + s.SessionID
+		old, ok := byKey[k]
+		if !ok {
+			byKey[k] = s
+			continue
+		}
+		if s.Last.After(old.Last) {
+			old.Last, old.LastEvent = s.Last, s.LastEvent
+		}
+		if s.First.Before(old.First) {
+			old.First = s.First
+		}
+		old.Calls += s.Calls
+		byKey[k] = old
+	}
+	out := make([]hook.Seen, 0, len(byKey))
+	for _, s := range byKey {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Last.After(out[j].Last) })
+	return out
 }
