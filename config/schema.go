@@ -521,6 +521,8 @@ func descriptions() map[string]string {
 
 		"store": `Where the breakers live: "" for the project's state directory, or redis://[user@]host:port/db (rediss:// for TLS, ?prefix=NAME for the key prefix) for one set of breakers shared by a fleet; the password goes in LOOPBREAKER_REDIS_PASSWORD (or the URL) and is never printed.`,
 
+		"state_dir": `Directory that holds loopbreaker's state of every project (one directory per project under projects/, outside the project so the agent's searches never find it); "" means $XDG_STATE_HOME/loopbreaker, else ~/.local/state/loopbreaker. An absolute path; set in the user file, LOOPBREAKER_STATE_DIR or --set, never in a project's loopbreaker.yaml. LOOPBREAKER_DIR names one project's state directory itself and wins over it.`,
+
 		"run":                   "The loop supervisor (loopbreaker run).",
 		"run.max_iterations":    "Stop the loop after this many iterations; 0 means no limit.",
 		"run.iteration_timeout": "Stop an iteration that runs longer than this duration; 0 means no limit.",

@@ -1,8 +1,9 @@
 package hook
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
 // Agents change files and history through shell commands as much as
@@ -14,26 +15,33 @@ import (
 
 // scriptWrites are writes that the words of a command do not show: a
 // script that opens a file for writing, a patch applied from stdin.
-var scriptWrites = []*regexp.Regexp{
-	regexp.MustCompile(`\bopen\([^)]*,\s*['"][wa]`),
-	regexp.MustCompile(`\.write_text\(|\.write_bytes\(`),
-	regexp.MustCompile(`\bapply_patch\b`),
-	regexp.MustCompile(`\bpatch\s+(-p\d|<)`),
+var scriptWrites = []*lazyre.RE{
+	lazyre.New(`\bopen\([^)]*,\s*['"][wa]`),
+	lazyre.New(`\.write_text\(|\.write_bytes\(`),
+	lazyre.New(`\bapply_patch\b`),
+	lazyre.New(`\bpatch\s+(-p\d|<)`),
 }
 
-// gitWrites are the git subcommands that change the work tree, the index,
-// a commit or a branch.
-var gitWrites = map[string]bool{
-	"commit": true, "rebase": true, "cherry-pick": true, "am": true, "merge": true, "revert": true,
-	"reset": true, "checkout": true, "switch": true, "restore": true, "pull": true, "mv": true,
-	"rm": true, "apply": true, "update-ref": true,
+// gitWrites reports whether a git subcommand changes the work tree, the
+// index, a commit or a branch.
+func gitWrites(sub string) bool {
+	switch sub {
+	case "commit", "rebase", "cherry-pick", "am", "merge", "revert", "reset", "checkout", "switch",
+		"restore", "pull", "mv", "rm", "apply", "update-ref":
+		return true
+	}
+	return false
 }
 
-// jjWrites are the jj (Jujutsu) subcommands that make or rewrite a change.
-var jjWrites = map[string]bool{
-	"new": true, "commit": true, "ci": true, "squash": true, "describe": true, "desc": true,
-	"edit": true, "abandon": true, "rebase": true, "split": true, "restore": true, "undo": true,
-	"backout": true, "absorb": true, "duplicate": true, "resolve": true, "diffedit": true,
+// jjWrites reports whether a jj (Jujutsu) subcommand makes or rewrites a
+// change.
+func jjWrites(sub string) bool {
+	switch sub {
+	case "new", "commit", "ci", "squash", "describe", "desc", "edit", "abandon", "rebase", "split",
+		"restore", "undo", "backout", "absorb", "duplicate", "resolve", "diffedit":
+		return true
+	}
+	return false
 }
 
 // ShellWrites is what a shell command writes, as far as its words tell.
@@ -110,14 +118,14 @@ func wordsEdit(words []string) (files []string, unnamed bool) {
 		files = append(files, nonOptions(args[1:])...)
 	case "git":
 		sub, rest := gitSubcommand(args[1:])
-		if gitWrites[sub] && !readOnlyGit(sub, rest) {
+		if gitWrites(sub) && !readOnlyGit(sub, rest) {
 			unnamed = true
 			if sub == "mv" || sub == "rm" {
 				files = append(files, nonOptions(rest)...)
 			}
 		}
 	case "jj":
-		unnamed = jjWrites[firstNonOption(args[1:])]
+		unnamed = jjWrites(firstNonOption(args[1:]))
 	case "apply_patch", "patch":
 		unnamed = true
 	}
