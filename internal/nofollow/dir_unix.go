@@ -151,7 +151,7 @@ func (d *Dir) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error
 		unix.Close(fd)
 		return nil, &fs.PathError{Op: "fcntl", Path: d.Join(name), Err: err}
 	}
-	if flag&unix.O_TRUNC != 0 && writing {
+	if flag&unix.O_TRUNC != 0 && writing && st.Size > 0 {
 		if err := ignoringEINTR(func() error { return unix.Ftruncate(fd, 0) }); err != nil {
 			unix.Close(fd)
 			return nil, &fs.PathError{Op: "truncate", Path: d.Join(name), Err: err}
