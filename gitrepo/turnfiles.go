@@ -4,19 +4,37 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
-// ChangedSinceMark measures which files changed in the repository around
+// ChangedSinceMark is ChangedSinceMarkIn with the mark file's directory
+// as root: only the mark file itself (and its temporary file) is kept
+// from being a link. Callers that know the state directory use
+// ChangedSinceMarkIn, which protects every directory below it too.
+func ChangedSinceMark(ctx context.Context, project, mark string, exclude []string) ([]string, error) {
+	return ChangedSinceMarkIn(ctx, project, filepath.Dir(mark), filepath.Base(mark), exclude)
+}
+
+// ChangedSinceMarkIn measures which files changed in the repository around
 // project since the previous call with the same mark file: the working
 // tree (committed, staged, unstaged and new files) is snapshotted and
 // compared with the snapshot the mark file names, then the mark file is
 // set to the new snapshot. Without a mark file it compares with HEAD.
 // Paths in exclude (absolute, or relative to the work tree's root) are
 // left out: loopbreaker's own files are not the agent's work.
-func ChangedSinceMark(ctx context.Context, project, mark string, exclude []string) ([]string, error) {
+//
+// mark is a slash path below root, the state directory: root is the
+// person's choice and may be reached through links; below it nothing is
+// followed, and a link or a file of another type where the mark or its
+// directory belongs is an error (a cloned repository cannot have the mark
+// written elsewhere, nor choose the snapshot compared with).
+func ChangedSinceMarkIn(ctx context.Context, project, root, mark string, exclude []string) ([]string, error) {
 	repo, err := Open(project)
 	if err != nil {
 		if errors.Is(err, ErrNotRepo) {
@@ -27,13 +45,24 @@ func ChangedSinceMark(ctx context.Context, project, mark string, exclude []strin
 	for _, p := range exclude {
 		repo.ExcludePath(p)
 	}
-	now, err := repo.Snapshot(ctx)
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, err
+	}
+	dir, err := nofollow.OpenRoot(root, nofollow.StateHint)
 	if err != nil {
 		return nil, err
 	}
+	defer dir.Close()
 	prev := Tree("HEAD")
-	if b, err := os.ReadFile(mark); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+	switch b, err := dir.ReadFile(mark); {
+	case err == nil && len(strings.TrimSpace(string(b))) > 0:
 		prev = Tree(strings.TrimSpace(string(b)))
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	now, err := repo.Snapshot(ctx)
+	if err != nil {
+		return nil, err
 	}
 	files, err := repo.Changed(ctx, prev, now)
 	if err != nil {
@@ -48,14 +77,26 @@ func ChangedSinceMark(ctx context.Context, project, mark string, exclude []strin
 		}
 	}
 	files = kept
-	if err := os.MkdirAll(filepath.Dir(mark), 0o755); err != nil {
-		return nil, err
+	if sub := path.Dir(mark); sub != "." {
+		d, err := dir.MkdirAll(sub, 0o755)
+		if err != nil {
+			return nil, err
+		}
+		d.Close()
 	}
 	tmp := fmt.Sprintf("%s.%d.tmp", mark, os.Getpid())
-	if err := os.WriteFile(tmp, []byte(string(now)+"\n"), 0o644); err != nil {
+	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
 		return nil, err
 	}
-	return files, os.Rename(tmp, mark)
+	_, err = f.WriteString(string(now) + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return files, dir.Rename(tmp, mark)
 }
 
 // excluded reports whether the work-tree path f is, or is under, one of

@@ -314,7 +314,7 @@ func (w *workspace) measureFiles(ctx context.Context, session string, it *lb.Ite
 	for _, f := range inputs {
 		exclude = append(exclude, abs(w.env, f))
 	}
-	files, err := gitrepo.ChangedSinceMark(ctx, w.project, w.snapshotFile(session), exclude)
+	files, err := gitrepo.ChangedSinceMarkIn(ctx, w.project, w.stateDir, w.snapshotFile(session), exclude)
 	if err != nil {
 		return err
 	}
@@ -328,14 +328,15 @@ func (w *workspace) measureFiles(ctx context.Context, session string, it *lb.Ite
 // only what changed since (not edits made by hand between two loops).
 // Outside a git repository there is nothing to take.
 func (w *workspace) saveBaseline(ctx context.Context, session string) error {
-	_, err := gitrepo.ChangedSinceMark(ctx, w.project, w.snapshotFile(session), hook.OwnFiles(w.project, w.stateDir))
+	_, err := gitrepo.ChangedSinceMarkIn(ctx, w.project, w.stateDir, w.snapshotFile(session), hook.OwnFiles(w.project, w.stateDir))
 	if err != nil && !errors.Is(err, gitrepo.ErrNotRepo) {
 		return err
 	}
 	return nil
 }
 
-// snapshotFile is where a session's previous working-tree snapshot is kept.
+// snapshotFile is where a session's previous working-tree snapshot is
+// kept, below the state directory.
 func (w *workspace) snapshotFile(session string) string {
-	return filepath.Join(w.stateDir, "snapshots", hookpolicy.EscapeFileName(session))
+	return "snapshots/" + hookpolicy.EscapeFileName(session)
 }
