@@ -517,7 +517,7 @@ func descriptions() map[string]string {
 		"journal.max_age":     "Redis store: trim journal entries older than this (a duration); 0 never.",
 
 		"trusted_stores": `Store URLs (password left out) a project's loopbreaker.yaml may name in store; any other store there is refused. Set it in the user file, LOOPBREAKER_TRUSTED_STORES or --set, never in a project file.`,
-		"store": `Where the breakers live: "" for the project's state directory, or redis://[user@]host:port/db (rediss:// for TLS, ?prefix=NAME for the key prefix) for one set of breakers shared by a fleet; the password goes in LOOPBREAKER_REDIS_PASSWORD (or the URL) and is never printed. A store set in a project file is refused unless trusted_stores lists it.`,
+		"store":          `Where the breakers live: "" for the project's state directory, or redis://[user@]host:port/db (rediss:// for TLS, ?prefix=NAME for the key prefix) for one set of breakers shared by a fleet; the password goes in LOOPBREAKER_REDIS_PASSWORD (or the URL) and is never printed. A store set in a project file is refused unless trusted_stores lists it.`,
 
 		"run":                   "The loop supervisor (loopbreaker run).",
 		"run.max_iterations":    "Stop the loop after this many iterations; 0 means no limit.",
