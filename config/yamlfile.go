@@ -17,7 +17,7 @@ import (
 // and sources. A missing file is no layer unless mustExist (a file named
 // by LOOPBREAKER_CONFIG).
 func (s *schema) loadFile(path, name, kind string, mustExist bool) ([]setting, []error) {
-	data, err := os.ReadFile(path)
+	data, err := readConfigFile(path, name)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			if mustExist {
@@ -28,6 +28,56 @@ func (s *schema) loadFile(path, name, kind string, mustExist bool) ([]setting, [
 		return nil, []error{fmt.Errorf("%s config: %w", kind, err)}
 	}
 	return s.decodeYAML(data, name, kind)
+}
+
+// maxConfigBytes bounds a configuration file; real ones are a few KiB.
+const maxConfigBytes = 1 << 20
+
+// readConfigFile reads a configuration file. A project file comes with a
+// repository, which can ship it as a link to /dev/zero or an agent can
+// replace it with a named pipe: anything but a regular file is refused
+// before it is opened (a pipe would block the open), and so is a file
+// larger than maxConfigBytes, so that loading never hangs nor fills the
+// memory.
+func readConfigFile(path, name string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is %s, not a regular file; replace it with a YAML file", name, fileType(fi.Mode()))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file; replace it with a YAML file", name)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxConfigBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes; a configuration file is a few KiB, check that it is the right file", name, maxConfigBytes)
+	}
+	return data, nil
+}
+
+// fileType names a type of file that is not a regular file.
+func fileType(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file"
 }
 
 // decodeYAML walks the document's nodes itself so that every value keeps its
