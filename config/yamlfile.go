@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
 // loadFile reads one YAML layer. path is opened, name is shown in messages
@@ -45,7 +46,7 @@ func readConfigFile(path, name string) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s, not a regular file; replace it with a YAML file", name, fileType(fi.Mode()))
+		return nil, fmt.Errorf("%s is %s, not a regular file; replace it with a YAML file", name, nofollow.Describe(fi.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -63,21 +64,6 @@ func readConfigFile(path, name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than %d bytes; a configuration file is a few KiB, check that it is the right file", name, maxConfigBytes)
 	}
 	return data, nil
-}
-
-// fileType names a type of file that is not a regular file.
-func fileType(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return "a special file"
 }
 
 // decodeYAML walks the document's nodes itself so that every value keeps its

@@ -34,7 +34,7 @@ func openRoot(path, hint string, stat func(string) (fs.FileInfo, error)) (*Dir, 
 	}
 	d := &Dir{path: path, hint: hint}
 	if !fi.IsDir() {
-		return nil, &Error{Path: path, Found: describe(fi.Mode()), Want: wantDir, Hint: d.hintText()}
+		return nil, &Error{Path: path, Found: Describe(fi.Mode()), Want: wantDir, Hint: d.hintText()}
 	}
 	return d, nil
 }
@@ -81,7 +81,7 @@ func (d *Dir) check(shown, want string, create bool, perm os.FileMode) error {
 		return err
 	}
 	if (want == wantDir && !fi.IsDir()) || (want == wantFile && !fi.Mode().IsRegular()) {
-		return d.unexpected(shown, describe(fi.Mode()), want)
+		return d.unexpected(shown, Describe(fi.Mode()), want)
 	}
 	return nil
 }
@@ -117,7 +117,7 @@ func (d *Dir) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error
 		if err != nil {
 			return nil, err
 		}
-		return nil, d.unexpected(name, describe(fi.Mode()), wantFile)
+		return nil, d.unexpected(name, Describe(fi.Mode()), wantFile)
 	}
 	return f, nil
 }

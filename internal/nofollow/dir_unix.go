@@ -270,7 +270,7 @@ func (d *Dir) classify(fd int, component, shown, want string, err error) error {
 
 // found describes the file st describes; a link with its target.
 func found(fd int, name string, st *unix.Stat_t) string {
-	what := describe(fileInfo{st: *st}.Mode())
+	what := Describe(fileInfo{st: *st}.Mode())
 	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
 		buf := make([]byte, 4096)
 		if n, err := unix.Readlinkat(fd, name, buf); err == nil {

@@ -53,8 +53,9 @@ const (
 	wantDir  = "a directory"
 )
 
-// describe names a file type for an Error.
-func describe(mode fs.FileMode) string {
+// Describe names the type of a file ("a symbolic link", "a named pipe",
+// "a directory", ...) for messages.
+func Describe(mode fs.FileMode) string {
 	switch {
 	case mode&fs.ModeSymlink != 0:
 		return "a symbolic link"
