@@ -349,7 +349,7 @@ func TestUnknownKeys(t *testing.T) {
 		{"all problems reported", fixture{project: "cooldwn: 5m\nwarn_margn: 1\n"},
 			[]string{`loopbreaker.yaml:1: unknown key "cooldwn"`, `loopbreaker.yaml:2: unknown key "warn_margn" (did you mean "warn_margin"?)`}},
 		{"env", fixture{env: []string{"LOOPBREAKER_COLDOWN=5m"}},
-			[]string{"env LOOPBREAKER_COLDOWN: not a loopbreaker setting (did you mean LOOPBREAKER_COOLDOWN?)", "NonConfigEnv"}},
+			[]string{"env LOOPBREAKER_COLDOWN: not a loopbreaker setting (did you mean LOOPBREAKER_COOLDOWN?); unset it (every LOOPBREAKER_* variable is read as a setting, except those listed in docs/configuration.md)"}},
 		{"env phase", fixture{env: []string{"LOOPBREAKER_PHASES_GREN_NO_PROGRESS=5"}},
 			[]string{"env LOOPBREAKER_PHASES_GREN_NO_PROGRESS: not a loopbreaker setting (did you mean LOOPBREAKER_PHASES_GREEN_NO_PROGRESS?)"}},
 		{"flag", fixture{flags: map[string]string{"no_progress.treshold": "4"}},
@@ -667,5 +667,21 @@ func TestEditDistanceAndClosest(t *testing.T) {
 	}
 	if got := closest("xyz", []string{"cooldown", "enabled"}); got != "" {
 		t.Errorf("closest suggested %q for nonsense", got)
+	}
+}
+
+// `config` never prints a Redis password, whether in the URL's user info
+// or in its query (where go-redis does not read it, but people put it).
+func TestPrintHidesStoreSecrets(t *testing.T) {
+	const secret = "Hunter2-s3cret"
+	l := mustLoad(t, fixture{env: []string{"LOOPBREAKER_STORE=redis://bob:" + secret + "@h:6379/0?prefix=p&password=" + secret}}.options(t))
+	for _, asJSON := range []bool{false, true} {
+		var buf bytes.Buffer
+		if err := l.Print(&buf, asJSON); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(buf.String(), secret) || !strings.Contains(buf.String(), "redis://bob:xxxxx@h:6379/0?prefix=p") || strings.Count(buf.String(), "xxxxx") != 2 {
+			t.Fatalf("config (json: %v) shows the password or no store:\n%s", asJSON, buf.String())
+		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/url"
 	"reflect"
 	"sort"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/redact"
 )
 
 // Print writes every key with its effective value and source, sorted by key.
@@ -152,16 +152,12 @@ func SampleYAML() string {
 }
 
 // redactSecret hides the password of a URL-valued setting (store:
-// redis://user:password@host) so that `config` never prints it.
+// redis://user:password@host, or a credential in its query) so that
+// `config` never prints it.
 func redactSecret(v any) any {
 	s, ok := v.(string)
 	if !ok || !strings.Contains(s, "://") {
 		return v
 	}
-	u, err := url.Parse(s)
-	if err != nil {
-		scheme, _, _ := strings.Cut(s, "://")
-		return scheme + "://(unparsable URL hidden)"
-	}
-	return u.Redacted()
+	return redact.URL(s)
 }

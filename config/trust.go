@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/redact"
 )
 
 // checkStoreTrust refuses a store named by a project file that the person
@@ -30,7 +32,7 @@ func (l *Loaded) checkStoreTrust(opts Options, env map[string]string) error {
 		return nil
 	}
 	return fmt.Errorf("%s: store %v: a store named by a project file is not used unless you trust it, because a cloned repository could send your agent's commands to its own server; set store in your user file %s, LOOPBREAKER_STORE or --store, or add %q to trusted_stores in your user file (or LOOPBREAKER_TRUSTED_STORES)",
-		src.Location(), redactSecret(cfg.Store), userFileHint(opts, env), want)
+		src.Location(), redact.URL(cfg.Store), userFileHint(opts, env), redact.URL(want))
 }
 
 // normalStore is a store URL as trusted_stores compares it: without its

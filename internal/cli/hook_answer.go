@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/config"
@@ -38,10 +37,11 @@ func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if f, ok := env.Stdin.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			return usagef("hook %s: stdin is a terminal: the agent CLI runs this command with its JSON payload on stdin (try `loopbreaker hook %s < payload.json`); to install the hooks run `loopbreaker hook install %s`", tool, tool, tool)
-		}
+	// A person who typed the command gets a notice instead of a wait for
+	// input; like every hook answer it exits 0.
+	if isTerminal(env.Stdin) {
+		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: stdin is a terminal: the agent CLI runs this command with its JSON payload on stdin (try `loopbreaker hook %s < payload.json`); to install the hooks run `loopbreaker hook install %s`\n", tool, tool, tool)
+		return nil
 	}
 	p, perr := hook.Read(tool, env.Stdin)
 	if perr != nil {
@@ -70,14 +70,13 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 			p.Tool, config.ProjectFile, StateDirName, project)
 		return hook.Render(p.Tool, p.Event, hook.Allow, "")
 	}
-	// Marked before anything can fail: `hook status` tells a CLI whose
-	// hooks never run from one whose hooks run and fail.
-	if err := hook.RecordSeen(resolveStateDir(env, project), p.Tool, p.SessionID, p.Event, env.Now()); err != nil {
-		fmt.Fprintf(env.Stderr, "loopbreaker: warning: cannot mark this hook call for `hook status`: %v\n", err)
-	}
 	c := common{project: project, session: o.session, caller: o.caller, sets: o.sets}
 	w, err := c.open(env)
 	if err != nil {
+		if w != nil {
+			onError = w.cfg.OnError
+		}
+		markSeen(env, project, p)
 		return hookpolicy.Failure(p, o.session, onError, err, env.Stderr)
 	}
 	defer w.close()
@@ -88,7 +87,21 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 		Now: env.Now, Log: env.Stderr,
 		Files: hookpolicy.GitFiles(w.project, w.stateDir, w.session),
 	}
-	return pol.Answer(ctx, p)
+	ans = pol.Answer(ctx, p)
+	if ans.Failed {
+		markSeen(env, project, p)
+	}
+	return ans
+}
+
+// markSeen marks a hook call that could not be recorded in the breaker
+// state (where the calls of every agent session are noted), so that `hook
+// status` still tells a CLI whose hooks run and fail from one whose hooks
+// never run.
+func markSeen(env *Env, project string, p *hook.Payload) {
+	if err := hook.RecordSeen(resolveStateDir(env, project), p.Tool, p.SessionID, p.Event, env.Now()); err != nil {
+		fmt.Fprintf(env.Stderr, "loopbreaker: warning: cannot mark this hook call for `hook status`: %v\n", err)
+	}
 }
 
 // hookProject finds the project directory and whether loopbreaker is

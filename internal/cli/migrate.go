@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
@@ -63,6 +64,18 @@ func runMigrate(ctx context.Context, env *Env, args []string) error {
 // that holds .loopbreaker/ but no scopes/ of its own is a project: its
 // state directory is meant.
 func openMigrateStore(env *Env, where string, source bool) (lb.Store, string, error) {
+	flag := "--to"
+	if source {
+		flag = "--from"
+	}
+	if scheme, _, ok := strings.Cut(where, "://"); ok && !redisstore.IsURL(where) {
+		// Not a directory named "reddis:". Only the scheme: the rest may
+		// hold a password.
+		if len(scheme) > 16 {
+			scheme = scheme[:16] + "..."
+		}
+		return nil, "", usagef("%s %s://...: unknown scheme %q; want redis://host:port/db, rediss://... (TLS), or a state directory", flag, scheme, scheme)
+	}
 	if redisstore.IsURL(where) {
 		s, err := redisstore.Open(redisstore.Options{
 			URL: where, Username: env.Getenv("LOOPBREAKER_REDIS_USERNAME"), Password: env.Getenv("LOOPBREAKER_REDIS_PASSWORD"),
@@ -81,7 +94,7 @@ func openMigrateStore(env *Env, where string, source bool) (lb.Store, string, er
 	}
 	if source {
 		if _, err := os.Stat(dir); err != nil {
-			return nil, "", usagef("--from %s: %v; pass a state directory or a redis:// URL", where, err)
+			return nil, "", usagef("%s %s: %v; pass a state directory or a redis:// URL", flag, where, err)
 		}
 		s, err := filestore.OpenReadOnly(dir, filestore.Options{Now: env.Now})
 		return s, dir, err

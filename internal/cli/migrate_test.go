@@ -2,12 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/redistest"
 )
@@ -20,7 +22,11 @@ func runLB(t *testing.T, dir string, env []string, args ...string) (string, stri
 	if err != nil {
 		t.Fatalf("the test binary is not on PATH as loopbreaker: %v", err)
 	}
-	cmd := exec.Command(bin, args...)
+	// A command that never ends (a store that spins) fails its test
+	// rather than the whole run.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LOOPBREAKER_NOW=2026-11-21T09:00:00Z", "XDG_CONFIG_HOME="+dir+"/.xdg", "HOME="+dir+"/.home")
 	cmd.Env = append(cmd.Env, env...)
