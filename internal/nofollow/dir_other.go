@@ -122,6 +122,20 @@ func (d *Dir) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error
 	return f, nil
 }
 
+// openFile is OpenFile, also returning the file's size as opened.
+func (d *Dir) openFile(name string, flag int, perm os.FileMode) (*os.File, int64, error) {
+	f, err := d.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, fi.Size(), nil
+}
+
 // Rename renames oldname to newname, both below d.
 func (d *Dir) Rename(oldname, newname string) error {
 	if err := d.parents(oldname); err != nil {

@@ -58,6 +58,15 @@ func (d *Dir) openDir(name string, create bool, perm os.FileMode) (*Dir, error) 
 	if err != nil {
 		return nil, err
 	}
+	if len(parts) > 1 {
+		fd, err := openBeneath(d.fd, name)
+		switch {
+		case err == nil:
+			return &Dir{fd: fd, path: d.Join(name), hint: d.hint}, nil
+		case errors.Is(err, unix.ENOENT) && !create:
+			return nil, &fs.PathError{Op: "open", Path: d.Join(name), Err: err}
+		}
+	}
 	fd := d.fd
 	for i, p := range parts {
 		next, err := d.sub(fd, p, joinParts(parts[:i+1]), create, perm)
@@ -121,43 +130,55 @@ func (d *Dir) parent(name string) (fd int, base string, done func(), err error) 
 // writing that has another name (a hard link), whose content would change
 // elsewhere too. O_TRUNC truncates only after those checks.
 func (d *Dir) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
+	f, _, err := d.openFile(name, flag, perm)
+	return f, err
+}
+
+// openFile is OpenFile, also returning the file's size as opened.
+func (d *Dir) openFile(name string, flag int, perm os.FileMode) (*os.File, int64, error) {
+	f, st, err := d.openFileStat(name, flag, perm)
+	return f, st.Size, err
+}
+
+func (d *Dir) openFileStat(name string, flag int, perm os.FileMode) (*os.File, unix.Stat_t, error) {
+	var st unix.Stat_t
 	pfd, base, done, err := d.parent(name)
 	if err != nil {
-		return nil, err
+		return nil, st, err
 	}
 	defer done()
 	fd, err := openat(pfd, base, (flag&^unix.O_TRUNC)|unix.O_NOFOLLOW|unix.O_NONBLOCK, uint32(perm.Perm()))
 	if err != nil {
-		return nil, d.classify(pfd, base, name, wantFile, err)
+		return nil, st, d.classify(pfd, base, name, wantFile, err)
 	}
-	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		unix.Close(fd)
-		return nil, &fs.PathError{Op: "stat", Path: d.Join(name), Err: err}
+		return nil, st, &fs.PathError{Op: "stat", Path: d.Join(name), Err: err}
 	}
 	writing := flag&(unix.O_WRONLY|unix.O_RDWR) != 0
 	switch {
 	case st.Mode&unix.S_IFMT != unix.S_IFREG:
 		unix.Close(fd)
-		return nil, d.unexpected(name, found(pfd, base, &st), wantFile)
+		return nil, st, d.unexpected(name, found(pfd, base, &st), wantFile)
 	case writing && st.Nlink > 1:
 		unix.Close(fd)
-		return nil, d.unexpected(name, "a file with another name (a hard link), whose content would change there too", "a file of its own")
+		return nil, st, d.unexpected(name, "a file with another name (a hard link), whose content would change there too", "a file of its own")
 	}
 	// The non-blocking open only kept a named pipe from blocking; a
 	// regular file is read and written in blocking mode, as os.OpenFile
 	// does.
 	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, flag&unix.O_APPEND); err != nil {
 		unix.Close(fd)
-		return nil, &fs.PathError{Op: "fcntl", Path: d.Join(name), Err: err}
+		return nil, st, &fs.PathError{Op: "fcntl", Path: d.Join(name), Err: err}
 	}
 	if flag&unix.O_TRUNC != 0 && writing && st.Size > 0 {
 		if err := ignoringEINTR(func() error { return unix.Ftruncate(fd, 0) }); err != nil {
 			unix.Close(fd)
-			return nil, &fs.PathError{Op: "truncate", Path: d.Join(name), Err: err}
+			return nil, st, &fs.PathError{Op: "truncate", Path: d.Join(name), Err: err}
 		}
+		st.Size = 0
 	}
-	return os.NewFile(uintptr(fd), d.Join(name)), nil
+	return os.NewFile(uintptr(fd), d.Join(name)), st, nil
 }
 
 // Rename renames oldname to newname, both below d; neither is followed if

@@ -116,14 +116,14 @@ func (d *Dir) unexpected(name, found, want string) error {
 
 // ReadFile reads the whole regular file name below d.
 func (d *Dir) ReadFile(name string) ([]byte, error) {
-	f, err := d.OpenFile(name, os.O_RDONLY, 0)
+	f, n, err := d.openFile(name, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	size := 512
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
-		size = int(fi.Size()) + 1
+	if n > 0 {
+		size = int(n) + 1
 	}
 	data := make([]byte, 0, size)
 	for {
