@@ -24,7 +24,10 @@ type BreakerState struct {
 
 	Iterations     int       `json:"iterations"`
 	LastProgressAt time.Time `json:"last_progress_at,omitzero"`
-	TotalOpens     int       `json:"total_opens"`
+	// LastProgressReason is the progress rule that saw the latest
+	// progress, and what it saw ("files-changed: 2 files changed ...").
+	LastProgressReason string `json:"last_progress_reason,omitempty"`
+	TotalOpens         int    `json:"total_opens"`
 	// Resets counts resets; attempts are tagged with it (their epoch).
 	Resets int `json:"resets"`
 
@@ -49,6 +52,12 @@ type BreakerState struct {
 	Tests         []TestAttempts   `json:"tests,omitempty"`
 	SliceFailures []SliceCount     `json:"slice_failures,omitempty"`
 	Violations    []ScopeViolation `json:"violations,omitempty"`
+	// Tampers are the agent's attempts to silence the breaker, newest
+	// last, bounded.
+	Tampers []Tamper `json:"tampers,omitempty"`
+	// Fingerprint is the configuration and hook settings the hooks ran
+	// with since the last reset ("" until the first hook call after it).
+	Fingerprint string `json:"fingerprint,omitempty"`
 
 	// Attempts is the bounded log of recent iterations, for the report.
 	Attempts []Attempt `json:"attempts,omitempty"`
@@ -76,6 +85,10 @@ type BreakerState struct {
 	// after tool calls (hooks) does not count the turn's changed files as
 	// an edit again, the edit tool calls already did.
 	TurnToolCalls int `json:"turn_tool_calls,omitempty"`
+	// TurnEdits is Edits as of the latest iteration: a turn end (hooks)
+	// after edit tool calls, or shell commands that wrote files or
+	// history, made progress.
+	TurnEdits int `json:"turn_edits,omitempty"`
 	// TestRuns counts the test runs seen (observed results or totals).
 	TestRuns int `json:"test_runs,omitempty"`
 	// EditedFiles are the files edited by tool calls since the latest
@@ -113,6 +126,9 @@ type Counters struct {
 	// NearDuplicate counts the calls in a row that were one call with one
 	// changing argument and the same result.
 	NearDuplicate int `json:"near_duplicate,omitempty"`
+	// Tamper counts the attempts to silence the breaker since the last
+	// reset (a detected change counts as the threshold).
+	Tamper int `json:"tamper,omitempty"`
 }
 
 // EditError is what the error-after-edit detector follows: the error
@@ -183,6 +199,9 @@ type Attempt struct {
 	Error     string    `json:"error,omitempty"`
 	Signature string    `json:"signature,omitempty"`
 	Progress  bool      `json:"progress"`
+	// ProgressReason says which progress rule saw progress, and what it
+	// saw; or, without progress, what was looked for.
+	ProgressReason string `json:"progress_reason,omitempty"`
 	// Epoch counts resets: attempts of an earlier epoch were made before
 	// the last guidance.
 	Epoch int `json:"epoch"`
@@ -284,7 +303,7 @@ func (s *BreakerState) CheckInvariants() error {
 	// One comparison on the hot path (this runs on every record); the
 	// offending counter is named only when one is negative.
 	if c.NoProgress|c.SameError|c.OutputDecline|c.PhaseFailure|c.PermissionDenials|
-		c.ToolRepeat|c.ToolCycle|c.ToolError|c.ErrorAfterEdit|c.NoNewInfo|c.NearDuplicate|
+		c.ToolRepeat|c.ToolCycle|c.ToolError|c.ErrorAfterEdit|c.NoNewInfo|c.NearDuplicate|c.Tamper|
 		s.Iterations|s.TotalOpens|s.Resets < 0 {
 		counts := [...]struct {
 			name string
@@ -295,7 +314,7 @@ func (s *BreakerState) CheckInvariants() error {
 			{"permission_denials", c.PermissionDenials}, {"tool_repeat", c.ToolRepeat},
 			{"tool_cycle", c.ToolCycle}, {"tool_error", c.ToolError},
 			{"error_after_edit", c.ErrorAfterEdit}, {"no_new_info", c.NoNewInfo},
-			{"near_duplicate", c.NearDuplicate},
+			{"near_duplicate", c.NearDuplicate}, {"tamper", c.Tamper},
 			{"iterations", s.Iterations}, {"total_opens", s.TotalOpens}, {"resets", s.Resets},
 		}
 		for _, n := range counts {
@@ -361,6 +380,10 @@ func (st *BreakerState) Clone() *BreakerState {
 	out.EditedFiles = slices.Clone(st.EditedFiles)
 	out.LastArgs = slices.Clone(st.LastArgs)
 	out.Session = st.Session.Clone()
+	out.Tampers = slices.Clone(st.Tampers)
+	for i := range out.Tampers {
+		out.Tampers[i].What = slices.Clone(out.Tampers[i].What)
+	}
 	out.Attempts = slices.Clone(st.Attempts)
 	for i := range out.Attempts {
 		out.Attempts[i].Files = slices.Clone(out.Attempts[i].Files)

@@ -1,59 +1,34 @@
 package config
 
-import (
-	"fmt"
-	"net/url"
-	"slices"
-	"strings"
+import "fmt"
 
-	"github.com/loopbreaker/loopbreaker/internal/redact"
-)
-
-// checkStoreTrust refuses a store named by a project file that the person
-// has not vouched for. A project file is part of the repository: a cloned
-// repository's loopbreaker.yaml with store: redis://attacker:6379 would
-// send every command the agent runs to someone else's server. The store
-// is the person's when it comes from their user file, the environment or
-// a flag; a project file may name it only when trusted_stores (which no
-// project file may set) lists it, so a fleet can commit its store once
-// every machine's user file trusts it.
-func (l *Loaded) checkStoreTrust(opts Options, env map[string]string) error {
-	cfg := &l.Config
-	if src := l.Sources["trusted_stores"]; src.Kind == KindProject && len(cfg.TrustedStores) > 0 {
-		return fmt.Errorf("%s: trusted_stores: a project file cannot vouch for a store (a cloned repository could name its own); set trusted_stores in your user file %s, LOOPBREAKER_TRUSTED_STORES or --set",
-			src.Location(), userFileHint(opts, env))
+// userOnlyKeys are the keys a project's loopbreaker.yaml may not set, with
+// why: the file comes with the repository, and a cloned repository is not
+// trusted. A state_dir set there could make loopbreaker create and write
+// files wherever the repository's author likes (~/.ssh, another project's
+// state), or put the state back inside the work tree the agent searches.
+// Only the person's own layers (user file, environment, flags) set them.
+func userOnlyKeys() map[string]string {
+	return map[string]string{
+		"state_dir":      "a repository's file may not choose where loopbreaker writes outside the project",
+		"trusted_stores": "a repository cannot vouch for the store server it names",
 	}
-	src := l.Sources["store"]
-	if src.Kind != KindProject || cfg.Store == "" {
-		return nil
-	}
-	want := normalStore(cfg.Store)
-	if slices.ContainsFunc(cfg.TrustedStores, func(t string) bool { return normalStore(t) == want }) {
-		return nil
-	}
-	return fmt.Errorf("%s: store %v: a store named by a project file is not used unless you trust it, because a cloned repository could send your agent's commands to its own server; set store in your user file %s, LOOPBREAKER_STORE or --store, or add %q to trusted_stores in your user file (or LOOPBREAKER_TRUSTED_STORES)",
-		src.Location(), redact.URL(cfg.Store), userFileHint(opts, env), redact.URL(want))
 }
 
-// normalStore is a store URL as trusted_stores compares it: without its
-// user and password, scheme and host in lower case. A string that is not
-// a URL is compared as it is.
-func normalStore(s string) string {
-	s = strings.TrimSpace(s)
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme == "" {
-		return s
+// refuseUserOnly takes the user-only keys out of a project file's
+// settings, with an error for each that says where to set it instead.
+func refuseUserOnly(settings []setting) ([]setting, []error) {
+	only := userOnlyKeys()
+	var kept []setting
+	var errs []error
+	for _, s := range settings {
+		why, ok := only[s.leaf.key]
+		if !ok {
+			kept = append(kept, s)
+			continue
+		}
+		errs = append(errs, fmt.Errorf("%s: %s cannot be set in a project's %s (%s): remove it there and set it in your user file ($XDG_CONFIG_HOME/loopbreaker/config.yaml, else ~/.config/loopbreaker/config.yaml) or the environment (%s)",
+			s.src.Location(), s.leaf.key, ProjectFile, why, envName(s.leaf.key)))
 	}
-	u.User = nil
-	u.Scheme = strings.ToLower(u.Scheme)
-	u.Host = strings.ToLower(u.Host)
-	return u.String()
-}
-
-// userFileHint is the user file's path, for messages.
-func userFileHint(opts Options, env map[string]string) string {
-	if p := userFilePath(opts, env); p != "" {
-		return p
-	}
-	return "$XDG_CONFIG_HOME/loopbreaker/config.yaml"
+	return kept, errs
 }

@@ -1,5 +1,5 @@
 // Package filestore is the embedded default loopbreaker.Store: each scope's
-// state and journal live in files under a project's .loopbreaker/ folder,
+// state and journal live in files under a project's state directory,
 // with no server to run.
 //
 // Layout of the store directory:
@@ -97,7 +97,7 @@ var _ loopbreaker.Store = (*Store)(nil)
 // later is refused, and nothing below it is ever reached through a link.
 func Open(dir string, opts Options) (*Store, error) {
 	if dir == "" {
-		return nil, errors.New("filestore: empty directory; pass the state directory, e.g. <project>/.loopbreaker")
+		return nil, errors.New("filestore: empty directory; pass the state directory, e.g. ~/.local/state/loopbreaker/projects/<name>")
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -149,7 +149,7 @@ func Open(dir string, opts Options) (*Store, error) {
 // and a check that finds nothing to change.
 func OpenReadOnly(dir string, opts Options) (*Store, error) {
 	if dir == "" {
-		return nil, errors.New("filestore: empty directory; pass the state directory, e.g. <project>/.loopbreaker")
+		return nil, errors.New("filestore: empty directory; pass the state directory, e.g. ~/.local/state/loopbreaker/projects/<name>")
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {

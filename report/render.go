@@ -73,7 +73,11 @@ func (r Report) Markdown(w io.Writer) error {
 			notes = append(notes, "failed "+text(strings.Join(a.FailedTests, ", ")))
 		}
 		if a.Progress {
-			notes = append(notes, "counted as progress")
+			why := ""
+			if rule, _, ok := strings.Cut(a.ProgressReason, ":"); ok {
+				why = " (" + text(rule) + ")"
+			}
+			notes = append(notes, "counted as progress"+why)
 		}
 		if a.ToolCall > 0 {
 			notes = append(notes, "tool call "+strconv.Itoa(a.ToolCall))
@@ -109,6 +113,8 @@ func (r Report) Markdown(w io.Writer) error {
 			row(&b, codeCell(v.File), text(or(v.Justification, "(none)")), text(or(v.Test, "(none)")), text(v.Verdict))
 		}
 	}
+
+	renderTampers(&b, r)
 
 	b.WriteString("\n### Best hypothesis\n\n")
 	b.WriteString(paragraph(r.Hypothesis))

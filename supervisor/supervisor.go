@@ -24,6 +24,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
+	"github.com/loopbreaker/loopbreaker/worktree"
 )
 
 // Breaker is the session's breaker as the loop sees it. internal/cli
@@ -164,9 +165,9 @@ type loop struct {
 	// runD is runDir, open: the run's files are opened from it, never
 	// through a link (it is below the state directory, which a cloned
 	// repository can ship with links in it).
-	runD     *nofollow.Dir
-	repo     *gitrepo.Repo
-	lastTree gitrepo.Tree
+	runD *nofollow.Dir
+	repo *gitrepo.Repo
+	tree *worktree.Tree
 	// guidance given before or during this run: fed to every iteration of
 	// the run, because each iteration of a loop is a fresh agent.
 	guidance []lb.Guidance

@@ -3,9 +3,10 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
 // SWE-agent writes one JSON document per run (*.traj): "trajectory" is the
@@ -103,7 +104,7 @@ func sweAgentEdit(action, obs string) bool {
 		}
 		return false
 	}
-	return ShellWrites(action)
+	return shellEdits(action)
 }
 
 type miniTraj struct {
@@ -126,9 +127,9 @@ type miniMessage struct {
 }
 
 var (
-	miniFence      = regexp.MustCompile("(?s)```(?:bash|mswea_bash_command|sh)?\\s*\\n(.*?)\\n?```")
-	miniReturnCode = regexp.MustCompile(`<returncode>\s*(-?\d+)\s*</returncode>`)
-	miniOutput     = regexp.MustCompile(`(?s)<output>\n?(.*?)</output>`)
+	miniFence      = lazyre.New("(?s)```(?:bash|mswea_bash_command|sh)?\\s*\\n(.*?)\\n?```")
+	miniReturnCode = lazyre.New(`<returncode>\s*(-?\d+)\s*</returncode>`)
+	miniOutput     = lazyre.New(`(?s)<output>\n?(.*?)</output>`)
 )
 
 func parseMiniSWE(data []byte) (*Session, error) {
@@ -176,7 +177,7 @@ func parseMiniSWE(data []byte) (*Session, error) {
 			if strings.Contains(cmd, "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT") || strings.Contains(cmd, "MINI_SWE_AGENT_FINAL_OUTPUT") {
 				continue // the submission, not a step of the work
 			}
-			s.Steps = append(s.Steps, Step{Call: shellCall(cmd, out, &code), Edit: code == 0 && ShellWrites(cmd)})
+			s.Steps = append(s.Steps, Step{Call: shellCall(cmd, out, &code), Edit: code == 0 && shellEdits(cmd)})
 		}
 	}
 	s.Steps = append(s.Steps, Step{TurnEnd: true, Message: t.Info.ExitStatus})

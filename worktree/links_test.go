@@ -1,6 +1,6 @@
 //go:build unix
 
-package gitrepo
+package worktree_test
 
 import (
 	"context"
@@ -12,13 +12,13 @@ import (
 	"testing"
 
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
+	"github.com/loopbreaker/loopbreaker/worktree"
 )
 
-// The mark file lives in the state directory, which a cloned repository
-// can ship with links in it: neither the mark, its temporary file nor the
+// The mark lives in the state directory, which a cloned repository can
+// ship with links in it: neither the mark, its temporary file nor the
 // snapshots directory is written through a link.
-func TestChangedSinceMarkInRefusesLinks(t *testing.T) {
-	ctx := context.Background()
+func TestSinceNeverWritesThroughALink(t *testing.T) {
 	cases := []struct {
 		name  string
 		plant func(t *testing.T, state, outside string) string
@@ -43,16 +43,14 @@ func TestChangedSinceMarkInRefusesLinks(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir := newRepo(t)
-			writeFile(t, dir, "calc.go", "package calc\n")
-			commitAll(t, dir, "start")
+			dir := project(t)
 			base := t.TempDir()
 			state, outside := filepath.Join(base, "state"), filepath.Join(base, "outside")
 			os.MkdirAll(state, 0o755)
 			os.MkdirAll(outside, 0o755)
 			os.WriteFile(filepath.Join(outside, "precious"), []byte("precious\n"), 0o644)
 			planted := c.plant(t, state, outside)
-			_, err := ChangedSinceMarkIn(ctx, dir, state, "snapshots/s", nil)
+			_, err := worktree.Since(context.Background(), dir, state, "s")
 			if !errors.Is(err, nofollow.ErrUnexpected) || !strings.Contains(err.Error(), planted+" is ") {
 				t.Fatalf("err = %v; want one naming %s", err, planted)
 			}
@@ -63,17 +61,5 @@ func TestChangedSinceMarkInRefusesLinks(t *testing.T) {
 				t.Fatalf("files created outside: %v", des)
 			}
 		})
-	}
-	// Without links it measures as before.
-	dir := newRepo(t)
-	writeFile(t, dir, "calc.go", "package calc\n")
-	commitAll(t, dir, "start")
-	state := t.TempDir()
-	if _, err := ChangedSinceMarkIn(ctx, dir, state, "snapshots/s", nil); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, dir, "calc.go", "package calc // edited\n")
-	if files, err := ChangedSinceMarkIn(ctx, dir, state, "snapshots/s", nil); err != nil || strings.Join(files, ",") != "calc.go" {
-		t.Fatalf("calc.go edited: %q, %v", files, err)
 	}
 }
