@@ -1,0 +1,135 @@
+package claudecode
+
+import (
+	"strings"
+	"testing"
+
+	lb "github.com/loopbreaker/loopbreaker"
+	fm "github.com/loopbreaker/loopbreaker/e2e/fakemodel"
+)
+
+// batchSize is how many tool calls the model asks for in one message.
+const batchSize = 4
+
+// inBatch numbers the batches of a script made only of batches of
+// batchSize: call n is in batch (n-1)/batchSize+1.
+func inBatch(call int) int {
+	if call <= 0 {
+		return 0
+	}
+	return (call-1)/batchSize + 1
+}
+
+// TestBatches: the model asks for several tool calls in one message, and
+// Claude Code runs them as one batch (the Reads at the same time, their
+// hooks in any order).
+func TestBatches(t *testing.T) {
+	t.Parallel()
+	t.Run("identical-reads-in-one-batch", func(t *testing.T) {
+		// The same file read four times in one message, then the fix and
+		// a passing test: nothing failed, nothing looped.
+		forEachVersion(t, func(t *testing.T, a agent, rw *row) {
+			p := newProject(t, a, calcRepo(), installProject)
+			calc := p.path("calc.go")
+			script := []fm.AnthropicStep{
+				fm.Parallel(fm.Read(calc), fm.Read(calc), fm.Read(calc), fm.Read(calc)),
+				fm.Edit(calc, "return a - b", "return a + b"),
+				fm.Bash("go test ./..."),
+				fm.Text("TestAdd passes now."),
+			}
+			r := p.claude(0, script...)
+			r.assertNoFailureCounted(p)
+			r.assertProductive(p, script, rw)
+		})
+	})
+
+	t.Run("identical-reads-in-two-batches", func(t *testing.T) {
+		// Two such batches before the fix: still nothing failed, so
+		// nothing may halt the run as a call failing again and again.
+		forEachVersion(t, func(t *testing.T, a agent, rw *row) {
+			p := newProject(t, a, calcRepo(), installProject)
+			calc := p.path("calc.go")
+			four := fm.Parallel(fm.Read(calc), fm.Read(calc), fm.Read(calc), fm.Read(calc))
+			script := []fm.AnthropicStep{
+				four, four,
+				fm.Edit(calc, "return a - b", "return a + b"),
+				fm.Bash("go test ./..."),
+				fm.Text("TestAdd passes now."),
+			}
+			r := p.claude(0, script...)
+			r.assertNoFailureCounted(p)
+			if h := r.halts(); len(h) > 0 {
+				rw.Halted = r.where(h[0])
+				t.Errorf("halted at %s: %q", r.where(h[0]), clip(h[0].Answer.Text(), 200))
+			}
+			if st := p.status(); st.State == lb.Open {
+				t.Errorf("breaker OPEN by %q (%s)", st.Detector, clip(st.Reason, 160))
+			}
+			if r.resultText() != "TestAdd passes now." || !p.fileContains("calc.go", "return a + b") {
+				t.Errorf("the run did not get to its fix: ended with %q", r.resultText())
+			}
+		})
+	})
+
+	t.Run("same-batch-repeated", func(t *testing.T) {
+		// Four different files read at once, the same four again and
+		// again with the same results: the batch is the loop. Six
+		// batches, 24 calls: made one by one, the same calls halt at 20
+		// (a cycle of four, repeated five times).
+		forEachVersion(t, func(t *testing.T, a agent, rw *row) {
+			p := newProject(t, a, goFourBugsRepo(), installProject)
+			batch := fm.Parallel(fm.Read(p.path("a.go")), fm.Read(p.path("b.go")), fm.Read(p.path("c.go")), fm.Read(p.path("d.go")))
+			r := p.claude(0, append(repeat(6, batch), fm.Text("I keep reading the same four files."))...)
+			r.assertHaltedBy(p, haltedBy{unit: inBatch, name: "batch", warnFrom: 2, haltBy: 5,
+				not: []string{lb.DetectorToolError}}, rw)
+			r.assertNoFailureCounted(p)
+		})
+	})
+
+	t.Run("productive-batches", func(t *testing.T) {
+		// Read four files at once, fix all four, run the tests: work that
+		// changes things is never a repeated batch.
+		forEachVersion(t, func(t *testing.T, a agent, rw *row) {
+			p := newProject(t, a, goFourBugsRepo(), installProject)
+			var reads, edits []fm.AnthropicStep
+			for _, b := range fourBugs {
+				f := p.path(b.file + ".go")
+				reads = append(reads, fm.Read(f))
+				edits = append(edits, fm.Edit(f, b.old, b.new))
+			}
+			script := []fm.AnthropicStep{
+				fm.Parallel(reads...), fm.Parallel(edits...), fm.Bash("go test ./..."),
+				fm.Parallel(reads...), fm.Text("All four tests pass now."),
+			}
+			r := p.claude(0, script...)
+			r.assertProductive(p, script, rw)
+			if !p.fileContains("a.go", fourBugs[0].new) || !p.fileContains("d.go", fourBugs[3].new) {
+				t.Errorf("the batch of edits did not change the files")
+			}
+		})
+	})
+}
+
+// assertNoFailureCounted: no call of the run failed, so loopbreaker must
+// have counted none (tool_error at 0, no transition by it), and no answer
+// may tell the model it re-ran a failing call.
+func (r *run) assertNoFailureCounted(p *project) {
+	t := r.t
+	t.Helper()
+	st := p.status()
+	for _, c := range st.Counters {
+		if c.Name == lb.DetectorToolError && c.Value > 0 {
+			t.Errorf("tool_error counted %d (%s) although no call failed", c.Value, c.Detail)
+		}
+	}
+	for _, tr := range st.Transitions {
+		if tr.Detector == lb.DetectorToolError {
+			t.Errorf("the breaker went %s -> %s by tool_error although no call failed: %s", tr.From, tr.To, clip(tr.Reason, 200))
+		}
+	}
+	for _, c := range r.nonEmpty() {
+		if s := c.Answer.Text(); strings.Contains(s, "reported no result") || strings.Contains(s, "fail") {
+			t.Errorf("%s answered that a call failed: %q", r.where(c), clip(s, 200))
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package codex
+
+import (
+	"strings"
+	"testing"
+
+	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
+	"github.com/loopbreaker/loopbreaker/e2e/harness"
+)
+
+// fishingSearches is how many searches the fishing model makes: more than
+// loopbreaker should allow.
+const fishingSearches = 12
+
+// TestFishing: a model searches the work tree for one name after another
+// (`grep -rn NAME .`), none of them there. Every search must find
+// nothing (loopbreaker's state, with the very command being run, is not
+// in the work tree for it to find), and the run of searches that bring
+// nothing new is warned, then halted.
+func TestFishing(t *testing.T) {
+	t.Parallel()
+	var steps []fakemodel.Step
+	for _, sym := range harness.MissingSymbols(fishingSearches) {
+		steps = append(steps, fakemodel.Shell("grep -rn "+sym+" ."))
+	}
+	steps = append(steps, fakemodel.Message("I could not find it."))
+	ss := newSession(t, setup{files: calcRepo(), steps: steps, install: installProject, bypassTrust: true})
+	r := ss.exec("find where the widget config is parsed")
+	tr := newTrace(ss.calls())
+	t.Logf("fishing: %s", tr.summary())
+	stateDir := harness.StateDir(t, ss.loopbreaker("status", "--json", "--session", "codex"), ss.repo)
+	assertNothingOfLoopbreaker(t, ss.model.Log, fakemodel.OpenAIToolOutputs, stateDir)
+	assertHalted(t, ss, tr, r, window{2, 9}, window{3, 10},
+		[]string{lb.DetectorNoNewInfo, lb.DetectorNearDuplicate})
+}
+
+// assertNothingOfLoopbreaker checks every tool output the model was sent
+// for traces of loopbreaker's state (results gives a request's outputs);
+// it shows the first output that has some.
+func assertNothingOfLoopbreaker(t *testing.T, log *fakemodel.Log, results func([]byte) []string, stateDir string) {
+	t.Helper()
+	if bad, first, found := harness.ShownInternals(log, results, stateDir); bad > 0 {
+		t.Errorf("%d tool outputs the model was sent show loopbreaker's state (%s), the first:\n%s", bad, strings.Join(found, ", "), tail(first, 600))
+	}
+}
