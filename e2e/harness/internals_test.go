@@ -1,8 +1,10 @@
 package harness
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
@@ -44,5 +46,26 @@ func TestShownInternalsFindsTheStateInToolOutputs(t *testing.T) {
 	n, first, found := ShownInternals(log, fakemodel.AnthropicToolResults, "/s/lb")
 	if n != 1 || first != "./.loopbreaker/hooks/c.calls/pending-1:grep" || len(found) != 3 {
 		t.Errorf("ShownInternals: %d %q %q, want 1 output with .loopbreaker/, .calls/, pending-", n, first, found)
+	}
+}
+
+func TestSnapshotSeesAFileChangedAndADirectoryRemoved(t *testing.T) {
+	dir := t.TempDir()
+	WriteFiles(t, dir, map[string]string{"cfg.yaml": "repeat: 5\n", "state/scopes/a/state.json": "{}", "state/lock": ""})
+	cfg, state := filepath.Join(dir, "cfg.yaml"), filepath.Join(dir, "state")
+	s := Snap(cfg, state)
+	WriteFiles(t, dir, map[string]string{"state/scopes/a/journal.jsonl": "{}\n"})
+	if err := os.Remove(filepath.Join(state, "lock")); err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Changed(); len(c) != 0 {
+		t.Errorf("loopbreaker's own work on its state is a change: %q", c)
+	}
+	WriteFiles(t, dir, map[string]string{"cfg.yaml": "repeat: 500\n"})
+	if err := os.RemoveAll(state); err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Changed(); len(c) != 2 || !strings.Contains(c[0], "repeat: 500") || !strings.Contains(c[1], "directory is gone") {
+		t.Errorf("Changed: %q", c)
 	}
 }
