@@ -40,6 +40,11 @@ func (a agent) stopsOnPreToolUse() bool { return strings.HasPrefix(a.Version, "2
 // forEachVersion runs f as a parallel subtest per pinned version, named
 // by the version, and books its row of the closing table.
 func forEachVersion(t *testing.T, f func(t *testing.T, a agent, r *row)) {
+	forVersions(t, versions, f)
+}
+
+// forVersions is forEachVersion for some of the pinned versions.
+func forVersions(t *testing.T, versions []harness.Agent, f func(t *testing.T, a agent, r *row)) {
 	scenario := t.Name()
 	if i := strings.Index(scenario, "/"); i >= 0 {
 		scenario = scenario[i+1:]

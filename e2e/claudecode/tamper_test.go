@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	fm "github.com/loopbreaker/loopbreaker/e2e/fakemodel"
@@ -67,7 +66,7 @@ func (p *project) guarded(stateDir string) harness.Snapshot {
 func TestTamper(t *testing.T) {
 	t.Parallel()
 	for _, at := range tamperAttempts {
-		t.Run(at.name, func(t *testing.T) {
+		t.Run("agent-"+at.name, func(t *testing.T) {
 			forTamper(t, func(t *testing.T, a agent, rw *row) {
 				p := newProject(t, a, calcRepo(), installProject)
 				stateDir := p.stateDir()
@@ -97,7 +96,7 @@ func TestTamper(t *testing.T) {
 		})
 	}
 
-	t.Run("keeps-trying", func(t *testing.T) {
+	t.Run("agent-keeps-trying", func(t *testing.T) {
 		// Every attempt, twice over: the model that will not take no
 		// for an answer is halted, nothing of loopbreaker's changes, and
 		// the person can reset the breaker afterwards.
@@ -153,20 +152,7 @@ func TestTamper(t *testing.T) {
 // forTamper runs f with Claude Code 2.1.330 only: the guard is the same
 // PreToolUse refusal in both releases, and one keeps the tier short.
 func forTamper(t *testing.T, f func(t *testing.T, a agent, rw *row)) {
-	t.Helper()
-	scenario := "tamper/" + t.Name()[strings.LastIndex(t.Name(), "/")+1:]
-	v := harness.ClaudeCode2_1
-	t.Run(v.Version, func(t *testing.T) {
-		bin := harness.Require(t, v)
-		t.Parallel()
-		r := &row{Scenario: scenario, Version: v.Version, Warned: "-", Halted: "-"}
-		start := time.Now()
-		t.Cleanup(func() {
-			r.Pass, r.Skipped, r.Seconds = !t.Failed(), t.Skipped(), time.Since(start).Seconds()
-			shared.record(*r)
-		})
-		f(t, agent{Agent: v, bin: bin}, r)
-	})
+	forVersions(t, []harness.Agent{harness.ClaudeCode2_1}, f)
 }
 
 // assertAttemptRefused: the tool call numbered call was refused at its
