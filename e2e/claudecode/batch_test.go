@@ -6,6 +6,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	fm "github.com/loopbreaker/loopbreaker/e2e/fakemodel"
+	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
 
 // batchSize is how many tool calls the model asks for in one message.
@@ -116,16 +117,8 @@ func TestBatches(t *testing.T) {
 func (r *run) assertNoFailureCounted(p *project) {
 	t := r.t
 	t.Helper()
-	st := p.status()
-	for _, c := range st.Counters {
-		if c.Name == lb.DetectorToolError && c.Value > 0 {
-			t.Errorf("tool_error counted %d (%s) although no call failed", c.Value, c.Detail)
-		}
-	}
-	for _, tr := range st.Transitions {
-		if tr.Detector == lb.DetectorToolError {
-			t.Errorf("the breaker went %s -> %s by tool_error although no call failed: %s", tr.From, tr.To, clip(tr.Reason, 200))
-		}
+	for _, f := range harness.FailuresCounted(p.status()) {
+		t.Errorf("%s, although no call failed", clip(f, 300))
 	}
 	for _, c := range r.nonEmpty() {
 		if s := c.Answer.Text(); strings.Contains(s, "reported no result") || strings.Contains(s, "fail") {

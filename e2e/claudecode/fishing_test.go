@@ -4,33 +4,25 @@ import (
 	"strings"
 	"testing"
 
-	lb "github.com/loopbreaker/loopbreaker"
 	fm "github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
 
-// fishingSearches is how many searches the fishing model makes: more than
-// loopbreaker should allow.
-const fishingSearches = 12
-
 // TestFishing: the model searches the work tree for one name after
-// another (`grep -rn NAME .`), none of them there. No search may find
-// anything of loopbreaker's (its state, with the very command being run,
-// is not the agent's to read), and the searches that bring nothing new
-// are warned, then halted.
+// another with Bash (see harness.FishingSearches).
 func TestFishing(t *testing.T) {
 	t.Parallel()
 	t.Run("grep-missing-names", func(t *testing.T) {
 		forEachVersion(t, func(t *testing.T, a agent, rw *row) {
 			p := newProject(t, a, calcRepo(), installProject)
 			var script []fm.AnthropicStep
-			for _, sym := range harness.MissingSymbols(fishingSearches) {
-				script = append(script, fm.Bash("grep -rn "+sym+" ."))
+			for _, cmd := range harness.FishingSearches() {
+				script = append(script, fm.Bash(cmd))
 			}
 			r := p.claude(0, append(script, fm.Text("I could not find it."))...)
 			r.assertNothingOfLoopbreaker(p)
-			r.assertHaltedBy(p, haltedBy{name: "call", warnFrom: 2, haltBy: 10,
-				detectors: []string{lb.DetectorNoNewInfo, lb.DetectorNearDuplicate}}, rw)
+			r.assertHaltedBy(p, haltedBy{name: "call", warnFrom: 2, haltBy: harness.FishingHaltBy,
+				detectors: harness.FishingDetectors}, rw)
 		})
 	})
 }

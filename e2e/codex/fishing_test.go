@@ -4,25 +4,17 @@ import (
 	"strings"
 	"testing"
 
-	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
 
-// fishingSearches is how many searches the fishing model makes: more than
-// loopbreaker should allow.
-const fishingSearches = 12
-
-// TestFishing: a model searches the work tree for one name after another
-// (`grep -rn NAME .`), none of them there. Every search must find
-// nothing (loopbreaker's state, with the very command being run, is not
-// in the work tree for it to find), and the run of searches that bring
-// nothing new is warned, then halted.
+// TestFishing: the model searches the work tree for one name after
+// another (see harness.FishingSearches).
 func TestFishing(t *testing.T) {
 	t.Parallel()
 	var steps []fakemodel.Step
-	for _, sym := range harness.MissingSymbols(fishingSearches) {
-		steps = append(steps, fakemodel.Shell("grep -rn "+sym+" ."))
+	for _, cmd := range harness.FishingSearches() {
+		steps = append(steps, fakemodel.Shell(cmd))
 	}
 	steps = append(steps, fakemodel.Message("I could not find it."))
 	ss := newSession(t, setup{files: calcRepo(), steps: steps, install: installProject, bypassTrust: true})
@@ -31,8 +23,7 @@ func TestFishing(t *testing.T) {
 	t.Logf("fishing: %s", tr.summary())
 	stateDir := harness.StateDir(t, ss.loopbreaker("status", "--json", "--session", "codex"), ss.repo)
 	assertNothingOfLoopbreaker(t, ss.model.Log, fakemodel.OpenAIToolOutputs, stateDir)
-	assertHalted(t, ss, tr, r, window{2, 9}, window{3, 10},
-		[]string{lb.DetectorNoNewInfo, lb.DetectorNearDuplicate})
+	assertHalted(t, ss, tr, r, window{2, harness.FishingHaltBy - 1}, window{3, harness.FishingHaltBy}, harness.FishingDetectors)
 }
 
 // assertNothingOfLoopbreaker checks every tool output the model was sent
