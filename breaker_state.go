@@ -58,7 +58,7 @@ type BreakerState struct {
 	// the journal keeps them all.
 	Transitions []Transition `json:"transitions,omitempty"`
 
-	// Failures are outcome failures inside the sliding window (seed 003).
+	// Failures are outcome failures inside the sliding window.
 	Failures []Failure `json:"failures,omitempty"`
 	// Tools holds the recent tool calls for loop detection (hooks).
 	Tools []ToolMark `json:"tools,omitempty"`
@@ -88,6 +88,10 @@ type BreakerState struct {
 	// current run of near-duplicate calls.
 	LastArgs []uint32 `json:"last_args,omitempty"`
 	NearArg  int      `json:"near_arg,omitempty"`
+
+	// Session is what the agent session's hook calls remember between
+	// hook processes (pending calls, batches, what the model was told).
+	Session *SessionMemory `json:"session,omitempty"`
 }
 
 // Counters are the detectors' running counts.
@@ -122,7 +126,7 @@ type EditError struct {
 	Example string `json:"example,omitempty"`
 }
 
-// SliceCount is the failed test attempts of one slice (seed 000's slice
+// SliceCount is the failed test attempts of one slice (the slice
 // ceiling). A slice, not a map: it is read and checked on every record.
 type SliceCount struct {
 	Slice  string `json:"slice"`
@@ -147,7 +151,7 @@ type ErrorCount struct {
 	LastSeen  time.Time `json:"last_seen"`
 }
 
-// TestAttempts are the failed attempts at one test (seed 000 FR-1).
+// TestAttempts are the failed attempts at one test.
 type TestAttempts struct {
 	Name   string `json:"name"`
 	Slice  string `json:"slice"`
@@ -222,6 +226,11 @@ type ToolMark struct {
 	// Info hashes the call's result with its own arguments removed and
 	// normalised ("" for edits and calls recorded without it).
 	Info string `json:"info,omitempty"`
+	// Batch is the batch of calls the call belonged to (0: unknown). The
+	// calls of one batch run at once and report in any order, so the
+	// history keeps them in a fixed order: a repeated batch then reads
+	// as a repeated sequence.
+	Batch int `json:"batch,omitempty"`
 }
 
 // Probe is the half-open probe and who holds it.
@@ -351,6 +360,7 @@ func (st *BreakerState) Clone() *BreakerState {
 	out.Tools = slices.Clone(st.Tools)
 	out.EditedFiles = slices.Clone(st.EditedFiles)
 	out.LastArgs = slices.Clone(st.LastArgs)
+	out.Session = st.Session.Clone()
 	out.Attempts = slices.Clone(st.Attempts)
 	for i := range out.Attempts {
 		out.Attempts[i].Files = slices.Clone(out.Attempts[i].Files)

@@ -41,10 +41,10 @@ type Config struct {
 
 	// Run configures the loop supervisor (`loopbreaker run`).
 	Run RunConfig `yaml:"run"`
-	// Scope is the slice's scope lock (seed 000 FR-5).
+	// Scope is the slice's scope lock.
 	Scope ScopeConfig `yaml:"scope"`
 
-	// Breakers are scoped breakers over reviewed outcomes (seed 003).
+	// Breakers are scoped breakers over reviewed outcomes.
 	Breakers []BreakerConfig `yaml:"breakers"`
 	// BreakerTemplate configures breakers for scopes not listed in
 	// Breakers, created on first use (Scope is ignored).
@@ -89,7 +89,7 @@ type ScopeConfig struct {
 	FilesInScope string `yaml:"files_in_scope"`
 }
 
-// BreakerConfig is one scoped breaker (seed 003).
+// BreakerConfig is one scoped breaker.
 type BreakerConfig struct {
 	// Scope is global, category:X, stakes:X, agent:X, tag:X, session:X
 	// or slice:X.
@@ -132,7 +132,7 @@ type SameErrorConfig struct {
 	// signature that open the breaker (the phase profile may override it).
 	Threshold int `yaml:"threshold"`
 	// SessionThreshold: times any one signature may be seen since the last
-	// reset before the breaker opens (seed 002). 0 means Threshold.
+	// reset before the breaker opens. 0 means Threshold.
 	SessionThreshold int `yaml:"session_threshold"`
 }
 
@@ -152,14 +152,14 @@ type ThresholdConfig struct {
 	Threshold int `yaml:"threshold"`
 }
 
-// TestAttemptsConfig configures seed 000's per-test attempts and slice ceiling.
+// TestAttemptsConfig configures the per-test attempts and the slice ceiling.
 type TestAttemptsConfig struct {
 	PerTest  int `yaml:"per_test"`
 	PerSlice int `yaml:"per_slice"`
 }
 
 // FailureWindowConfig configures the sliding window of reviewed outcomes
-// (seed 003): Threshold failures within Window open the breaker.
+// of scoped breakers: Threshold failures within Window open the breaker.
 type FailureWindowConfig struct {
 	Threshold int           `yaml:"threshold"`
 	Window    time.Duration `yaml:"window"`
@@ -191,7 +191,7 @@ type ToolCallsConfig struct {
 	NearDuplicate int `yaml:"near_duplicate"`
 }
 
-// PhaseProfile overrides thresholds for one phase (seed 001).
+// PhaseProfile overrides thresholds for one phase.
 type PhaseProfile struct {
 	NoProgress int `yaml:"no_progress"`
 	SameError  int `yaml:"same_error"`
@@ -213,9 +213,9 @@ type JournalConfig struct {
 	MaxAge time.Duration `yaml:"max_age"`
 }
 
-// Defaults returns the defaults: seed 001 phase profiles, Ralph's knobs
+// Defaults returns the defaults: TDD phase profiles, Ralph's knobs
 // (no progress 3, same error 5, permission denials 2, output decline 70 %,
-// cooldown 30 min), seed 000's 3 per test and 7 per slice.
+// cooldown 30 min), 3 attempts per test and 7 per slice.
 func Defaults() Config {
 	return Config{
 		Enabled:      true,

@@ -14,7 +14,7 @@ const (
 	// EventToolCall: one tool call of an agent ran.
 	EventToolCall EventKind = "tool_call"
 	// EventOutcome: the outcome of an earlier decision was reviewed
-	// (scoped breakers, seed 003).
+	// (scoped breakers).
 	EventOutcome EventKind = "outcome"
 	// EventCheck: a caller asked whether it may go on. Journaled only when
 	// it changed the state (a lazy cooldown transition or a probe taken).
@@ -55,7 +55,7 @@ type Iteration struct {
 
 	TestsPassing *int `json:"tests_passing,omitempty"`
 	TestsFailing *int `json:"tests_failing,omitempty"`
-	// Tests are per-test outcomes of this iteration (seed 000).
+	// Tests are per-test outcomes of this iteration.
 	Tests []TestResult `json:"tests,omitempty"`
 
 	Errors      []ErrorText `json:"errors,omitempty"`
@@ -125,9 +125,12 @@ type ToolCall struct {
 	TestsPassing *int   `json:"tests_passing,omitempty"`
 	TestsFailing *int   `json:"tests_failing,omitempty"`
 	Slice        string `json:"slice,omitempty"`
+	// Batch is the batch of calls this call ran in (0: not known): calls
+	// of one batch run at once and may report in any order.
+	Batch int `json:"batch,omitempty"`
 }
 
-// OutcomeResult is the reviewed result of a decision (seed 003).
+// OutcomeResult is the reviewed result of a decision.
 type OutcomeResult string
 
 const (
@@ -157,13 +160,13 @@ type Reset struct {
 	// ProbeFirst moves to HALF_OPEN (one probe) instead of CLOSED.
 	ProbeFirst bool `json:"probe_first,omitempty"`
 	// Guidance is what the person told the agent; it resets the per-test
-	// and slice counters (seed 000 FR-8) and is fed to the next iteration.
+	// and slice counters (the person changed the plan) and is fed to the next iteration.
 	Guidance string `json:"guidance,omitempty"`
 	By       string `json:"by,omitempty"`
 	Reason   string `json:"reason,omitempty"`
 }
 
-// ScopeViolation is an edit outside the slice's scope (seed 000 FR-5).
+// ScopeViolation is an edit outside the slice's scope.
 type ScopeViolation struct {
 	File          string `json:"file"`
 	Test          string `json:"test,omitempty"`

@@ -41,7 +41,7 @@ const (
 	ModeProbe HalfOpenMode = "probe"
 )
 
-// Phase is a TDD phase with its own thresholds and progress rules (seed 001).
+// Phase is a TDD phase with its own thresholds and progress rules.
 type Phase string
 
 const (

@@ -10,7 +10,7 @@ import (
 )
 
 // Breaker is an in-process breaker for one loop, safe for concurrent use:
-// the library form of loopbreaker (seed 002's recordProgress, recordError,
+// the library form of loopbreaker (recordProgress, recordError,
 // check, reset, getStatus). It keeps its state in memory; use Service with
 // a Store to persist it.
 type Breaker struct {
@@ -72,7 +72,7 @@ func (b *Breaker) Record(it *lb.Iteration) (lb.Decision, error) {
 	return b.apply(lb.Event{Kind: lb.EventIteration, Iteration: it})
 }
 
-// RecordProgress is seed 002's recordProgress: files changed, tests
+// RecordProgress records an iteration's progress: files changed, tests
 // passing and output length of the iteration that just ended.
 func (b *Breaker) RecordProgress(filesChanged, testsPassing int, outputBytes int64) (lb.Decision, error) {
 	return b.Record(&lb.Iteration{FilesChanged: &filesChanged, TestsPassing: &testsPassing, OutputBytes: &outputBytes})
@@ -88,7 +88,7 @@ func (b *Breaker) RecordOutcome(o *lb.Outcome) (lb.Decision, error) {
 	return b.apply(lb.Event{Kind: lb.EventOutcome, Outcome: o, Caller: o.DecisionID})
 }
 
-// Check asks whether the loop may take its next step (seed 002's check).
+// Check asks whether the loop may take its next step.
 func (b *Breaker) Check() (lb.Decision, error) {
 	return b.apply(lb.Event{Kind: lb.EventCheck})
 }
@@ -103,7 +103,7 @@ func (b *Breaker) Reset(r lb.Reset) (lb.Decision, error) {
 	return b.apply(lb.Event{Kind: lb.EventReset, Reset: &r, Caller: r.By})
 }
 
-// Status is seed 002's getStatus.
+// Status is the breaker's status (getStatus in other libraries).
 func (b *Breaker) Status() lb.Status {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -156,7 +156,7 @@ func TestDifferentErrorsDoNotCount(t *testing.T) {
 
 func TestSameErrorAcrossSession(t *testing.T) {
 	// A and B alternate, so the consecutive counter never passes 1; the
-	// session-wide count of A trips at 5 (seed 002).
+	// session-wide count of A trips at 5.
 	r := newRig(t)
 	var last lb.Decision
 	for i := 0; i < 9; i++ {

@@ -8,7 +8,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 )
 
-// failureWindow is seed 003's sliding window: reviewed outcomes failure
+// failureWindow is the sliding window of scoped breakers: reviewed outcomes failure
 // or abandoned within failure_window.window. Outcomes keep the window
 // (recordOutcome); it has no warning.
 type failureWindow struct{}

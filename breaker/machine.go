@@ -56,7 +56,7 @@ func (e *Engine) settle(s *lb.BreakerState, ev *lb.Event, phase lb.Phase, progre
 }
 
 // clearStagnation resets the consecutive counters after a successful probe;
-// per-test attempts stay until a person gives guidance (seed 000 FR-8).
+// per-test attempts stay until a person gives guidance.
 func clearStagnation(s *lb.BreakerState) {
 	s.Counters = lb.Counters{}
 	s.Tools = s.Tools[:0]

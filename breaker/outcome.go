@@ -7,7 +7,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 )
 
-// recordOutcome applies a reviewed outcome (seed 003): failure and
+// recordOutcome applies a reviewed outcome: failure and
 // abandoned count inside the sliding window, partial does not, a success in
 // CLOSED clears the window. In HALF_OPEN (probe) only the outcome of the
 // decision that took the probe settles it.

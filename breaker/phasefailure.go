@@ -7,7 +7,7 @@ import (
 )
 
 // phaseFailure counts consecutive failed iterations (a known, non-zero
-// exit code) of the same phase (seed 004, phase_failure.threshold).
+// exit code) of the same phase (phase_failure.threshold).
 type phaseFailure struct{}
 
 func (phaseFailure) Name() string { return lb.DetectorPhaseFailure }

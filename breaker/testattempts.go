@@ -6,7 +6,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 )
 
-// testAttempts is seed 000's per-test limit: failed attempts at one test
+// testAttempts is the per-test limit: failed attempts at one test
 // of the current slice that still fails (test_attempts.per_test). The
 // attempts themselves are the engine's bookkeeping (countTests): reports
 // and the next agent need them whatever the detectors say.
@@ -33,7 +33,7 @@ func (testAttempts) Reason(s *lb.BreakerState, at Moment, c Count) Reason {
 	}
 }
 
-// sliceAttempts is seed 000's slice ceiling: failed test attempts across
+// sliceAttempts is the slice ceiling: failed test attempts across
 // the slice (test_attempts.per_slice).
 type sliceAttempts struct{}
 

@@ -20,7 +20,7 @@ func (e *Engine) recordToolCall(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	// An edit that failed changed nothing: it is not an edit between two
 	// identical failing calls, and the next test run is not a new
 	// attempt because of it.
-	mark := lb.ToolMark{Key: tc.Tool + "\x00" + tc.ArgsHash, Result: tc.ResultHash, Edit: tc.Edit && tc.Error == nil}
+	mark := lb.ToolMark{Key: tc.Tool + "\x00" + tc.ArgsHash, Result: tc.ResultHash, Edit: tc.Edit && tc.Error == nil, Batch: tc.Batch}
 	if !mark.Edit {
 		mark.Info = tc.InfoHash
 	}
@@ -58,7 +58,7 @@ func (e *Engine) recordToolCall(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 			e.logToolAttempt(s, tc, ev, slice, failed, progress)
 		}
 	}
-	s.Tools = appendBounded(s.Tools, mark, e.Config.ToolCalls.History)
+	s.Tools = appendMark(s.Tools, mark, e.Config.ToolCalls.History)
 	observe(s, ev.Time, toolCallObservers, SignalToolCall, &Evidence{ToolCall: tc, Config: &e.Config, Progress: progress})
 
 	e.settle(s, ev, "", false, a)
@@ -205,4 +205,31 @@ func addFile(files []string, f string) []string {
 		return files
 	}
 	return append(files, f)
+}
+
+// appendMark adds a call to the history. A call of a batch goes in among
+// the calls of its batch recorded before it in a fixed order (by call and
+// result), not in the order the results came: the calls of one batch run
+// at once and report in any order, and a batch the agent repeats must
+// read as the same sequence again for the repeat and cycle detectors.
+func appendMark(ms []lb.ToolMark, m lb.ToolMark, max int) []lb.ToolMark {
+	ms = appendBounded(ms, m, max)
+	if m.Batch == 0 {
+		return ms
+	}
+	for i := len(ms) - 1; i > 0 && ms[i-1].Batch == m.Batch && markLess(ms[i], ms[i-1]); i-- {
+		ms[i], ms[i-1] = ms[i-1], ms[i]
+	}
+	return ms
+}
+
+// markLess orders the calls of one batch.
+func markLess(a, b lb.ToolMark) bool {
+	if a.Key != b.Key {
+		return a.Key < b.Key
+	}
+	if a.Result != b.Result {
+		return a.Result < b.Result
+	}
+	return a.ErrorSig < b.ErrorSig
 }

@@ -13,7 +13,7 @@ func (r *rig) violate(v lb.ScopeViolation) lb.Decision {
 	return r.apply(lb.Event{Kind: lb.EventScopeViolation, Caller: "loop", Violation: &v}).Decision
 }
 
-// Seed 000 FR-5: an unjustified violation counts as a failed attempt of its
+// An unjustified violation counts as a failed attempt of its
 // test, so three of them trip the per-test limit of the slice they name,
 // even when no iteration named that slice before.
 func TestUnjustifiedViolationsTripTheirSlice(t *testing.T) {

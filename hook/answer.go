@@ -47,6 +47,9 @@ func (o Outcome) String() string {
 type Answer struct {
 	Stdout []byte
 	Exit   int
+	// Failed: loopbreaker itself failed (the breaker could not be read or
+	// written); the answer says so as on_error decides.
+	Failed bool
 }
 
 // maxMessage keeps a message under the 10,000 characters Claude Code

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
-	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/report"
@@ -15,14 +14,14 @@ import (
 
 // decide turns a decision into an outcome: OPEN stops the agent, a busy
 // probe denies, a warning nudges the model once per episode.
-func (c *call) decide(ctx context.Context, res breaker.Result) hook.Answer {
-	d, st := res.Decision, res.States[0]
+func (c *call) decide(ctx context.Context, d lb.Decision) hook.Answer {
+	st := c.tx.State()
 	switch {
 	case !d.Allowed && d.State == lb.Open:
 		// A prompt or a session start is a person (or a loop) starting
 		// again: always the whole message.
 		msg := c.haltReminder(d)
-		if again := c.p.Kind == hook.KindPrompt || c.p.Kind == hook.KindSessionStart; again || c.firstHalt(st) {
+		if again := c.p.Kind == hook.KindPrompt || c.p.Kind == hook.KindSessionStart; again || c.firstHalt() {
 			msg = c.haltMessage(ctx, d, st)
 		}
 		if c.p.Tool == hook.Claude && c.p.Kind == hook.KindPreTool {
@@ -37,7 +36,7 @@ func (c *call) decide(ctx context.Context, res breaker.Result) hook.Answer {
 			return c.render(hook.Allow, "")
 		}
 		return c.render(hook.Deny, fmt.Sprintf("loopbreaker: %s (session %s). Wait, or end your turn.", d.Reason, c.Session))
-	case d.Warning && c.p.Kind != hook.KindStop && hook.NudgeReachesModel(c.p.Tool, c.p.Event) && c.firstNudge(st):
+	case d.Warning && c.p.Kind != hook.KindStop && hook.NudgeReachesModel(c.p.Tool, c.p.Event) && c.firstNudge():
 		msg := fmt.Sprintf("loopbreaker: the circuit breaker is HALF_OPEN (warning) for session %s: %s", c.Session, d.Reason)
 		if toolErr := hook.GeminiToolError(c.p); toolErr != "" && c.p.Kind == hook.KindPostTool {
 			return hook.NudgeFailedGeminiCall(toolErr, msg)

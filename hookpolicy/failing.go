@@ -1,9 +1,6 @@
 package hookpolicy
 
 import (
-	"os"
-	"strings"
-
 	lb "github.com/loopbreaker/loopbreaker"
 )
 
@@ -11,24 +8,21 @@ import (
 // violations (which count against it); a test that passes again is
 // forgotten.
 func (c *call) noteFailingTest(tests []lb.TestResult) {
-	path := c.sessionFile(".failing")
 	for _, t := range tests {
 		if !t.Passed && !t.Infra && t.Name != "" {
-			if err := writeFile(path, []byte(t.Name+"\n")); err != nil {
-				c.logf("loopbreaker: cannot remember the failing test: %v\n", err)
+			if m := c.tx.Peek(); m == nil || m.FailingTest != t.Name {
+				c.tx.Memory().FailingTest = t.Name
 			}
 			return
 		}
 	}
-	if len(tests) == 0 {
+	m := c.tx.Peek()
+	if m == nil || m.FailingTest == "" {
 		return
 	}
-	if b, err := os.ReadFile(path); err == nil {
-		last := strings.TrimSpace(string(b))
-		for _, t := range tests {
-			if t.Name == last && t.Passed {
-				os.Remove(path)
-			}
+	for _, t := range tests {
+		if t.Name == m.FailingTest && t.Passed {
+			c.tx.Memory().FailingTest = ""
 		}
 	}
 }
@@ -36,11 +30,10 @@ func (c *call) noteFailingTest(tests []lb.TestResult) {
 // lastFailingTest is the most recently failing test: the one noted by the
 // last tool call that saw a failure, else the current slice's test with
 // the most failed attempts.
-func (c *call) lastFailingTest(st *lb.BreakerState) string {
-	if b, err := os.ReadFile(c.sessionFile(".failing")); err == nil {
-		if name := strings.TrimSpace(string(b)); name != "" {
-			return name
-		}
+func (c *call) lastFailingTest() string {
+	st := c.tx.State()
+	if m := st.Session; m != nil && m.FailingTest != "" {
+		return m.FailingTest
 	}
 	best := -1
 	for i, t := range st.Tests {

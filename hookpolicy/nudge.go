@@ -2,16 +2,21 @@ package hookpolicy
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"slices"
+	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
 )
 
 // firstNudge reports whether this warning episode (one stay in HALF_OPEN)
 // has not been delivered to the model yet, and marks it delivered.
-func (c *call) firstNudge(st *lb.BreakerState) bool {
-	return c.firstIn(st, lb.HalfOpen, ".nudged-", "", "the warning")
+func (c *call) firstNudge() bool {
+	ep := episode(c.tx.State(), lb.HalfOpen)
+	if m := c.tx.Peek(); m != nil && m.Nudged == ep {
+		return false
+	}
+	c.tx.Memory().Nudged = ep
+	return true
 }
 
 // firstHalt reports whether the full halt message of this OPEN episode
@@ -20,45 +25,31 @@ func (c *call) firstNudge(st *lb.BreakerState) bool {
 // refusal's text to the person (Codex prints each as an error line), and
 // the model has the whole message already. A new agent session (a new
 // `claude -p`, a relaunch) gets the whole message again.
-func (c *call) firstHalt(st *lb.BreakerState) bool {
-	return c.firstIn(st, lb.Open, ".halted-", c.p.SessionID, "the halt message")
-}
-
-// firstIn reports whether something was not yet delivered in the current
-// stay in state to (named by the time of the transition into it) for the
-// agent session sid, and marks it delivered. The mark is a file created
-// with O_EXCL, so that two hooks running in parallel deliver it once.
-func (c *call) firstIn(st *lb.BreakerState, to lb.State, kind, sid, what string) bool {
-	// The transition time names the episode; the reset and open counts
-	// tell episodes apart under a frozen clock (LOOPBREAKER_NOW).
-	episode := fmt.Sprintf("%d-%d", st.Resets, st.TotalOpens)
-	for i := len(st.Transitions) - 1; i >= 0; i-- {
-		if t := st.Transitions[i]; t.To == to {
-			episode = fmt.Sprintf("%d-%s", t.Time.UnixNano(), episode)
-			break
-		}
-	}
-	if sid != "" {
-		episode += "-" + EscapeFileName(sid)
-	}
-	prefix := EscapeFileName(c.Session) + kind
-	name := filepath.Join(c.hookDir(), prefix+episode)
-	created, err := createExcl(name, nil)
-	if err != nil {
-		// Better twice than never.
-		c.logf("loopbreaker: cannot remember that %s was delivered: %v\n", what, err)
-		return true
-	}
-	if !created {
+func (c *call) firstHalt() bool {
+	ep := episode(c.tx.State(), lb.Open)
+	key := ep + "\x00" + c.p.SessionID
+	if m := c.tx.Peek(); m != nil && slices.Contains(m.Halted, key) {
 		return false
 	}
-	// Forget older episodes.
-	if old, err := filepath.Glob(filepath.Join(c.hookDir(), globEscape(prefix)+"*")); err == nil {
-		for _, o := range old {
-			if o != name {
-				os.Remove(o)
-			}
-		}
+	m := c.tx.Memory()
+	// Older episodes are over.
+	m.Halted = slices.DeleteFunc(m.Halted, func(k string) bool { return !strings.HasPrefix(k, ep+"\x00") })
+	m.Halted = append(m.Halted, key)
+	if n := len(m.Halted) - lb.MaxAgentSessions; n > 0 {
+		m.Halted = m.Halted[n:]
 	}
 	return true
+}
+
+// episode names the current stay in state to: the time of the transition
+// into it, with the reset and open counts, which tell episodes apart
+// under a frozen clock (LOOPBREAKER_NOW).
+func episode(st *lb.BreakerState, to lb.State) string {
+	ep := fmt.Sprintf("%d-%d", st.Resets, st.TotalOpens)
+	for i := len(st.Transitions) - 1; i >= 0; i-- {
+		if t := st.Transitions[i]; t.To == to {
+			return fmt.Sprintf("%d-%s", t.Time.UnixNano(), ep)
+		}
+	}
+	return ep
 }

@@ -7,10 +7,11 @@
 // It is the hook's policy without its command line: its inputs are a
 // parsed hook.Payload, the session's breaker service, the configuration and
 // a clock; its output is a hook.Answer. internal/cli only wires it; another
-// adapter (a transcript tailer, the server) can use it the same way. The
-// few things it must remember between two hook processes (the warning
-// episode delivered, the test that failed last, calls still waiting for
-// their result) are small files in <state dir>/hooks.
+// adapter (a transcript tailer, the server) can use it the same way. What
+// it must remember between two hook processes (calls still waiting for
+// their result, the batch they run in, the warning episode delivered, the
+// test that failed last) is the session memory of the breaker state,
+// changed in the same atomic update as the breaker itself.
 package hookpolicy
 
 import (
@@ -79,15 +80,25 @@ func (p *Policy) caller() string {
 	return p.Session
 }
 
-// call is one hook call being answered.
+// call is one hook call being answered, inside one atomic update of the
+// session's breaker (tx): the events it records and what it remembers are
+// saved together.
 type call struct {
 	*Policy
-	p *hook.Payload
+	p  *hook.Payload
+	tx *breaker.Tx
+	// files are the files changed since the previous turn end, measured
+	// before the update (a turn end of the main agent only); filesErr
+	// says why they were not.
+	files    []string
+	filesErr error
 }
 
 // Answer decides how to answer one hook call and renders the answer in the
 // payload's protocol. It never panics on a payload Parse accepted: a bug
-// of loopbreaker's own becomes a Failure answer.
+// of loopbreaker's own becomes a Failure answer. A store that cannot be
+// read or written is a failure too, answered as on_error says: with
+// on_error: stop a tool call is refused rather than let through unseen.
 func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.Answer) {
 	c := &call{Policy: p, p: payload}
 	defer func() {
@@ -97,7 +108,29 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 			ans = c.failure(fmt.Errorf("internal error: %v", r))
 		}
 	}()
-	switch payload.Kind {
+	if payload.Kind == hook.KindStop && payload.Event != "SubagentStop" && p.Config.Enabled {
+		// Measured before the update: git must not run under the lock.
+		c.files, c.filesErr = c.changedFiles(ctx)
+	}
+	_, err := p.Service.Transact(ctx, p.Scope, p.caller(), func(tx *breaker.Tx) error {
+		c.tx = tx
+		c.seen()
+		var err error
+		ans, err = c.dispatch(ctx)
+		return err
+	})
+	if err != nil && !errors.Is(err, lb.ErrCommitted) {
+		return c.failure(err)
+	}
+	if err != nil {
+		c.logf("loopbreaker: warning: %v\n", err)
+	}
+	return ans
+}
+
+// dispatch answers the hook call by its kind.
+func (c *call) dispatch(ctx context.Context) (hook.Answer, error) {
+	switch c.p.Kind {
 	case hook.KindPreTool:
 		return c.preTool(ctx)
 	case hook.KindPostTool:
@@ -109,26 +142,39 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 	case hook.KindPrompt, hook.KindSessionStart:
 		return c.prompt(ctx)
 	}
-	return c.render(hook.Allow, "")
+	return c.render(hook.Allow, ""), nil
 }
 
 func (c *call) render(o hook.Outcome, reason string) hook.Answer {
 	return hook.Render(c.p.Tool, c.p.Event, o, reason)
 }
 
-// apply applies ev to the session's breaker. A committed update whose
-// follow-up failed still decides (the store finishes it next time).
-func (c *call) apply(ctx context.Context, ev lb.Event) (breaker.Result, error) {
+// apply applies ev to the session's breaker within the call's update.
+func (c *call) apply(ev lb.Event) (lb.Decision, error) {
 	ev.Caller = c.caller()
-	res, err := c.Service.Apply(ctx, []string{c.Scope}, ev)
-	if err != nil && errors.Is(err, lb.ErrCommitted) && len(res.States) > 0 {
-		c.logf("loopbreaker: warning: %v\n", err)
-		err = nil
+	return c.tx.Apply(ev)
+}
+
+// seen notes that a hook call of this agent session arrived, for `hook
+// status`: it tells a CLI whose hooks never run from one whose hooks run.
+func (c *call) seen() {
+	if !c.Config.Enabled {
+		return
 	}
-	if err == nil && len(res.States) == 0 {
-		err = errors.New("the breaker returned no state")
+	m := c.tx.Memory()
+	now := c.now().UTC()
+	for i := range m.Seen {
+		s := &m.Seen[i]
+		if s.Tool == string(c.p.Tool) && s.SessionID == c.p.SessionID {
+			s.Last, s.LastEvent = now, c.p.Event
+			s.Calls++
+			return
+		}
 	}
-	return res, err
+	m.Seen = append(m.Seen, lb.SeenSession{Tool: string(c.p.Tool), SessionID: c.p.SessionID, First: now, Last: now, LastEvent: c.p.Event, Calls: 1})
+	if n := len(m.Seen) - lb.MaxAgentSessions; n > 0 {
+		m.Seen = m.Seen[n:]
+	}
 }
 
 func (c *call) failure(err error) hook.Answer {
@@ -142,6 +188,12 @@ func (c *call) failure(err error) hook.Answer {
 // refuses tool calls and prompts with the error. A turn end is never
 // blocked. The message also goes to log.
 func Failure(p *hook.Payload, session, onError string, err error, log io.Writer) hook.Answer {
+	ans := failure(p, session, onError, err, log)
+	ans.Failed = true
+	return ans
+}
+
+func failure(p *hook.Payload, session, onError string, err error, log io.Writer) hook.Answer {
 	msg := fmt.Sprintf("loopbreaker: the breaker itself failed: %v", err)
 	if log != nil {
 		fmt.Fprintln(log, msg)

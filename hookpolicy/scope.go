@@ -12,14 +12,15 @@ import (
 // scopeLock applies the slice's scope lock to the files an edit names. An
 // out-of-scope edit without a recorded justification, or an edit of a
 // denied file, is recorded as a scope violation and refused.
-func (c *call) scopeLock(ctx context.Context, st *lb.BreakerState) (hook.Answer, bool) {
+func (c *call) scopeLock(ctx context.Context) (hook.Answer, bool, error) {
 	lock, err := scopelock.Load(c.Project, c.Config.Scope)
 	if err != nil {
-		return c.failure(err), true
+		return hook.Answer{}, true, err
 	}
 	if !lock.Configured() {
-		return hook.Answer{}, false
+		return hook.Answer{}, false, nil
 	}
+	st := c.tx.State()
 	for _, file := range c.p.Files(c.Project, c.baseDir()) {
 		m := lock.Explain(file)
 		if m.Verdict == scopelock.Allow || m.Verdict == scopelock.None {
@@ -32,19 +33,19 @@ func (c *call) scopeLock(ctx context.Context, st *lb.BreakerState) (hook.Answer,
 		if shown == "" {
 			shown = file
 		}
-		test := c.lastFailingTest(st)
-		res, err := c.apply(ctx, lb.Event{Kind: lb.EventScopeViolation, Violation: &lb.ScopeViolation{
+		test := c.lastFailingTest()
+		d, err := c.apply(lb.Event{Kind: lb.EventScopeViolation, Violation: &lb.ScopeViolation{
 			File: shown, Test: test, Verdict: scopelock.RecordViolation,
 		}})
 		if err != nil {
-			return c.failure(err), true
+			return hook.Answer{}, true, err
 		}
-		if d := res.Decision; !d.Allowed && d.State == lb.Open {
-			return c.render(hook.Stop, c.haltMessage(ctx, d, res.States[0])), true
+		if !d.Allowed && d.State == lb.Open {
+			return c.render(hook.Stop, c.haltMessage(ctx, d, c.tx.State())), true, nil
 		}
-		return c.render(hook.Deny, c.scopeMessage(m, shown, test, res.States[0])), true
+		return c.render(hook.Deny, c.scopeMessage(m, shown, test, c.tx.State())), true, nil
 	}
-	return hook.Answer{}, false
+	return hook.Answer{}, false, nil
 }
 
 func (c *call) scopeMessage(m scopelock.Match, file, test string, st *lb.BreakerState) string {

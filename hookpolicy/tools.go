@@ -4,7 +4,6 @@ import (
 	"context"
 
 	lb "github.com/loopbreaker/loopbreaker"
-	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/hook"
 )
 
@@ -12,36 +11,34 @@ import (
 // a result are recorded first, so a repeated failing patch is refused at
 // its repeat; OPEN denies and stops the agent; an edit goes through the
 // scope lock; a call allowed to run is remembered until its result comes.
-func (c *call) preTool(ctx context.Context) hook.Answer {
-	if err := c.recordUnreported(ctx, false); err != nil {
-		return c.failure(err)
+func (c *call) preTool(ctx context.Context) (hook.Answer, error) {
+	if err := c.recordUnreported(false); err != nil {
+		return hook.Answer{}, err
 	}
-	res, err := c.apply(ctx, lb.Event{Kind: lb.EventCheck})
+	d, err := c.apply(lb.Event{Kind: lb.EventCheck})
 	if err != nil {
-		return c.failure(err)
+		return hook.Answer{}, err
 	}
-	d := res.Decision
 	if d.Allowed && c.Config.Enabled && hook.Classify(c.p.Tool, c.p.ToolName) == hook.ClassEdit {
-		if ans, done := c.scopeLock(ctx, res.States[0]); done {
-			return ans
+		if ans, done, err := c.scopeLock(ctx); done || err != nil {
+			return ans, err
 		}
 	}
 	if d.Allowed && c.Config.Enabled {
 		c.remember()
 	}
-	return c.decide(ctx, res)
+	return c.decide(ctx, d), nil
 }
 
 // recordUnreported records the pending calls that failed without a result
 // (see pending.go): at a turn end or prompt all of them (every), at a
 // pre-tool event those the agent repeats.
-func (c *call) recordUnreported(ctx context.Context, every bool) error {
+func (c *call) recordUnreported(every bool) error {
 	if !c.Config.Enabled {
 		return nil
 	}
-	for _, pre := range c.failedPending(every) {
-		tc := hook.UnreportedCall(pre, c.Project, c.baseDirOf(pre))
-		if _, err := c.apply(ctx, lb.Event{Kind: lb.EventToolCall, ToolCall: &tc}); err != nil {
+	for _, tc := range c.failedPending(every) {
+		if _, err := c.apply(lb.Event{Kind: lb.EventToolCall, ToolCall: &tc}); err != nil {
 			return err
 		}
 	}
@@ -50,25 +47,24 @@ func (c *call) recordUnreported(ctx context.Context, every bool) error {
 
 // postTool records the tool call that ran, unless its outcome was counted
 // already (a late result of a call taken for failed).
-func (c *call) postTool(ctx context.Context) hook.Answer {
+func (c *call) postTool(ctx context.Context) (hook.Answer, error) {
+	tc := hook.BuildToolCall(c.p, c.Project, c.baseDir())
 	if c.Config.Enabled {
-		name := callName(c.p)
-		c.claimPending(name)
-		if c.lateResult(name) {
+		batch, counted := c.resolve(&tc)
+		if counted {
 			c.logf("loopbreaker: the result of %s call %s came after the call was counted as failed; not counted again\n", c.p.ToolName, c.p.ToolUseID)
 			return c.check(ctx)
 		}
-		c.markDone(c.p, name)
+		tc.Batch = batch
 	}
-	tc := hook.BuildToolCall(c.p, c.Project, c.baseDir())
-	res, err := c.apply(ctx, lb.Event{Kind: lb.EventToolCall, ToolCall: &tc})
+	d, err := c.apply(lb.Event{Kind: lb.EventToolCall, ToolCall: &tc})
 	if err != nil {
-		return c.failure(err)
+		return hook.Answer{}, err
 	}
 	if c.Config.Enabled {
 		c.noteFailingTest(tc.Tests)
 	}
-	return c.decide(ctx, res)
+	return c.decide(ctx, d), nil
 }
 
 // toolBatch handles Claude Code's PostToolBatch, which lists every call of
@@ -77,48 +73,50 @@ func (c *call) postTool(ctx context.Context) hook.Answer {
 // recorded with the batch's result; a call never announced (rejected by
 // validation before PreToolUse: an Edit whose old text is not found) is
 // recorded when it failed.
-func (c *call) toolBatch(ctx context.Context) hook.Answer {
+func (c *call) toolBatch(ctx context.Context) (hook.Answer, error) {
 	if !c.Config.Enabled {
 		return c.check(ctx)
 	}
-	var res breaker.Result
+	var d lb.Decision
 	recorded := false
 	for _, bc := range c.p.Calls {
 		if bc.ToolUseID == "" {
 			continue
 		}
-		name := callName(bc)
-		if c.counted(name) {
+		id := callID(bc)
+		if c.tx.Peek() != nil && c.tx.Peek().IsCounted(id) {
 			continue
 		}
 		tc := hook.BuildToolCall(bc, c.Project, c.baseDir())
-		if !c.claimPending(name) && tc.Error == nil {
+		batch, announced := c.takePending(id, "")
+		if !announced && tc.Error == nil {
 			// Not announced and not failed: its own events count it.
 			continue
 		}
-		if !c.markFailed(bc, name) {
-			continue
-		}
-		r, err := c.apply(ctx, lb.Event{Kind: lb.EventToolCall, ToolCall: &tc})
+		m := c.tx.Memory()
+		m.MarkCounted(id, false)
+		m.Results++
+		tc.Batch = batch
+		r, err := c.apply(lb.Event{Kind: lb.EventToolCall, ToolCall: &tc})
 		if err != nil {
-			return c.failure(err)
+			return hook.Answer{}, err
 		}
-		res, recorded = r, true
+		d, recorded = r, true
 		c.noteFailingTest(tc.Tests)
 	}
 	if !recorded {
 		return c.check(ctx)
 	}
-	return c.decide(ctx, res)
+	return c.decide(ctx, d), nil
 }
 
 // check asks the breaker and decides.
-func (c *call) check(ctx context.Context) hook.Answer {
-	res, err := c.apply(ctx, lb.Event{Kind: lb.EventCheck})
+func (c *call) check(ctx context.Context) (hook.Answer, error) {
+	d, err := c.apply(lb.Event{Kind: lb.EventCheck})
 	if err != nil {
-		return c.failure(err)
+		return hook.Answer{}, err
 	}
-	return c.decide(ctx, res)
+	return c.decide(ctx, d), nil
 }
 
 // baseDirOf is baseDir for another payload of the session.

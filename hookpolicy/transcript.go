@@ -2,14 +2,11 @@ package hookpolicy
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"strconv"
-	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/hook"
@@ -28,39 +25,56 @@ import (
 // maxTranscriptChunk bounds what one turn end reads of a transcript.
 const maxTranscriptChunk = 16 << 20
 
-func (c *call) transcriptMark() string {
-	return c.sessionFile(".transcript-" + EscapeFileName(c.p.SessionID))
+// transcriptOffset is where the session's transcript was read up to.
+func (c *call) transcriptOffset() (int64, bool) {
+	if m := c.tx.Peek(); m != nil {
+		for _, t := range m.Transcripts {
+			if t.Session == c.p.SessionID {
+				return t.Offset, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// setTranscriptOffset notes where the session's transcript was read up to.
+func (c *call) setTranscriptOffset(off int64) {
+	m := c.tx.Memory()
+	for i := range m.Transcripts {
+		if m.Transcripts[i].Session == c.p.SessionID {
+			m.Transcripts[i].Offset = off
+			return
+		}
+	}
+	m.Transcripts = append(m.Transcripts, lb.TranscriptMark{Session: c.p.SessionID, Offset: off})
+	if n := len(m.Transcripts) - lb.MaxAgentSessions; n > 0 {
+		m.Transcripts = m.Transcripts[n:]
+	}
 }
 
 // markTranscript notes where the session's transcript ends now, so that
 // the first turn end reads only what this session added.
 func (c *call) markTranscript() {
-	if c.p.Tool != hook.Claude || c.p.TranscriptPath == "" || c.p.SessionID == "" {
+	if c.p.Tool != hook.Claude || c.p.TranscriptPath == "" || c.p.SessionID == "" || !c.Config.Enabled {
 		return
 	}
-	if _, err := os.Stat(c.transcriptMark()); err == nil {
+	if _, ok := c.transcriptOffset(); ok {
 		return
 	}
-	fi, err := os.Stat(c.p.TranscriptPath)
 	size := int64(0)
-	if err == nil {
+	if fi, err := os.Stat(c.p.TranscriptPath); err == nil {
 		size = fi.Size()
 	}
-	if err := writeFile(c.transcriptMark(), []byte(strconv.FormatInt(size, 10)+"\n")); err != nil {
-		c.logf("loopbreaker: cannot note where the transcript ends: %v\n", err)
-	}
+	c.setTranscriptOffset(size)
 }
 
 // recordFromTranscript records the failed calls of the transcript since
 // the previous turn end that no hook reported.
-func (c *call) recordFromTranscript(ctx context.Context) error {
+func (c *call) recordFromTranscript() error {
 	if c.p.Tool != hook.Claude || c.p.TranscriptPath == "" || c.p.SessionID == "" || !c.Config.Enabled {
 		return nil
 	}
-	var from int64
-	if b, err := os.ReadFile(c.transcriptMark()); err == nil {
-		from, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	}
+	from, _ := c.transcriptOffset()
 	f, err := os.Open(c.p.TranscriptPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // not written (yet); nothing to add
@@ -90,11 +104,7 @@ func (c *call) recordFromTranscript(ctx context.Context) error {
 	} else {
 		data = data[:end]
 	}
-	defer func() {
-		if err := writeFile(c.transcriptMark(), []byte(strconv.FormatInt(from+int64(end), 10)+"\n")); err != nil {
-			c.logf("loopbreaker: cannot note where the transcript ends: %v\n", err)
-		}
-	}()
+	c.setTranscriptOffset(from + int64(end))
 	if len(data) == 0 {
 		return nil
 	}
@@ -108,14 +118,15 @@ func (c *call) recordFromTranscript(ctx context.Context) error {
 			continue
 		}
 		call.SessionID, call.Cwd = c.p.SessionID, c.p.Cwd
-		name := callName(call)
+		id := callID(call)
 		// Reported by its own events, or announced and counted as failed
 		// at this turn end already.
-		if c.counted(name) || !c.markFailed(call, name) {
+		if m := c.tx.Peek(); m != nil && m.IsCounted(id) {
 			continue
 		}
+		c.tx.Memory().MarkCounted(id, true)
 		tc := hook.BuildToolCall(call, c.Project, c.baseDir())
-		if _, err := c.apply(ctx, lb.Event{Kind: lb.EventToolCall, ToolCall: &tc}); err != nil {
+		if _, err := c.apply(lb.Event{Kind: lb.EventToolCall, ToolCall: &tc}); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,8 @@ package hookpolicy
 
 import (
 	"context"
-	"os"
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
@@ -17,21 +18,20 @@ import (
 // without progress: it records an iteration only when files changed. It
 // never blocks: OPEN answers with the protocol's stop (continue: false),
 // which also overrides other Stop hooks that would keep the agent looping.
-func (c *call) stop(ctx context.Context) hook.Answer {
+func (c *call) stop(ctx context.Context) (hook.Answer, error) {
 	sub := c.p.Event == "SubagentStop"
 	if !sub {
-		if err := c.recordUnreported(ctx, true); err != nil {
-			return c.failure(err)
+		if err := c.recordUnreported(true); err != nil {
+			return hook.Answer{}, err
 		}
-		if err := c.recordFromTranscript(ctx); err != nil {
+		if err := c.recordFromTranscript(); err != nil {
 			c.logf("loopbreaker: failed calls that fired no hook were not counted: %v\n", err)
 		}
-		c.pruneDone()
 	}
 	ev := lb.Event{Kind: lb.EventCheck}
 	if !sub && c.Config.Enabled {
 		it := &lb.Iteration{Summary: summaryLine(c.turnMessage())}
-		files, err := c.changedFiles(ctx)
+		files, err := c.files, c.filesErr
 		switch {
 		case err != nil:
 			c.logf("loopbreaker: turn end not recorded as an iteration: files changed not measured (%v)\n", err)
@@ -44,11 +44,11 @@ func (c *call) stop(ctx context.Context) hook.Answer {
 			ev = lb.Event{Kind: lb.EventIteration, Iteration: it}
 		}
 	}
-	res, err := c.apply(ctx, ev)
+	d, err := c.apply(ev)
 	if err != nil {
-		return c.failure(err)
+		return hook.Answer{}, err
 	}
-	return c.decide(ctx, res)
+	return c.decide(ctx, d), nil
 }
 
 func (c *call) changedFiles(ctx context.Context) ([]string, error) {
@@ -70,11 +70,11 @@ const errNoMeasure = measureError("no way to measure the files changed")
 
 // prompt handles a prompt or a session start: the calls still pending
 // failed; OPEN refuses the prompt.
-func (c *call) prompt(ctx context.Context) hook.Answer {
+func (c *call) prompt(ctx context.Context) (hook.Answer, error) {
 	c.markTranscript()
 	if c.p.Kind == hook.KindPrompt {
-		if err := c.recordUnreported(ctx, true); err != nil {
-			return c.failure(err)
+		if err := c.recordUnreported(true); err != nil {
+			return hook.Answer{}, err
 		}
 		c.noteNotification()
 	}
@@ -90,21 +90,21 @@ func taskNotification(prompt string) bool {
 // noteNotification remembers whether the turn that starts was started by
 // a task notification.
 func (c *call) noteNotification() {
-	path := c.sessionFile(".notification")
+	want := ""
 	if c.p.Tool == hook.Claude && taskNotification(c.p.Prompt) {
-		if err := writeFile(path, []byte(c.p.SessionID+"\n")); err != nil {
-			c.logf("loopbreaker: cannot remember the task notification: %v\n", err)
-		}
+		want = c.p.SessionID
+	}
+	if m := c.tx.Peek(); (m == nil && want == "") || (m != nil && m.Notification == want) {
 		return
 	}
-	os.Remove(path)
+	c.tx.Memory().Notification = want
 }
 
 // notificationTurn reports whether the turn that ends was started by a
 // task notification of the same agent session.
 func (c *call) notificationTurn() bool {
-	b, err := os.ReadFile(c.sessionFile(".notification"))
-	return err == nil && strings.TrimSpace(string(b)) == c.p.SessionID
+	m := c.tx.Peek()
+	return m != nil && m.Notification != "" && m.Notification == c.p.SessionID
 }
 
 // turnMessage is the agent's message for the turn that ends. Gemini's
@@ -115,17 +115,19 @@ func (c *call) turnMessage() string {
 	if c.p.Tool != hook.Gemini {
 		return msg
 	}
-	path := c.sessionFile(".response")
-	if b, err := os.ReadFile(path); err == nil {
-		prev := string(b)
-		if prev != "" && len(msg) > len(prev) && strings.HasPrefix(msg, prev) {
-			msg = strings.TrimLeft(msg[len(prev):], "\n")
+	if m := c.tx.Peek(); m != nil && m.Answer != nil {
+		if prev := m.Answer; prev.Len > 0 && len(msg) > prev.Len && textHash(msg[:prev.Len]) == prev.Hash {
+			msg = strings.TrimLeft(msg[prev.Len:], "\n")
 		}
 	}
-	if err := writeFile(path, []byte(c.p.LastMessage)); err != nil {
-		c.logf("loopbreaker: cannot remember the agent's answer: %v\n", err)
-	}
+	c.tx.Memory().Answer = &lb.TextMark{Len: len(c.p.LastMessage), Hash: textHash(c.p.LastMessage)}
 	return msg
+}
+
+// textHash stands for a text in the session memory.
+func textHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:12])
 }
 
 // summaryLine keeps the first line of the agent's last message, short.

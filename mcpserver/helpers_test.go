@@ -55,7 +55,7 @@ type fixture struct {
 }
 
 // testConfig: a stakes:high breaker that trips at 3 failures in 24h and
-// cools down for an hour (seed 003's default), a template of 5 per hour.
+// cools down for an hour (the scoped default), a template of 5 per hour.
 func testConfig() lb.Config {
 	cfg := lb.Defaults()
 	cfg.Breakers = []lb.BreakerConfig{

@@ -1,6 +1,6 @@
 // Package mcpserver serves loopbreaker's breakers to agents over the Model
-// Context Protocol (the official Go SDK). Its tools only read: seed 003
-// exposes the circuit state to agents and leaves resets to people, so
+// Context Protocol (the official Go SDK). Its tools only read: agents
+// may see the circuit state, resets are left to people, so
 // there is no reset tool, and no tool takes a probe or records anything.
 //
 // Tools:

@@ -31,7 +31,7 @@ func TestToolsAreReadOnlyAndThereIsNoReset(t *testing.T) {
 			t.Errorf("%s: annotations %+v, want readOnlyHint and idempotentHint", tool.Name, a)
 		}
 		if strings.Contains(strings.ToLower(tool.Name+tool.Title), "reset") {
-			t.Errorf("tool %s offers a reset; resets are for people (seed 003)", tool.Name)
+			t.Errorf("tool %s offers a reset; resets are for people", tool.Name)
 		}
 	}
 	slices.Sort(names)

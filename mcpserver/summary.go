@@ -8,7 +8,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 )
 
-// summary is a breaker's one line for people, in seed 003's form:
+// summary is a breaker's one line for people:
 // "[OPEN] stakes:high — 3/3 failures, cooldown ends in 45m".
 func summary(b Breaker, now time.Time, counters ...lb.Counter) string {
 	tag := string(b.State)
@@ -152,7 +152,7 @@ func writeBreaker(b *strings.Builder, br Breaker) {
 	}
 }
 
-// listText is list_breakers' text content, in seed 003's Markdown form.
+// listText is list_breakers' text content, in Markdown.
 func listText(out ListOutput, skipClosed bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### Circuit Breakers (%d open, %d half-open, %d closed)", out.Open, out.HalfOpen, out.Closed)

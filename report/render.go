@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Markdown writes the report in seed 000's layout. Everything that came
+// Markdown writes the report in its usual layout. Everything that came
 // from the agent or the error output is escaped or fenced, so no content
 // can break the layout: a fence is longer than any backtick run it holds,
 // table cells escape pipes and lose their newlines.

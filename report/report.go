@@ -1,10 +1,10 @@
-// Package report builds seed 000's diagnostic report from a breaker's state:
+// Package report builds the diagnostic report from a breaker's state:
 // what the test expects, what actually happens, every attempt with its
 // files and error, the files touched, scope violations, one hypothesis
 // derived from the pattern across attempts, one question for the user and
 // the exact recovery commands.
 //
-// The report is structured data first (NFR-3): Build fills one Report, and
+// The report is structured data first: Build fills one Report, and
 // Markdown and JSON render that same value, so people and programs always
 // read the same diagnosis.
 package report

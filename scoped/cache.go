@@ -28,7 +28,7 @@ import (
 //
 // A caller that reads a state with changes not yet durable waits for them
 // too, so no answer is ever based on state a crash could lose (the
-// restart bypass of seed 003).
+// restart bypass).
 type cache struct {
 	m        *Manager
 	onCommit func(scopes, entries int, took time.Duration, err error)

@@ -1,4 +1,4 @@
-// Package scoped runs seed 003's scoped breakers: a check or an outcome
+// Package scoped runs scoped breakers: a check or an outcome
 // comes with a Context (category, stakes, agent, tags, session, slice),
 // every breaker whose scope matches the context records it, and the most
 // restrictive of them decides.

@@ -1,4 +1,4 @@
-// Package scopelock is the slice's scope lock (seed 000 FR-5): it tells,
+// Package scopelock is the slice's scope lock: it tells,
 // for a file an agent wants to edit, whether the edit is allowed, needs a
 // one-sentence justification tied to the failing test, or is refused.
 //

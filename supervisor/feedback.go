@@ -142,8 +142,8 @@ func (f feedback) guidanceText() string {
 	return strings.Join(texts, "\n\n")
 }
 
-// guidanceMarkdown is the guidance with what was already tried (seed 000
-// FR-8: the agent retries with the person's input and knows which
+// guidanceMarkdown is the guidance with what was already tried (the agent
+// retries with the person's input and knows which
 // approaches not to repeat).
 func (f feedback) guidanceMarkdown() string {
 	if len(f.guidance) == 0 {

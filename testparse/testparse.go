@@ -1,5 +1,5 @@
 // Package testparse turns the output of test runners into per-test results,
-// so that the breaker can count attempts per test (seed 000, FR-1..FR-3)
+// so that the breaker can count attempts per test
 // from what an agent's test command printed, without the agent's help.
 //
 // It reads go test (text and -json), pytest, jest, vitest (text and --json),

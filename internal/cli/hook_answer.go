@@ -70,14 +70,13 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 			p.Tool, config.ProjectFile, StateDirName, project)
 		return hook.Render(p.Tool, p.Event, hook.Allow, "")
 	}
-	// Marked before anything can fail: `hook status` tells a CLI whose
-	// hooks never run from one whose hooks run and fail.
-	if err := hook.RecordSeen(resolveStateDir(env, project), p.Tool, p.SessionID, p.Event, env.Now()); err != nil {
-		fmt.Fprintf(env.Stderr, "loopbreaker: warning: cannot mark this hook call for `hook status`: %v\n", err)
-	}
 	c := common{project: project, session: o.session, caller: o.caller, sets: o.sets}
 	w, err := c.open(env)
 	if err != nil {
+		if w != nil {
+			onError = w.cfg.OnError
+		}
+		markSeen(env, project, p)
 		return hookpolicy.Failure(p, o.session, onError, err, env.Stderr)
 	}
 	defer w.close()
@@ -88,7 +87,21 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 		Now: env.Now, Log: env.Stderr,
 		Files: hookpolicy.GitFiles(w.project, w.stateDir, w.session),
 	}
-	return pol.Answer(ctx, p)
+	ans = pol.Answer(ctx, p)
+	if ans.Failed {
+		markSeen(env, project, p)
+	}
+	return ans
+}
+
+// markSeen marks a hook call that could not be recorded in the breaker
+// state (where the calls of every agent session are noted), so that `hook
+// status` still tells a CLI whose hooks run and fail from one whose hooks
+// never run.
+func markSeen(env *Env, project string, p *hook.Payload) {
+	if err := hook.RecordSeen(resolveStateDir(env, project), p.Tool, p.SessionID, p.Event, env.Now()); err != nil {
+		fmt.Fprintf(env.Stderr, "loopbreaker: warning: cannot mark this hook call for `hook status`: %v\n", err)
+	}
 }
 
 // hookProject finds the project directory and whether loopbreaker is

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -71,6 +72,11 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("cannot read the hook call marks in %s: %v", rep.StateDir, err))
 	}
+	inStore, err := seenInStore(ctx, env, project)
+	if err != nil {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("cannot read the sessions' hook calls from the breakers: %v", err))
+	}
+	seen = mergeSeen(seen, inStore)
 	rep.Sessions = seen
 	if rep.Sessions == nil {
 		rep.Sessions = []hook.Seen{}
@@ -341,4 +347,64 @@ func printHookStatus(env *Env, rep hookStatusReport) {
 	for _, msg := range rep.Warnings {
 		fmt.Fprintf(w, "\nwarning: %s\n", msg)
 	}
+}
+
+// seenInStore lists the agent sessions whose hook calls the project's
+// session breakers recorded.
+func seenInStore(ctx context.Context, env *Env, project string) ([]hook.Seen, error) {
+	c := common{project: project, session: "default"}
+	w, err := c.openRead(env)
+	if err != nil {
+		return nil, err
+	}
+	defer w.close()
+	scopes, err := w.store.Scopes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []hook.Seen
+	for _, sc := range scopes {
+		if !strings.HasPrefix(sc, "session:") {
+			continue
+		}
+		st, err := w.store.Load(ctx, sc)
+		if err != nil {
+			return out, err
+		}
+		if st.Session == nil {
+			continue
+		}
+		for _, s := range st.Session.Seen {
+			out = append(out, hook.Seen{Tool: hook.Tool(s.Tool), SessionID: s.SessionID, First: s.First, Last: s.Last, LastEvent: s.LastEvent, Calls: s.Calls})
+		}
+	}
+	return out, nil
+}
+
+// mergeSeen joins the marks of the breakers and those written when a hook
+// call could not be recorded, one per agent session, newest first.
+func mergeSeen(a, b []hook.Seen) []hook.Seen {
+	byKey := map[string]hook.Seen{}
+	for _, s := range append(a, b...) {
+		k := string(s.Tool) + "\x00" + s.SessionID
+		old, ok := byKey[k]
+		if !ok {
+			byKey[k] = s
+			continue
+		}
+		if s.Last.After(old.Last) {
+			old.Last, old.LastEvent = s.Last, s.LastEvent
+		}
+		if s.First.Before(old.First) {
+			old.First = s.First
+		}
+		old.Calls += s.Calls
+		byKey[k] = old
+	}
+	out := make([]hook.Seen, 0, len(byKey))
+	for _, s := range byKey {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Last.After(out[j].Last) })
+	return out
 }

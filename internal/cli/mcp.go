@@ -13,7 +13,7 @@ import (
 )
 
 // runMCP serves the project's breakers over MCP on stdin/stdout until the
-// client closes stdin. Its tools only read (seed 003: no reset over MCP).
+// client closes stdin. Its tools only read: resets are for people, not for agents.
 // The project is opened again for every call, so the server sees the
 // configuration and the states as they are now.
 func runMCP(ctx context.Context, env *Env, args []string) error {

@@ -13,7 +13,7 @@ type reportOptions struct {
 	expects string
 }
 
-// runReport prints the diagnostic report (seed 000's "debug now" pull
+// runReport prints the diagnostic report (the "debug now" pull
 // cord) at any moment, in Markdown or, with --json, as the same data.
 // It changes nothing.
 func runReport(ctx context.Context, env *Env, args []string) error {

@@ -14,9 +14,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/config"
-	"github.com/loopbreaker/loopbreaker/filestore"
-	"github.com/loopbreaker/loopbreaker/redisstore"
-	"github.com/loopbreaker/loopbreaker/scoped"
+	"github.com/loopbreaker/loopbreaker/session"
 )
 
 // StateDirName is the state directory inside a project.
@@ -71,9 +69,12 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-// workspace is an opened project: its configuration, store and service.
+// workspace is an opened project as the CLI sees it: the session (the
+// configuration, the store and the operations) with the command's
+// environment. The short fields are the session's, for the commands.
 type workspace struct {
 	env      *Env
+	sess     *session.Session
 	project  string
 	stateDir string
 	loaded   *config.Loaded
@@ -167,148 +168,65 @@ func (c *common) openMode(env *Env, readOnly bool) (*workspace, error) {
 	if c.store != "" {
 		flags["store"] = c.store
 	}
-	loaded, err := config.Load(config.Options{ProjectDir: project, Env: env.Environ, Flags: flags})
+	sess, err := session.Open(session.Options{
+		Project: project, StateDir: resolveStateDir(env, project),
+		Name: c.session, Caller: c.caller, Scope: c.scope, Flags: flags,
+		Environ: env.Environ, Getenv: env.Getenv, Now: env.Now, ReadOnly: readOnly, Warn: env.Stderr,
+	})
+	if errors.Is(err, session.ErrUsage) {
+		return nil, usagef("--%s", strings.TrimPrefix(err.Error(), "usage: "))
+	}
 	if err != nil {
-		return nil, err
-	}
-	if c.session == "" || strings.ContainsAny(c.session, "\x00\n") {
-		return nil, usagef("--session %q: want a non-empty name on one line", c.session)
-	}
-	caller := c.caller
-	if caller == "" {
-		caller = c.session
-	}
-	// A breakers: entry for this session overrides its cooldown and
-	// failure window here exactly as in `serve` and `mcp`.
-	scope := SessionScope(c.session)
-	if c.scope != "" {
-		if err := lb.ValidScope(c.scope); err != nil {
-			return nil, usagef("--scope: %v", err)
+		if sess != nil {
+			// The configuration was read: a hook still answers the
+			// failure as its on_error says.
+			return &workspace{cfg: sess.Config}, err
 		}
-		scope = c.scope
-	}
-	w := &workspace{
-		env: env, project: project, stateDir: resolveStateDir(env, project), loaded: loaded, cfg: loaded.Config,
-		session: c.session, scope: scope, caller: caller,
-	}
-	if err := w.openStore(readOnly); err != nil {
 		return nil, err
 	}
+	w := &workspace{env: env}
+	w.adopt(sess)
 	return w, nil
 }
 
-// openStore (re)opens the store: the state directory, read-only or for
-// writing, or Redis when the store setting is a redis:// URL (one
-// connection pool for both; Redis has no read-only mode to upgrade).
-func (w *workspace) openStore(readOnly bool) error {
-	var store lb.Store
-	switch {
-	case redisstore.IsURL(w.cfg.Store):
-		if _, ok := w.store.(*redisstore.Store); ok {
-			return nil
-		}
-		maxEntries := int64(w.cfg.Journal.MaxEntries)
-		if maxEntries == 0 {
-			maxEntries = -1 // journal.max_entries: 0 never trims
-		}
-		rs, err := redisstore.Open(redisstore.Options{
-			URL:      w.cfg.Store,
-			Username: w.env.Getenv("LOOPBREAKER_REDIS_USERNAME"), Password: w.env.Getenv("LOOPBREAKER_REDIS_PASSWORD"),
-			MaxEntries: maxEntries, MaxAge: w.cfg.Journal.MaxAge, Now: w.env.Now,
-		})
-		if err != nil {
-			return err
-		}
-		store = rs
-	case w.cfg.Store != "":
-		// Only the scheme: the rest may hold a password.
-		scheme, _, _ := strings.Cut(w.cfg.Store, "://")
-		if len(scheme) > 16 {
-			scheme = scheme[:16] + "..."
-		}
-		return usagef("store %q...: want redis://host:port/db or rediss://... (TLS); leave it empty for the state directory (LOOPBREAKER_DIR)", scheme)
-	default:
-		opts := filestore.Options{
-			MaxJournalBytes: w.cfg.Journal.MaxBytes, KeepJournals: w.cfg.Journal.Keep,
-			Fsync: w.cfg.Journal.Fsync, Now: w.env.Now,
-		}
-		open := filestore.Open
-		if readOnly {
-			open = filestore.OpenReadOnly
-		}
-		fs, err := open(w.stateDir, opts)
-		if err != nil {
-			return err
-		}
-		store = fs
-	}
-	if w.store != nil {
-		w.store.Close()
-	}
-	w.store = store
-	w.svc = &breaker.Service{Store: store, Engine: scoped.EngineFor(w.cfg, w.scope, w.env.Now)}
-	return nil
+// adopt makes sess the workspace's session.
+func (w *workspace) adopt(sess *session.Session) {
+	w.sess = sess
+	w.project, w.stateDir, w.loaded, w.cfg = sess.Project, sess.StateDir, sess.Loaded, sess.Config
+	w.store, w.svc = sess.Store, sess.Service
+	w.session, w.scope, w.caller = sess.Name, sess.Scope, sess.Caller
 }
 
 // storeName names the store in messages, without a password.
-func (w *workspace) storeName() string {
-	if rs, ok := w.store.(*redisstore.Store); ok {
-		return rs.String()
-	}
-	return w.stateDir
-}
+func (w *workspace) storeName() string { return w.sess.StoreName() }
 
 // writable reopens a workspace opened with openRead for writing.
-func (w *workspace) writable() error { return w.openStore(false) }
+func (w *workspace) writable() error {
+	if err := w.sess.Reopen(); err != nil {
+		return err
+	}
+	w.adopt(w.sess)
+	return nil
+}
 
 // applyReadFirst applies ev without creating or writing anything when it
 // changes nothing (a check of a CLOSED breaker), and opens the state
 // directory for writing only when it does.
 func (w *workspace) applyReadFirst(ctx context.Context, ev lb.Event) (breaker.Result, error) {
-	e := ev
-	e.Caller = w.caller
-	res, err := w.svc.Apply(ctx, []string{w.scope}, e)
-	if err == nil {
-		return res, nil
-	}
-	if !errors.Is(err, filestore.ErrReadOnly) {
-		return w.apply(ctx, ev) // on_error decides, as for every write
-	}
-	if err := w.writable(); err != nil {
-		return breaker.Result{}, err
-	}
-	return w.apply(ctx, ev)
+	res, err := w.sess.ApplyReadFirst(ctx, ev)
+	w.adopt(w.sess)
+	return res, err
 }
 
 // SessionScope is the scope of a session's breaker.
-func SessionScope(session string) string { return "session:" + session }
+func SessionScope(name string) string { return session.ScopeOf(name) }
 
-func (w *workspace) close() { w.store.Close() }
+func (w *workspace) close() { w.sess.Close() }
 
-// apply applies ev to the session's breaker. When the breaker itself fails
-// (corrupt state, I/O), on_error decides: "stop" returns the error (exit
-// 1, loudly), "continue" warns loudly and lets the agent go on.
+// apply applies ev to the session's breaker; on_error decides what a
+// failure of the breaker itself does (see session.Apply).
 func (w *workspace) apply(ctx context.Context, ev lb.Event) (breaker.Result, error) {
-	ev.Caller = w.caller
-	res, err := w.svc.Apply(ctx, []string{w.scope}, ev)
-	if err == nil {
-		return res, nil
-	}
-	if errors.Is(err, lb.ErrCommitted) {
-		// Saved: the decision stands; the next update repairs the rest.
-		fmt.Fprintf(w.env.Stderr, "loopbreaker: warning: %v\n", err)
-		return res, nil
-	}
-	if w.cfg.OnError == lb.OnErrorContinue {
-		fmt.Fprintf(w.env.Stderr, "loopbreaker: WARNING: the breaker failed and on_error is %q, so the agent goes on UNGUARDED:\n  %v\n", w.cfg.OnError, err)
-		d := lb.Decision{Scope: w.scope, State: lb.Closed, Allowed: true, Warning: true,
-			Reason: "breaker error ignored (on_error: continue): " + err.Error()}
-		return breaker.Result{Decision: d, Decisions: []lb.Decision{d}}, nil
-	}
-	if errors.Is(err, lb.ErrCorruptState) || errors.Is(err, lb.ErrInvariant) {
-		return breaker.Result{}, fmt.Errorf("%w\n(on_error is %q: the agent must stop; set on_error: continue to go on unguarded instead)", err, w.cfg.OnError)
-	}
-	return breaker.Result{}, err
+	return w.sess.Apply(ctx, ev)
 }
 
 // output is the JSON of status, check and record: the breaker's status

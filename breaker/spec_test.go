@@ -75,9 +75,9 @@ func reset(r lb.Reset) func() lb.Event {
 	return func() lb.Event { return lb.Event{Kind: lb.EventReset, Reset: &r} }
 }
 
-// Seed 000 (Greenlight): per-test attempts trip at 3, the slice ceiling at
+// Per-test attempts trip at 3, the slice ceiling at
 // 7, infrastructure failures are not attempts, guidance resets both.
-func TestSeed000AttemptTracking(t *testing.T) {
+func TestAttemptTrackingPerTestAndSlice(t *testing.T) {
 	fail := func(test string) lb.Iteration {
 		return lb.Iteration{Slice: "campaign-cards", FilesChanged: intp(2),
 			Tests: []lb.TestResult{{Name: test, Message: "expected card header, got bar chart"}}}
@@ -106,10 +106,10 @@ func TestSeed000AttemptTracking(t *testing.T) {
 	}
 }
 
-// Seed 001 (PRP): CLOSED -> HALF_OPEN at 2 iterations without progress,
+// Phases: CLOSED -> HALF_OPEN at 2 iterations without progress,
 // HALF_OPEN -> OPEN at the phase threshold, HALF_OPEN -> CLOSED on
 // progress, OPEN -> CLOSED only by a person; GREEN is stricter.
-func TestSeed001PhaseStateMachine(t *testing.T) {
+func TestPhaseStateMachine(t *testing.T) {
 	red := func(generated int) lb.Iteration {
 		return lb.Iteration{Phase: lb.PhaseRed, FilesChanged: intp(0), Metrics: map[string]float64{"tests_generated": float64(generated)}}
 	}
@@ -150,11 +150,11 @@ func TestSeed001PhaseStateMachine(t *testing.T) {
 	})
 }
 
-// Seed 002 (library): recordProgress / recordError / check / reset /
+// The library interface: recordProgress / recordError / check / reset /
 // getStatus; the error frequency map trips on any one error reaching the
-// threshold. Seed 002 opens HALF_OPEN *at* the threshold and OPEN one
+// threshold. A library of this shape opens HALF_OPEN *at* the threshold and OPEN one
 // later; with no_progress.threshold 4 our engine reproduces that.
-func TestSeed002LibraryInterface(t *testing.T) {
+func TestLibraryInterface(t *testing.T) {
 	cfg := lb.Defaults()
 	cfg.NoProgress.Threshold = 4
 	clock := newFakeClock()
@@ -194,11 +194,11 @@ func TestSeed002LibraryInterface(t *testing.T) {
 	}
 }
 
-// Seed 003 (guardrails): outcomes in a sliding window, restart bypass
+// Scoped breakers: outcomes in a sliding window, restart bypass
 // prevented by persistence, most-restrictive-wins across scopes, lazy
 // cooldown, one probe tied to its decision, manual reset force or
 // probe-first.
-func TestSeed003ScopedOutcomes(t *testing.T) {
+func TestScopedOutcomes(t *testing.T) {
 	ctx := context.Background()
 	clock := newFakeClock()
 	dir := t.TempDir()
@@ -287,11 +287,11 @@ func TestSeed003ScopedOutcomes(t *testing.T) {
 	}
 }
 
-// Seed 004 (doyaken): the four stagnation signals of a shell loop and the
+// A shell loop: the four stagnation signals of a shell loop and the
 // cooldown's automatic move to HALF_OPEN.
-func TestSeed004StagnationSignals(t *testing.T) {
+func TestShellLoopStagnationSignals(t *testing.T) {
 	cfg := lb.Defaults()
-	cfg.Cooldown = 5 * time.Minute // seed 004's cooldown_minutes: 5
+	cfg.Cooldown = 5 * time.Minute // a shell loop's usual cooldown_minutes: 5
 	out := func(n int64) *int64 { return &n }
 	clock := newFakeClock()
 	play(t, cfg, clock, []step{

@@ -1,0 +1,83 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/breaker"
+	"github.com/loopbreaker/loopbreaker/filestore"
+)
+
+// Apply applies ev to the session's breaker. When the breaker itself fails
+// (corrupt state, I/O), on_error decides: "stop" returns the error (the
+// caller stops the agent, loudly), "continue" warns loudly and lets the
+// agent go on with a decision that says so.
+func (s *Session) Apply(ctx context.Context, ev lb.Event) (breaker.Result, error) {
+	ev.Caller = s.Caller
+	res, err := s.Service.Apply(ctx, []string{s.Scope}, ev)
+	if err == nil {
+		return res, nil
+	}
+	if errors.Is(err, lb.ErrCommitted) {
+		// Saved: the decision stands; the next update repairs the rest.
+		s.warnf("loopbreaker: warning: %v\n", err)
+		return res, nil
+	}
+	if s.Config.OnError == lb.OnErrorContinue {
+		s.warnf("loopbreaker: WARNING: the breaker failed and on_error is %q, so the agent goes on UNGUARDED:\n  %v\n", s.Config.OnError, err)
+		d := lb.Decision{Scope: s.Scope, State: lb.Closed, Allowed: true, Warning: true,
+			Reason: "breaker error ignored (on_error: continue): " + err.Error()}
+		return breaker.Result{Decision: d, Decisions: []lb.Decision{d}}, nil
+	}
+	if errors.Is(err, lb.ErrCorruptState) || errors.Is(err, lb.ErrInvariant) {
+		return breaker.Result{}, fmt.Errorf("%w\n(on_error is %q: the agent must stop; set on_error: continue to go on unguarded instead)", err, s.Config.OnError)
+	}
+	return breaker.Result{}, err
+}
+
+// ApplyReadFirst is Apply for a session opened read-only: it creates and
+// writes nothing when ev changes nothing (a check of a CLOSED breaker),
+// and opens the state directory for writing only when it does.
+func (s *Session) ApplyReadFirst(ctx context.Context, ev lb.Event) (breaker.Result, error) {
+	e := ev
+	e.Caller = s.Caller
+	res, err := s.Service.Apply(ctx, []string{s.Scope}, e)
+	if err == nil {
+		return res, nil
+	}
+	if !errors.Is(err, filestore.ErrReadOnly) {
+		return s.Apply(ctx, ev) // on_error decides, as for every write
+	}
+	if err := s.Reopen(); err != nil {
+		return breaker.Result{}, err
+	}
+	return s.Apply(ctx, ev)
+}
+
+// Check asks whether the agent may go on.
+func (s *Session) Check(ctx context.Context) (breaker.Result, error) {
+	return s.Apply(ctx, lb.Event{Kind: lb.EventCheck})
+}
+
+// RecordIteration records one iteration of the agent's loop.
+func (s *Session) RecordIteration(ctx context.Context, it lb.Iteration) (breaker.Result, error) {
+	return s.Apply(ctx, lb.Event{Kind: lb.EventIteration, Iteration: &it})
+}
+
+// RecordToolCall records one tool call of the agent.
+func (s *Session) RecordToolCall(ctx context.Context, tc lb.ToolCall) (breaker.Result, error) {
+	return s.Apply(ctx, lb.Event{Kind: lb.EventToolCall, ToolCall: &tc})
+}
+
+// Reset is a person's reset of the session's breaker.
+func (s *Session) Reset(ctx context.Context, r lb.Reset) (breaker.Result, error) {
+	return s.Apply(ctx, lb.Event{Kind: lb.EventReset, Reset: &r})
+}
+
+func (s *Session) warnf(format string, args ...any) {
+	if s.opts.Warn != nil {
+		fmt.Fprintf(s.opts.Warn, format, args...)
+	}
+}
