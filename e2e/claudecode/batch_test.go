@@ -28,7 +28,9 @@ func TestBatches(t *testing.T) {
 	t.Parallel()
 	t.Run("identical-reads-in-one-batch", func(t *testing.T) {
 		// The same file read four times in one message, then the fix and
-		// a passing test: nothing failed, nothing looped.
+		// a passing test: nothing failed, so nothing may be counted as a
+		// failure nor halt the run. Four identical calls are four calls:
+		// a warning that they repeat is allowed.
 		forEachVersion(t, func(t *testing.T, a agent, rw *row) {
 			p := newProject(t, a, calcRepo(), installProject)
 			calc := p.path("calc.go")
@@ -40,35 +42,7 @@ func TestBatches(t *testing.T) {
 			}
 			r := p.claude(0, script...)
 			r.assertNoFailureCounted(p)
-			r.assertProductive(p, script, rw)
-		})
-	})
-
-	t.Run("identical-reads-in-two-batches", func(t *testing.T) {
-		// Two such batches before the fix: still nothing failed, so
-		// nothing may halt the run as a call failing again and again.
-		forEachVersion(t, func(t *testing.T, a agent, rw *row) {
-			p := newProject(t, a, calcRepo(), installProject)
-			calc := p.path("calc.go")
-			four := fm.Parallel(fm.Read(calc), fm.Read(calc), fm.Read(calc), fm.Read(calc))
-			script := []fm.AnthropicStep{
-				four, four,
-				fm.Edit(calc, "return a - b", "return a + b"),
-				fm.Bash("go test ./..."),
-				fm.Text("TestAdd passes now."),
-			}
-			r := p.claude(0, script...)
-			r.assertNoFailureCounted(p)
-			if h := r.halts(); len(h) > 0 {
-				rw.Halted = r.where(h[0])
-				t.Errorf("halted at %s: %q", r.where(h[0]), clip(h[0].Answer.Text(), 200))
-			}
-			if st := p.status(); st.State == lb.Open {
-				t.Errorf("breaker OPEN by %q (%s)", st.Detector, clip(st.Reason, 160))
-			}
-			if r.resultText() != "TestAdd passes now." || !p.fileContains("calc.go", "return a + b") {
-				t.Errorf("the run did not get to its fix: ended with %q", r.resultText())
-			}
+			r.assertNotHalted(p, script, rw)
 		})
 	})
 
@@ -110,6 +84,37 @@ func TestBatches(t *testing.T) {
 			}
 		})
 	})
+}
+
+// assertNotHalted: no hook answer stopped the agent or refused a call,
+// every scripted call ran, the run ended with the script's final text,
+// and the breaker is not OPEN.
+func (r *run) assertNotHalted(p *project, script []fm.AnthropicStep, rw *row) {
+	t := r.t
+	t.Helper()
+	if w, ok := r.warning(); ok {
+		rw.Warned = r.where(w)
+	}
+	if h := r.halts(); len(h) > 0 {
+		rw.Halted = r.where(h[0])
+		t.Errorf("halted at %s: %q", r.where(h[0]), clip(h[0].Answer.Text(), 200))
+	}
+	calls, final := 0, ""
+	for _, s := range script {
+		calls += len(s.Calls())
+		if len(s.Calls()) == 0 {
+			final = s.Text
+		}
+	}
+	if ran := len(r.ran()); ran != calls {
+		t.Errorf("%d of the %d scripted calls ran", ran, calls)
+	}
+	if r.resultText() != final {
+		t.Errorf("the run ended with %q, want the script's final answer %q", r.resultText(), final)
+	}
+	if st := p.status(); st.State == lb.Open {
+		t.Errorf("breaker OPEN by %q (%s)", st.Detector, clip(st.Reason, 160))
+	}
 }
 
 // assertNoFailureCounted: no call of the run failed, so loopbreaker must
