@@ -3,9 +3,14 @@ package claudecode
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
 )
+
+// noAttempts is what the halt's hypothesis says when it found nothing to
+// diagnose: wrong next to a limit that counted the calls.
+const noAttempts = "No attempts were recorded"
 
 // haltedBy is where a scenario whose exact thresholds are not the point
 // must warn and halt, counted in units of its script: a tool call, or a
@@ -59,6 +64,9 @@ func (r *run) assertHaltedBy(p *project, w haltedBy, rw *row) {
 		rw.Halted = fmt.Sprintf("%s %d: %s", w.name, haltAt, r.where(first))
 		if haltAt == 0 || haltAt > w.haltBy {
 			t.Errorf("halted at %s %d (%s), want by %s %d", w.name, haltAt, r.where(first), w.name, w.haltBy)
+		}
+		if h := first.Answer.Text(); strings.Contains(h, noAttempts) {
+			t.Errorf("the halt says no attempts were recorded next to the limit that counted them: %q", clip(h, 300))
 		}
 		if warnAt > haltAt {
 			t.Errorf("warned at %s %d, after the halt at %d", w.name, warnAt, haltAt)

@@ -23,6 +23,9 @@ func TestFishing(t *testing.T) {
 	t.Logf("fishing: %s", tr.summary())
 	stateDir := harness.StateDir(t, ss.loopbreaker("status", "--json", "--session", "codex"), ss.repo)
 	assertNothingOfLoopbreaker(t, ss.model.Log, fakemodel.OpenAIToolOutputs, stateDir)
+	if strings.Contains(tr.halt.Reason, "No attempts were recorded") {
+		t.Errorf("the halt says no attempts were recorded next to the limit that counted them: %q", oneLine(tr.halt.Reason, 300))
+	}
 	assertHalted(t, ss, tr, r, window{2, harness.FishingHaltBy - 1}, window{3, harness.FishingHaltBy}, harness.FishingDetectors)
 }
 
