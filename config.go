@@ -2,7 +2,6 @@ package loopbreaker
 
 import (
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -425,20 +424,4 @@ func (b BreakerConfig) validate(key string, needScope bool) error {
 		return fmt.Errorf("%s.cooldown must not be negative, got %s", key, b.Cooldown)
 	}
 	return nil
-}
-
-// ValidScope checks a scope name: global, or kind:value with a known kind.
-func ValidScope(scope string) error {
-	if scope == "global" {
-		return nil
-	}
-	kind, value, ok := strings.Cut(scope, ":")
-	if !ok || value == "" {
-		return fmt.Errorf("scope %q: want global or kind:value (category, stakes, agent, tag, session, slice)", scope)
-	}
-	switch kind {
-	case "category", "stakes", "agent", "tag", "session", "slice":
-		return nil
-	}
-	return fmt.Errorf("scope %q: unknown kind %q (want category, stakes, agent, tag, session or slice)", scope, kind)
 }

@@ -349,7 +349,7 @@ func TestUnknownKeys(t *testing.T) {
 		{"all problems reported", fixture{project: "cooldwn: 5m\nwarn_margn: 1\n"},
 			[]string{`loopbreaker.yaml:1: unknown key "cooldwn"`, `loopbreaker.yaml:2: unknown key "warn_margn" (did you mean "warn_margin"?)`}},
 		{"env", fixture{env: []string{"LOOPBREAKER_COLDOWN=5m"}},
-			[]string{"env LOOPBREAKER_COLDOWN: not a loopbreaker setting (did you mean LOOPBREAKER_COOLDOWN?)", "NonConfigEnv"}},
+			[]string{"env LOOPBREAKER_COLDOWN: not a loopbreaker setting (did you mean LOOPBREAKER_COOLDOWN?); unset it (every LOOPBREAKER_* variable is read as a setting, except those listed in docs/configuration.md)"}},
 		{"env phase", fixture{env: []string{"LOOPBREAKER_PHASES_GREN_NO_PROGRESS=5"}},
 			[]string{"env LOOPBREAKER_PHASES_GREN_NO_PROGRESS: not a loopbreaker setting (did you mean LOOPBREAKER_PHASES_GREEN_NO_PROGRESS?)"}},
 		{"flag", fixture{flags: map[string]string{"no_progress.treshold": "4"}},

@@ -139,7 +139,7 @@ func (s *schema) fromEnv(env map[string]string) ([]setting, []error) {
 		}
 		lf := byEnv[name]
 		if lf == nil {
-			errs = append(errs, fmt.Errorf("env %s: not a loopbreaker setting%s; unset it, or if it is meant for something else add it to config.NonConfigEnv",
+			errs = append(errs, fmt.Errorf("env %s: not a loopbreaker setting%s; unset it (every LOOPBREAKER_* variable is read as a setting, except those listed in docs/configuration.md)",
 				name, suggestEnv(name, byEnv)))
 			continue
 		}

@@ -11,16 +11,34 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
+// checkEscaped checks that name is a safe path element for scope: the
+// escaped scope itself, unescaped back to it; or, for a scope too long for
+// that, a hashed name (an escaped prefix, hashMark and 32 hex digits) no
+// longer than maxEscapedLen, whose scope is read from its state file.
 func checkEscaped(t *testing.T, scope, name string) {
 	t.Helper()
 	if name == "" || name == "." || name == ".." || strings.HasPrefix(name, ".") {
 		t.Fatalf("escape(%q) = %q: not a safe path element", scope, name)
 	}
-	for _, c := range []byte(name) {
+	body := name
+	if isHashed(name) {
+		prefix, sum, _ := strings.Cut(name, string(hashMark))
+		if len(name) > maxEscapedLen || len(sum) != 32 || strings.Trim(sum, "0123456789abcdef") != "" {
+			t.Fatalf("escape(%q) = %q: not a hashed name of at most %d bytes", scope, name, maxEscapedLen)
+		}
+		if _, ok := unescapeScope(name); ok {
+			t.Fatalf("unescape(%q) accepted a hashed name", name)
+		}
+		body = prefix
+	}
+	for _, c := range []byte(body) {
 		ok := 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || strings.IndexByte("-_.!%", c) >= 0
 		if !ok {
 			t.Fatalf("escape(%q) = %q holds byte %q", scope, name, c)
 		}
+	}
+	if body != name {
+		return
 	}
 	back, ok := unescapeScope(name)
 	if !ok || back != scope {
@@ -85,7 +103,7 @@ func TestEscapeScope(t *testing.T) {
 }
 
 func FuzzEscapeScope(f *testing.F) {
-	for _, s := range []string{"session:default", "agent:a/b", "Ü", ".", "%41", "!a"} {
+	for _, s := range []string{"session:default", "agent:a/b", "Ü", ".", "%41", "!a", "agent:" + strings.Repeat("日", 30), strings.Repeat(" A0", 40)} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, scope string) {

@@ -3,10 +3,13 @@ package hook
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -22,13 +25,37 @@ func ParseAgentVersion(out string) (string, bool) {
 	return m, m != ""
 }
 
+// versionTimeout bounds `PROGRAM --version`; a shorter deadline of the
+// caller's context wins.
+const versionTimeout = 15 * time.Second
+
 // AgentVersion runs `PROGRAM --version` (bounded in time) and parses it.
+// A CLI that does not answer in time is asked to stop (SIGTERM, then
+// SIGKILL a few seconds later) and the error says it timed out; the
+// temporary files Gemini CLI leaves when it is stopped mid-write
+// (~/.gemini/projects.json.*.tmp) are removed.
 func AgentVersion(ctx context.Context, program string, environ []string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
 	defer cancel()
+	scratch := scratchFiles(program, environ)
+	before := globSet(scratch)
 	cmd := exec.CommandContext(ctx, program, "--version")
 	cmd.Env = environ
+	cmd.Cancel = func() error {
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			return cmd.Process.Kill()
+		}
+		return nil
+	}
+	cmd.WaitDelay = 3 * time.Second
+	start := time.Now()
 	out, err := cmd.Output()
+	if ctx.Err() != nil {
+		for _, f := range scratchLeft(scratch, before) {
+			_ = os.Remove(f)
+		}
+		return "", fmt.Errorf("%s --version did not answer within %s (a loaded machine, or a CLI waiting for something): its version is unknown", program, time.Since(start).Round(time.Second))
+	}
 	if err != nil {
 		return "", fmt.Errorf("%s --version: %w", program, err)
 	}
@@ -37,6 +64,48 @@ func AgentVersion(ctx context.Context, program string, environ []string) (string
 		return "", fmt.Errorf("%s --version printed no version: %q", program, strings.TrimSpace(string(out)))
 	}
 	return v, nil
+}
+
+// scratchFiles is the pattern of the temporary files program writes and
+// renames, which it leaves behind when it is stopped in between: Gemini
+// CLI's projects.json.*.tmp. "" for other programs.
+func scratchFiles(program string, environ []string) string {
+	if strings.TrimSuffix(filepath.Base(program), ".exe") != ExecutableName(Gemini) {
+		return ""
+	}
+	home := ""
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
+		}
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".gemini", "projects.json.*.tmp")
+}
+
+func globSet(pattern string) map[string]bool {
+	set := map[string]bool{}
+	if pattern == "" {
+		return set
+	}
+	names, _ := filepath.Glob(pattern)
+	for _, n := range names {
+		set[n] = true
+	}
+	return set
+}
+
+// scratchLeft lists the files of pattern that were not there before.
+func scratchLeft(pattern string, before map[string]bool) []string {
+	var left []string
+	for n := range globSet(pattern) {
+		if !before[n] {
+			left = append(left, n)
+		}
+	}
+	return left
 }
 
 // KnowsPostToolBatch reports whether a Claude Code version knows the

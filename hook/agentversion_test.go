@@ -3,8 +3,11 @@ package hook
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestKnowsPostToolBatch(t *testing.T) {
@@ -50,5 +53,38 @@ func TestAgentVersionOfTheRealClaudeCode(t *testing.T) {
 		if knows, _ := KnowsPostToolBatch(v); knows != tt.knows {
 			t.Errorf("%s: knows PostToolBatch %v", v, knows)
 		}
+	}
+}
+
+// A CLI that does not answer `--version` in time is stopped; the error says
+// it timed out (not "signal: killed"), and the projects.json.*.tmp files
+// Gemini CLI leaves when stopped mid-write are removed, others kept.
+func TestAgentVersionTimesOut(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("needs sh")
+	}
+	home := t.TempDir()
+	dir := filepath.Join(home, ".gemini")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	earlier := filepath.Join(dir, "projects.json.1.tmp") // not this run's
+	if err := os.WriteFile(earlier, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "gemini")
+	script := "#!/bin/sh\necho '{}' >\"$HOME/.gemini/projects.json.$$.tmp\"\nexec sleep 60\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, err := AgentVersion(ctx, bin, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")})
+	if err == nil || !strings.Contains(err.Error(), "did not answer within") || strings.Contains(err.Error(), "killed") {
+		t.Fatalf("a CLI that hangs: %v", err)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "projects.json.*.tmp"))
+	if len(left) != 1 || left[0] != earlier {
+		t.Fatalf("temporary files after the timeout: %v, want only %s", left, earlier)
 	}
 }

@@ -248,7 +248,7 @@ type CodexTrust struct {
 	Hooks []CodexHook
 	// Trusted counts the hooks whose trust this call saved.
 	Trusted int
-	// ProjectTrusted: this call marked the project trusted.
+	// ProjectTrusted: this call marked the project trusted (it was not).
 	ProjectTrusted bool
 	// NotListed: Codex does not load the file at all from the project
 	// directory (an untrusted project, or hooks switched off).
@@ -279,8 +279,12 @@ type CodexTrustOptions struct {
 	Dir, File string
 	// Command is loopbreaker's installed command (see IsOurs).
 	Command string
-	// TrustProject marks Dir a trusted project first.
+	// TrustProject marks Dir a trusted project first. When ConfigFile
+	// (CODEX_HOME/config.toml) shows it trusted already, it is left as it
+	// is; otherwise the trust added is recorded beside ConfigFile, so that
+	// uninstalling takes it back.
 	TrustProject bool
+	ConfigFile   string
 	// ReadOnly lists without saving anything (for `hook status`).
 	ReadOnly bool
 }
@@ -295,11 +299,16 @@ func TrustCodexHooks(ctx context.Context, o CodexTrustOptions) (CodexTrust, erro
 	}
 	defer s.Close()
 	dir := canonicalPath(o.Dir)
-	if o.TrustProject && !o.ReadOnly {
+	if o.TrustProject && !o.ReadOnly && !(o.ConfigFile != "" && codexProjectTrusted(o.ConfigFile, dir)) {
 		if err := s.TrustProject(ctx, dir); err != nil {
 			return t, err
 		}
 		t.ProjectTrusted = true
+		if o.ConfigFile != "" {
+			if err := recordCodexProjectTrust(o.ConfigFile, dir, true); err != nil {
+				return t, err
+			}
+		}
 	}
 	ours := func() ([]CodexHook, error) {
 		list, err := s.ListHooks(ctx, dir)

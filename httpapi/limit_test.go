@@ -10,72 +10,116 @@ import (
 	"time"
 )
 
-// With as many keep-alive connections open as the limit allows, one more
-// gets 503 with Retry-After at once (it does not hold a descriptor or
-// wait), and once one closes a new connection is served.
-func TestConnectionLimitAnswers503(t *testing.T) {
+// limitedServer serves, behind a ConnLimiter of limit connections, 204 at
+// / and, at /hold, a request that says it came in (entered) and waits
+// until release is closed.
+func limitedServer(t *testing.T, limit int) (addr string, entered, release chan struct{}) {
+	t.Helper()
+	entered, release = make(chan struct{}, 64), make(chan struct{})
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hold" {
+			entered <- struct{}{}
+			<-release
+		}
 		w.WriteHeader(http.StatusNoContent)
 	}))
-	const limit = 8
-	srv.Listener = LimitListener(srv.Listener, limit)
+	l := LimitListener(srv.Listener, limit)
+	srv.Listener = l
+	l.Configure(srv.Config)
 	srv.Start()
 	t.Cleanup(srv.Close)
-	addr := srv.Listener.Addr().String()
-	get := func(c net.Conn) *http.Response {
-		t.Helper()
-		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-		if _, err := c.Write([]byte("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")); err != nil {
-			t.Fatal(err)
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
 		}
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp
+	})
+	return srv.Listener.Addr().String(), entered, release
+}
+
+// send writes one request for path on c (a fresh deadline: a hang
+// detector) and reads the answer.
+func send(t *testing.T, c net.Conn, path string) *http.Response {
+	t.Helper()
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := c.Write([]byte("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")); err != nil {
+		t.Fatal(err)
 	}
-	var open []net.Conn
-	for range limit {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		if resp := get(c); resp.StatusCode != http.StatusNoContent {
-			t.Fatalf("connection within the limit: %d", resp.StatusCode)
-		}
-		open = append(open, c)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
 	}
-	extra, err := net.Dial("tcp", addr)
+	return resp
+}
+
+func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer extra.Close()
-	_ = extra.SetDeadline(time.Now().Add(5 * time.Second))
-	resp, err := http.ReadResponse(bufio.NewReader(extra), nil)
-	if err != nil {
-		t.Fatalf("connection beyond the limit: %v, want a 503 answer", err)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// With every connection the limit allows carrying a request, one more gets
+// 503 with Retry-After at once (it does not hold a descriptor or wait);
+// once the requests end, a new connection is served.
+func TestConnectionLimitAnswers503WhenEveryPlaceIsBusy(t *testing.T) {
+	const limit = 8
+	addr, entered, release := limitedServer(t, limit)
+	held := make(chan *http.Response, limit)
+	for range limit {
+		c := dial(t, addr)
+		go func() { held <- send(t, c, "/hold") }()
+		<-entered // in the handler: this place carries a request
 	}
+	resp := send(t, dial(t, addr), "/")
 	var e struct{ Error struct{ Code string } }
 	_ = json.NewDecoder(resp.Body).Decode(&e)
 	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "1" || e.Error.Code != "too_many_connections" {
 		t.Fatalf("beyond the limit: %d %q %+v", resp.StatusCode, resp.Header.Get("Retry-After"), e)
 	}
-	open[0].Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
+	close(release)
+	for range limit {
+		if r := <-held; r.StatusCode != http.StatusNoContent {
+			t.Fatalf("a held request: %d", r.StatusCode)
 		}
-		resp := get(c)
-		c.Close()
-		if resp.StatusCode == http.StatusNoContent {
-			break
+	}
+	if r := send(t, dial(t, addr), "/"); r.StatusCode != http.StatusNoContent {
+		t.Fatalf("after the requests ended: %d", r.StatusCode)
+	}
+}
+
+// Connections that send nothing, or one byte and then nothing, or sit
+// idle between requests, do not keep real requests out: a new connection
+// takes the place of the oldest of them, as often as they are opened
+// again. A request under way is never cut.
+func TestIdleConnectionsDoNotStarveRequests(t *testing.T) {
+	const limit = 16
+	addr, entered, release := limitedServer(t, limit)
+	busy := dial(t, addr)
+	held := make(chan *http.Response, 1)
+	go func() { held <- send(t, busy, "/hold") }()
+	<-entered
+	keepAlive := dial(t, addr)
+	if r := send(t, keepAlive, "/"); r.StatusCode != http.StatusNoContent {
+		t.Fatalf("keep-alive request: %d", r.StatusCode)
+	}
+	for round := range 3 {
+		for i := range limit {
+			c := dial(t, addr)
+			if i%2 == 1 {
+				_, _ = c.Write([]byte("G")) // a request that never completes
+			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("a closed connection never freed its place")
+		if r := send(t, dial(t, addr), "/"); r.StatusCode != http.StatusNoContent {
+			t.Fatalf("round %d: a real request behind %d silent connections: %d", round, limit, r.StatusCode)
 		}
-		time.Sleep(10 * time.Millisecond) // the server notices the close asynchronously
+	}
+	close(release)
+	if r := <-held; r.StatusCode != http.StatusNoContent {
+		t.Fatalf("the request under way: %d", r.StatusCode)
 	}
 }

@@ -344,6 +344,10 @@ func TestBadRequests(t *testing.T) {
 		{"wrong type", "/v1/check", map[string]any{"context": map[string]any{"tags": "deploy"}}, 400, "wrong_type", "array"},
 		{"array body", "/v1/check", `[]`, 400, "wrong_type", "object"},
 		{"bad value", "/v1/check", map[string]any{"context": map[string]any{"agent_id": "a\nb"}}, 422, "invalid_request", "context.agent_id"},
+		// Two agents that would look identical on the dashboard.
+		{"bidi override", "/v1/check", map[string]any{"context": map[string]any{"agent_id": "bob\u202egpj.exe"}}, 422, "invalid_request", "U+202E"},
+		{"zero-width", "/v1/check", map[string]any{"context": map[string]any{"agent_id": "b\u200bob"}}, 422, "invalid_request", "invisible character U+200B"},
+		{"zero-width tag", "/v1/check", map[string]any{"context": map[string]any{"tags": []string{"ci\u2060"}}}, 422, "invalid_request", "tags[0]"},
 		{"no breaker", "/v1/check", map[string]any{"context": map[string]any{"category": "docs"}}, 200, "", ""},
 		{"bad result", "/v1/outcome", map[string]any{"decision_id": "d1", "result": "meh", "context": ok["context"]}, 422, "invalid_request", "result"},
 		{"no decision id", "/v1/outcome", map[string]any{"result": "failure", "context": ok["context"]}, 422, "invalid_request", "decision_id"},

@@ -9,12 +9,15 @@ package metrics
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	runtimemetrics "runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,6 +59,10 @@ const (
 	requestsName    = "loopbreaker_http_request_duration_seconds"
 	transitionsName = "loopbreaker_transitions_total"
 )
+
+// MaxTemplateSeries bounds the template breakers that get per-scope
+// series in a scrape.
+const MaxTemplateSeries = 100
 
 // decisionResults are the values of the decisions' result label.
 func decisionResults() [4]string { return [4]string{"allowed", "warning", "probe", "denied"} }
@@ -203,26 +210,68 @@ func (m *Metrics) Commit(scopes, entries int, took time.Duration, err error) {
 // scrape time so that evicted breakers disappear and counts survive
 // restarts (they come from the persisted state).
 //
-// Per-scope series are written only for the configured breakers and the
-// ones not CLOSED: a server with 100k agent breakers would otherwise
-// write tens of megabytes per scrape. loopbreaker_breakers_by_state
-// counts them all.
+// Per-scope series are written only for the configured breakers and, of
+// the template breakers (agent:, session:...), for at most
+// MaxTemplateSeries that are not CLOSED, OPEN ones first: anyone who may
+// check can make template breakers, and 10,000 OPEN ones made a scrape of
+// 4 MB. loopbreaker_breakers_by_state counts them all, and
+// loopbreaker_template_breakers counts the template breakers by kind and
+// state, those left out included.
 func writeBreakers(w io.Writer, all []scoped.Breaker) {
 	family(w, "loopbreaker_breakers", "gauge", "Breakers known (configured and template ones in use).")
 	fmt.Fprintf(w, "loopbreaker_breakers %d\n", len(all))
 	counts := map[lb.State]int{}
+	type kindState struct {
+		kind  string
+		state lb.State
+	}
+	byKind := map[kindState]int{}
 	bs := make([]scoped.Breaker, 0, 64)
+	var templ []scoped.Breaker
 	for _, b := range all {
 		counts[b.State]++
-		if b.Configured || b.State != lb.Closed {
+		switch {
+		case b.Configured:
 			bs = append(bs, b)
+		default:
+			kind, _, _ := strings.Cut(b.Scope, ":")
+			byKind[kindState{kind, b.State}]++
+			if b.State != lb.Closed {
+				templ = append(templ, b)
+			}
 		}
 	}
-	family(w, "loopbreaker_breakers_by_state", "gauge", "Breakers by state (ERROR: its state cannot be used); per-scope series below are only for configured breakers and those not CLOSED.")
+	// OPEN before HALF_OPEN before ERROR, then by scope: the same series
+	// from one scrape to the next.
+	rank := func(b scoped.Breaker) int {
+		switch b.State {
+		case lb.Open:
+			return 0
+		case lb.HalfOpen:
+			return 1
+		}
+		return 2
+	}
+	slices.SortFunc(templ, func(a, b scoped.Breaker) int {
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a.Scope, b.Scope))
+	})
+	leftOut := max(len(templ)-MaxTemplateSeries, 0)
+	bs = append(bs, templ[:len(templ)-leftOut]...)
+	family(w, "loopbreaker_breakers_by_state", "gauge", "Breakers by state (ERROR: its state cannot be used); per-scope series below are only for configured breakers and at most 100 template breakers not CLOSED.")
 	order := stateOrder()
 	for _, st := range append(order[:], scoped.StateError) {
 		fmt.Fprintf(w, "loopbreaker_breakers_by_state{state=\"%s\"} %d\n", st, counts[st])
 	}
+	family(w, "loopbreaker_template_breakers", "gauge", "Template breakers (made on first use for an agent, a session...) by kind and state.")
+	keys := slices.Collect(maps.Keys(byKind))
+	slices.SortFunc(keys, func(a, b kindState) int {
+		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.state, b.state))
+	})
+	for _, k := range keys {
+		fmt.Fprintf(w, "loopbreaker_template_breakers{kind=\"%s\",state=\"%s\"} %d\n", labelValue(k.kind), k.state, byKind[k])
+	}
+	family(w, "loopbreaker_breaker_series_left_out", "gauge", "Template breakers not CLOSED that have no per-scope series (beyond the first 100): see loopbreaker_template_breakers, or the API's breaker list.")
+	fmt.Fprintf(w, "loopbreaker_breaker_series_left_out %d\n", leftOut)
 	scopes := make([]string, len(bs))
 	for i, b := range bs {
 		scopes[i] = labelValue(b.Scope)

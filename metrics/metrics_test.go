@@ -207,3 +207,37 @@ func TestMetricsLiveAndEvicted(t *testing.T) {
 		`loopbreaker_breakers_evicted_total{reason="idle"} 2`,
 		"# TYPE loopbreaker_breakers_evicted_total counter")
 }
+
+// Template breakers not CLOSED are bounded too: anyone who may check can
+// open 10,000 agent breakers, which made a 4 MB scrape. The first 100 (OPEN
+// first, by scope) keep their series; all are counted by kind and state.
+func TestOpenTemplateBreakersBounded(t *testing.T) {
+	var bs []scoped.Breaker
+	for i := range 10_000 {
+		bs = append(bs, scoped.Breaker{Scope: fmt.Sprintf("agent:a%05d", i), State: lb.Open, FailureThreshold: 5})
+	}
+	bs = append(bs, scoped.Breaker{Scope: "session:s1", State: lb.HalfOpen, FailureThreshold: 5},
+		scoped.Breaker{Scope: "session:s2", State: lb.Closed, FailureThreshold: 5},
+		scoped.Breaker{Scope: "stakes:high", Configured: true, State: lb.Open, FailureThreshold: 2})
+	m := New(Sources{Breakers: func(context.Context) ([]scoped.Breaker, error) { return bs, nil }})
+	out := scrape(t, m)
+	if len(out) > 64<<10 {
+		t.Fatalf("/metrics with 10,000 OPEN template breakers is %d bytes, want a bounded size", len(out))
+	}
+	hasLines(t, out,
+		`loopbreaker_breakers_by_state{state="OPEN"} 10001`,
+		`loopbreaker_template_breakers{kind="agent",state="OPEN"} 10000`,
+		`loopbreaker_template_breakers{kind="session",state="CLOSED"} 1`,
+		`loopbreaker_template_breakers{kind="session",state="HALF_OPEN"} 1`,
+		`loopbreaker_breaker_series_left_out 9901`,
+		`loopbreaker_breaker_state_code{scope="stakes:high"} 2`,
+		`loopbreaker_breaker_state_code{scope="agent:a00000"} 2`,
+		`loopbreaker_breaker_state_code{scope="agent:a00099"} 2`,
+	)
+	if n := strings.Count(out, "loopbreaker_breaker_state_code{"); n != 1+MaxTemplateSeries {
+		t.Errorf("%d breakers with per-scope series, want the configured one and %d", n, MaxTemplateSeries)
+	}
+	if strings.Contains(out, `scope="agent:a00100"`) || strings.Contains(out, `scope="session:s1"`) {
+		t.Error("a template breaker beyond the first 100 has its own series")
+	}
+}

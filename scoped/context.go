@@ -18,13 +18,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	lb "github.com/loopbreaker/loopbreaker"
 )
 
 // Limits on a context, so that one request cannot create unbounded scopes.
 const (
-	MaxValueLen = 200
+	MaxValueLen = lb.MaxScopeValueLen
 	MaxTags     = 32
 )
 
@@ -77,19 +77,8 @@ func (c Context) Problems() map[string]string {
 	return p
 }
 
-func valueProblem(v string) string {
-	switch {
-	case len(v) > MaxValueLen:
-		return fmt.Sprintf("is %d bytes long; send at most %d", len(v), MaxValueLen)
-	case !utf8.ValidString(v):
-		return "is not valid UTF-8"
-	case strings.IndexFunc(v, unicode.IsControl) >= 0:
-		return "contains a control character (newline, tab, NUL...); send printable text"
-	case strings.TrimSpace(v) != v:
-		return "has leading or trailing spaces; trim them"
-	}
-	return ""
-}
+// valueProblem checks one value of a context as the value of a scope.
+func valueProblem(v string) string { return lb.ScopeValueProblem(v) }
 
 // Own lists the scopes named by the context's own values, kind by kind
 // (agent, session, slice, category, stakes, tags), without global.

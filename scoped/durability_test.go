@@ -56,7 +56,7 @@ func TestWriteThroughStoreErrorAnswersAndDropsTheChange(t *testing.T) {
 	e.outcome(bob, "d-1", lb.OutcomeFailure)
 
 	repair := breakStore(t, e.dir)
-	err := outcomeWithin(t, e, bob, "d-2", 5*time.Second)
+	err := outcomeWithin(t, e, bob, "d-2", 30*time.Second) // a hang detector
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "not applied") {
 		t.Fatalf("outcome on a failing store: %v, want ErrUnavailable saying the change was not applied", err)
 	}

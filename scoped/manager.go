@@ -519,8 +519,5 @@ func checkScope(scope string) error {
 	if err := lb.ValidScope(scope); err != nil {
 		return &InvalidError{Fields: map[string]string{"scope": strings.TrimPrefix(err.Error(), fmt.Sprintf("scope %q: ", scope))}}
 	}
-	if msg := valueProblem(scope); msg != "" {
-		return &InvalidError{Fields: map[string]string{"scope": msg}}
-	}
 	return nil
 }

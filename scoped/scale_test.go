@@ -82,7 +82,7 @@ func TestWriteThroughCommitsOneOutcomesBreakersTogether(t *testing.T) {
 			_, err := e.m.Outcome(context.Background(), ann, lb.Outcome{DecisionID: "d-ann", Result: lb.OutcomeFailure})
 			annDone <- err
 		}()
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(30 * time.Second) // a hang detector: it returns as soon as ann is in
 		for {
 			c.mu.Lock()
 			_, inMemory := c.dirty["agent:ann"]
@@ -169,6 +169,24 @@ func TestCheckpointLetsOtherWritersIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// After its first chunk the checkpoint waits for the CLI's update
+	// (bounded: a checkpoint that kept the lock would never let it in), so
+	// what is measured is whether the lock is free between chunks, not
+	// which goroutine a loaded machine happens to run first.
+	cliDone := make(chan struct{})
+	cs.mu.Lock()
+	cs.before = func(int, []string) {
+		select {
+		case <-cs.firstDone:
+		default:
+			return
+		}
+		select {
+		case <-cliDone:
+		case <-time.After(30 * time.Second):
+		}
+	}
+	cs.mu.Unlock()
 	checkpointed := make(chan error, 1)
 	go func() { checkpointed <- e.m.b.(*cache).flush(context.Background()) }()
 	<-cs.firstDone
@@ -176,6 +194,7 @@ func TestCheckpointLetsOtherWritersIn(t *testing.T) {
 	eng := e.m.Policy().Engine("session:cli")
 	cliFailure(t, cli, eng, "session:cli", "cli-1")
 	waited := time.Since(start)
+	close(cliDone)
 	doneBefore := cs.done.Load()
 	if err := <-checkpointed; err != nil {
 		t.Fatal(err)
@@ -368,7 +387,7 @@ func TestListDoesNotHoldUpChecks(t *testing.T) {
 			select {
 			case <-done:
 				checked <- time.Since(start)
-			case <-time.After(5 * time.Second):
+			case <-time.After(30 * time.Second): // a deadlock detector: the list waits for this check
 				checked <- -1
 			}
 		})

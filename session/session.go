@@ -77,6 +77,11 @@ func ValidName(name string) error {
 	if name == "" || strings.ContainsAny(name, "\x00\n") {
 		return fmt.Errorf("session %q: want a non-empty name on one line", name)
 	}
+	// Its breaker's scope is checked as every scope is (length, visible
+	// text), so that the CLI makes no breaker the API would refuse.
+	if err := lb.ValidScope(ScopeOf(name)); err != nil {
+		return fmt.Errorf("session: %v", err)
+	}
 	return nil
 }
 

@@ -110,7 +110,7 @@ func TestInteractiveSameFailingGoTest(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	// Let the UI render the end of the turn: the stop or the last answer.
-	for end := time.Now().Add(10 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+	for end := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) { // ends as soon as it shows: a bound for a hang only
 		r.Stdout = x.must("capture-pane", "-p", "-J", "-S", "-300", "-t", "main")
 		if strings.Contains(r.Stdout, "Agent execution stopped") || strings.Contains(r.Stdout, "I give up.") || time.Now().After(end) {
 			break

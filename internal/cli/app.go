@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"golang.org/x/term"
 	"io"
 	"os"
 	"strings"
@@ -258,12 +259,9 @@ func ExitCode(err error, stderr io.Writer) int {
 	return ExitError
 }
 
-// isTerminal reports whether w is a terminal (for colour and live lines).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+// isTerminal reports whether f (stdin, stdout) is a terminal: a real TTY,
+// not merely a character device such as /dev/null.
+func isTerminal(f any) bool {
+	file, ok := f.(*os.File)
+	return ok && term.IsTerminal(int(file.Fd()))
 }

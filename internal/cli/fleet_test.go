@@ -403,9 +403,14 @@ func TestFleetWebhookDebouncedFleetWide(t *testing.T) {
 	if took := time.Since(first.at); took >= interval {
 		t.Skipf("the changes took %v, longer than the %v interval: this machine is too loaded for this test", took, interval)
 	}
+	// A webhook here is wrong only if it came within the interval: the
+	// machine may have been slow between the check above and this one.
 	select {
 	case x := <-got:
-		t.Fatalf("a webhook within the interval: %v", x.p)
+		if x.at.Sub(first.at) < interval-50*time.Millisecond {
+			t.Fatalf("a webhook within the interval: %v", x.p)
+		}
+		got <- x
 	default:
 	}
 	second := <-got

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/config"
@@ -38,10 +37,11 @@ func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if f, ok := env.Stdin.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			return usagef("hook %s: stdin is a terminal: the agent CLI runs this command with its JSON payload on stdin (try `loopbreaker hook %s < payload.json`); to install the hooks run `loopbreaker hook install %s`", tool, tool, tool)
-		}
+	// A person who typed the command gets a notice instead of a wait for
+	// input; like every hook answer it exits 0.
+	if isTerminal(env.Stdin) {
+		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: stdin is a terminal: the agent CLI runs this command with its JSON payload on stdin (try `loopbreaker hook %s < payload.json`); to install the hooks run `loopbreaker hook install %s`\n", tool, tool, tool)
+		return nil
 	}
 	p, perr := hook.Read(tool, env.Stdin)
 	if perr != nil {

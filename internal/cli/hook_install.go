@@ -90,6 +90,9 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 		}
 		res, err = hook.InstallFileWith(tool, path, command, opts)
 	} else {
+		if tool == hook.Codex {
+			codexUntrustBeforeUninstall(ctx, env, project, path, command)
+		}
 		res, err = hook.UninstallFile(tool, path, command)
 	}
 	if err != nil {
@@ -233,7 +236,7 @@ func codexTrustAfterInstall(ctx context.Context, env *Env, o hookInstallOptions,
 	}
 	t, err := hook.TrustCodexHooks(ctx, hook.CodexTrustOptions{
 		Program: program, Environ: env.Environ, Dir: dir, File: file, Command: command,
-		TrustProject: o.trustProject && !o.user,
+		TrustProject: o.trustProject && !o.user, ConfigFile: codexConfigPath(env),
 	})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "loopbreaker: warning: Codex's trust of the hooks could not be saved: %v\n", err)
@@ -279,6 +282,35 @@ func geminiTrustNotes(env *Env, o hookInstallOptions, project string) {
 }
 
 // codexConfigPath is Codex's config.toml (CODEX_HOME, else ~/.codex).
+// codexUntrustBeforeUninstall takes back what the install added to
+// Codex's config.toml: the trust of loopbreaker's hooks, and the project's
+// trust when the install added it. It runs while the hooks are still in
+// the file (Codex names a hook's trust by its place there).
+func codexUntrustBeforeUninstall(ctx context.Context, env *Env, project, file, command string) {
+	if _, err := os.Stat(file); err != nil {
+		return
+	}
+	cfg := codexConfigPath(env)
+	program, ok := lookPath(env, hook.ExecutableName(hook.Codex))
+	if !ok {
+		fmt.Fprintf(env.Stderr, "loopbreaker: warning: codex is not on PATH: the trust of loopbreaker's hooks stays in %s (harmless once they are gone; remove their hooks.state entries by hand if you like)\n", cfg)
+		return
+	}
+	u, err := hook.UntrustCodexHooks(ctx, hook.CodexTrustOptions{
+		Program: program, Environ: env.Environ, Dir: project, File: file, Command: command, ConfigFile: cfg,
+	})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "loopbreaker: warning: the trust of loopbreaker's hooks could not be removed from %s: %v\n", cfg, err)
+		return
+	}
+	if u.Hooks > 0 {
+		fmt.Fprintf(env.Stdout, "codex: removed the trust of %d loopbreaker hooks from %s\n", u.Hooks, cfg)
+	}
+	if u.Project {
+		fmt.Fprintf(env.Stdout, "codex: %s is no longer a trusted project in %s (the install had marked it)\n", canonical(project), cfg)
+	}
+}
+
 func codexConfigPath(env *Env) string {
 	if d := env.Getenv("CODEX_HOME"); d != "" {
 		return filepath.Join(d, "config.toml")

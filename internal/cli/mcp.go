@@ -7,8 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
+	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/mcpserver"
 )
 
@@ -48,8 +47,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	t := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
-	err = srv.Run(ctx, t)
+	err = srv.Run(ctx, mcpserver.NewStreamTransport(env.Stdin, env.Stdout))
 	switch {
 	case err == nil, errors.Is(err, io.EOF):
 		return nil // the client closed stdin: a normal end
@@ -64,6 +62,11 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 func mcpReport(ctx context.Context, env *Env, o common, session string) (string, error) {
 	if strings.ContainsAny(session, "\x00\r\n") {
 		return "", fmt.Errorf("session %q: want a session name on one line, e.g. default; list_breakers shows the session:NAME scopes", session)
+	}
+	if session != "" {
+		if err := lb.ValidScope(SessionScope(session)); err != nil {
+			return "", fmt.Errorf("session: %v; list_breakers shows the session:NAME scopes", err)
+		}
 	}
 	if session != "" {
 		o.session = session
@@ -83,8 +86,3 @@ func mcpReport(ctx context.Context, env *Env, o common, session string) (string,
 	}
 	return b.String(), nil
 }
-
-// nopWriteCloser lets the transport "close" stdout without closing it.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

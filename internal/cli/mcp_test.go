@@ -151,16 +151,12 @@ func TestMCPOverStdio(t *testing.T) {
 		t.Error("the MCP server changed the breaker's files")
 	}
 
-	// Closing stdin ends the server: exit 0, well before the transport
-	// would send SIGTERM.
-	start := time.Now()
+	// Closing stdin ends the server: exit 0, before the transport sends
+	// SIGTERM (a server ended by the signal has no exit code: -1).
 	err = cs.Close()
 	closed = true
 	if err != nil {
 		t.Fatalf("the server did not exit cleanly when stdin closed: %v\nstderr: %s", err, stderr.String())
-	}
-	if took := time.Since(start); took >= terminate {
-		t.Fatalf("the server needed %s to exit (SIGTERM)", took)
 	}
 	if code := cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("exit code %d", code)

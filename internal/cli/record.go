@@ -216,6 +216,9 @@ func (o *recordOptions) iteration(env *Env) (*lb.Iteration, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--output-file: %w", err)
 		}
+		if fi.IsDir() {
+			return nil, usagef("--output-file %s is a directory: give the file the iteration's output was written to", o.outputFile)
+		}
 		n := fi.Size()
 		it.OutputBytes = &n
 	}

@@ -170,7 +170,8 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		}
 		return fmt.Errorf("listen on %s: %w (is another server using the port? pick one with --addr)", addr, err)
 	}
-	ln = httpapi.LimitListener(ln, o.maxConnections)
+	limiter := httpapi.LimitListener(ln, o.maxConnections)
+	ln = limiter
 	if read == "" && !isLoopback(ln.Addr()) {
 		log.Warn("listening beyond this machine without LOOPBREAKER_READ_TOKEN: anyone who can reach it may check and record outcomes")
 	}
@@ -186,6 +187,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	limiter.Configure(srv)
 	fmt.Fprintf(env.Stderr, "loopbreaker: serving http://%s (state %s, %s)\n", ln.Addr(), w.storeName(), mode(walDir, fleet))
 
 	served := make(chan error, 1)

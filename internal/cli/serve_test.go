@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -434,4 +435,29 @@ func TestServeSharedIsRemoved(t *testing.T) {
 			t.Fatalf("serve %s: the error does not say --shared is gone and why:\n%s", flag, log)
 		}
 	}
+}
+
+// Connections that send nothing, opened up to the server's connection
+// limit and opened again, do not keep a real request out: it takes the
+// place of the oldest of them.
+func TestServeIdleConnectionsDoNotStarveRequests(t *testing.T) {
+	s := startServer(t, t.TempDir(), nil, "--max-connections", "64")
+	addr := strings.TrimPrefix(s.url, "http://")
+	var silent []net.Conn
+	for round := range 3 {
+		for range 64 {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			silent = append(silent, c)
+		}
+		if code := s.call("GET", "/v1/breakers", "", nil, nil); code != 200 {
+			t.Fatalf("round %d: a real request behind 64 silent connections: HTTP %d", round, code)
+		}
+	}
+	for _, c := range silent {
+		c.Close()
+	}
+	s.stop()
 }

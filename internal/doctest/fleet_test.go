@@ -12,7 +12,7 @@ import (
 // The README's fleet quick start, verbatim but for its ports: a real
 // redis-server, two servers and the shell loop (no loopbreaker.yaml); the
 // loop stops its stuck agent at the third iteration and both servers show
-// the breaker OPEN.
+// the breaker OPEN; its last line stops the servers and Redis.
 func TestREADMEFleetQuickStart(t *testing.T) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("SKIP: redis-server not found (apt-get install redis-server)")
@@ -52,5 +52,9 @@ func TestREADMEFleetQuickStart(t *testing.T) {
 	}
 	if strings.Count(res.stderr, "loopbreaker: stopped") != 2 {
 		t.Errorf("the two servers did not both shut down cleanly:\n%s", res.stderr)
+	}
+	// Its last line leaves nothing running: Redis is gone too.
+	if out, err := exec.Command("redis-cli", "-p", redisPort, "ping").CombinedOutput(); err == nil && strings.Contains(string(out), "PONG") {
+		t.Errorf("redis-server still runs after the block")
 	}
 }

@@ -62,7 +62,7 @@ exit 0
 	env := userEnv(t, agents)
 	dir := newRepo(t, env)
 
-	res := runShell(t, dir, env, block, 30*time.Second)
+	res := runShell(t, dir, env, block, 2*time.Minute)
 
 	if n := iterations(t, counter); n > 3 {
 		t.Errorf("the stuck agent ran %d times; want the loop stopped by iteration 3\nstderr:\n%s", n, res.stderr)
@@ -97,7 +97,7 @@ exit 0
 	env := userEnv(t, agents)
 	dir := newRepo(t, env)
 
-	res := runShell(t, dir, env, block, 30*time.Second)
+	res := runShell(t, dir, env, block, 2*time.Minute)
 
 	if n := iterations(t, counter); n != 7 {
 		t.Fatalf("the productive agent ran %d times, want 7 (6 steps, then it ends the loop); exit %d\nstderr:\n%s", n, res.code, res.stderr)

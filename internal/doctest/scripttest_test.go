@@ -15,7 +15,7 @@ import (
 func basicTools(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, name := range []string{"bash", "sh", "env", "dirname", "mktemp", "mkdir", "id", "cat", "sed", "cut", "grep", "go", "git", "rm", "tr", "head", "date", "ls", "chmod"} {
+	for _, name := range []string{"bash", "sh", "env", "dirname", "mktemp", "mkdir", "id", "cat", "sed", "cut", "grep", "go", "git", "rm", "tr", "head", "date", "ls", "chmod", "stat", "sleep"} {
 		p, err := exec.LookPath(name)
 		if err != nil {
 			t.Skipf("needs %s", name)
@@ -27,16 +27,26 @@ func basicTools(t *testing.T) string {
 	return dir
 }
 
+// testScriptEnv is the environment scripts/test runs in: PATH path, its
+// own home, logs and agents directory (returned), and no apt/dpkg lock of
+// this machine (a lock file of the test's own, free).
+func testScriptEnv(t *testing.T, path string) (env []string, agents string) {
+	t.Helper()
+	home, logs, agents := t.TempDir(), t.TempDir(), t.TempDir()
+	lock := filepath.Join(t.TempDir(), "lock-frontend")
+	writeFile(t, lock, "")
+	return []string{"PATH=" + path, "HOME=" + home, "LOOPBREAKER_TEST_LOGS=" + logs, "LOOPBREAKER_AGENTS_DIR=" + agents,
+		"LOOPBREAKER_APT_LOCKS=" + lock, "GOCACHE=" + goEnv(t, "GOCACHE"), "GOMODCACHE=" + goEnv(t, "GOMODCACHE")}, agents
+}
+
 func runTestScript(t *testing.T, path string, args ...string) (shellResult, string) {
 	t.Helper()
 	root, err := filepath.Abs(repoRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	home, logs, agents := t.TempDir(), t.TempDir(), t.TempDir()
-	env := []string{"PATH=" + path, "HOME=" + home, "LOOPBREAKER_TEST_LOGS=" + logs, "LOOPBREAKER_AGENTS_DIR=" + agents,
-		"GOCACHE=" + goEnv(t, "GOCACHE"), "GOMODCACHE=" + goEnv(t, "GOMODCACHE")}
-	res := runShell(t, root, env, `exec scripts/test "$@"`, time.Minute, args...)
+	env, agents := testScriptEnv(t, path)
+	res := runShell(t, root, env, `exec scripts/test "$@"`, 2*time.Minute, args...)
 	return res, agents
 }
 
