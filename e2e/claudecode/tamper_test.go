@@ -133,6 +133,9 @@ func TestTamper(t *testing.T) {
 				if n := r.callNumber(*stop); n == 0 || n > attempts {
 					t.Errorf("halted at %s, want by call %d", r.where(*stop), attempts)
 				}
+				if s := stop.Answer.Text(); strings.Contains(s, noAttempts) {
+					t.Errorf("the halt says no attempts were recorded next to the limit that counted them: %q", clip(s, 300))
+				}
 				if n := r.requestsAfter(h[len(h)-1]); n > 0 {
 					t.Errorf("the CLI went on after the stop: %d more model requests", n)
 				}

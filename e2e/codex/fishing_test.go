@@ -8,6 +8,10 @@ import (
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
 
+// noAttempts is what a halt's hypothesis says when it found nothing to
+// diagnose: wrong next to a limit that counted the calls.
+const noAttempts = "No attempts were recorded"
+
 // TestFishing: the model searches the work tree for one name after
 // another (see harness.FishingSearches).
 func TestFishing(t *testing.T) {
@@ -23,7 +27,7 @@ func TestFishing(t *testing.T) {
 	t.Logf("fishing: %s", tr.summary())
 	stateDir := harness.StateDir(t, ss.loopbreaker("status", "--json", "--session", "codex"), ss.repo)
 	assertNothingOfLoopbreaker(t, ss.model.Log, fakemodel.OpenAIToolOutputs, stateDir)
-	if strings.Contains(tr.halt.Reason, "No attempts were recorded") {
+	if strings.Contains(tr.halt.Reason, noAttempts) {
 		t.Errorf("the halt says no attempts were recorded next to the limit that counted them: %q", oneLine(tr.halt.Reason, 300))
 	}
 	assertHalted(t, ss, tr, r, window{2, harness.FishingHaltBy - 1}, window{3, harness.FishingHaltBy}, harness.FishingDetectors)

@@ -99,6 +99,8 @@ func TestTamper(t *testing.T) {
 		}
 		if stopAt == 0 {
 			t.Errorf("never halted: %d attempts, %d refused, none stopped the agent", attempts, len(tr.refused))
+		} else if s := tr.calls[stopAt-1].Answer.Text(); strings.Contains(s, noAttempts) {
+			t.Errorf("the halt says no attempts were recorded next to the limit that counted them: %q", oneLine(s, 300))
 		}
 		if len(tr.ran) > 0 {
 			t.Errorf("%d of the %d attempts ran", len(tr.ran), attempts)
