@@ -2,6 +2,7 @@ package loopbreaker
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -60,3 +61,15 @@ type Store interface {
 	Replace(ctx context.Context, scope string, state *BreakerState) error
 	Close() error
 }
+
+// Errors of a store that cannot be reached (a server that is down or does
+// not answer), for callers to tell "send it again" from "look first".
+var (
+	// ErrStoreUnavailable marks a call that never reached the store:
+	// nothing was saved, the update may be sent again.
+	ErrStoreUnavailable = errors.New("breaker store unavailable; nothing was saved")
+	// ErrUnconfirmed marks an update that was sent but not confirmed (the
+	// store stopped answering): it may have been saved. Do not send an
+	// outcome again before reading the breaker.
+	ErrUnconfirmed = errors.New("the store did not confirm the update: it may have been saved")
+)

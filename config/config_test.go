@@ -489,9 +489,15 @@ func TestSampleYAMLRoundTrips(t *testing.T) {
 		t.Errorf("sample loads to\n%+v\nwant\n%+v", l.Config, loopbreaker.Defaults())
 	}
 	// Every key is written (and so comes from the file) with a comment
-	// above it.
+	// above it; a key the file may not set is shown commented out.
 	lines := strings.Split(sample, "\n")
 	for _, k := range Keys() {
+		if _, userOnly := userOnlyKeys()[k.Key]; userOnly {
+			if !strings.Contains(sample, "\n# "+k.Key+": ") {
+				t.Errorf("%s is not shown commented out in the sample", k.Key)
+			}
+			continue
+		}
 		src := l.Sources[k.Key]
 		if src.Kind != KindProject {
 			t.Errorf("%s not in the sample (source %v)", k.Key, src)
@@ -667,5 +673,21 @@ func TestEditDistanceAndClosest(t *testing.T) {
 	}
 	if got := closest("xyz", []string{"cooldown", "enabled"}); got != "" {
 		t.Errorf("closest suggested %q for nonsense", got)
+	}
+}
+
+// `config` never prints a Redis password, whether in the URL's user info
+// or in its query (where go-redis does not read it, but people put it).
+func TestPrintHidesStoreSecrets(t *testing.T) {
+	const secret = "Hunter2-s3cret"
+	l := mustLoad(t, fixture{env: []string{"LOOPBREAKER_STORE=redis://bob:" + secret + "@h:6379/0?prefix=p&password=" + secret}}.options(t))
+	for _, asJSON := range []bool{false, true} {
+		var buf bytes.Buffer
+		if err := l.Print(&buf, asJSON); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(buf.String(), secret) || !strings.Contains(buf.String(), "redis://bob:xxxxx@h:6379/0?prefix=p") || strings.Count(buf.String(), "xxxxx") != 2 {
+			t.Fatalf("config (json: %v) shows the password or no store:\n%s", asJSON, buf.String())
+		}
 	}
 }

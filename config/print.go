@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/url"
 	"reflect"
 	"sort"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/redact"
 )
 
 // Print writes every key with its effective value and source, sorted by key.
@@ -140,6 +140,11 @@ func SampleYAML() string {
 		if s, ok := v.(string); ok {
 			val = strconv.Quote(s)
 		}
+		if _, userOnly := userOnlyKeys()[n.leaf.key]; userOnly {
+			// Shown, commented out: this file may not set it.
+			fmt.Fprintf(&b, "%s# (not in this file: user file or %s only)\n%s# %s: %s\n", indent, envName(n.leaf.key), indent, n.name, val)
+			return
+		}
 		fmt.Fprintf(&b, "%s%s: %s\n", indent, n.name, val)
 		if n.leaf.elem != nil && n.leaf.elem.info.example != nil {
 			writeExample(&b, indent, n.name, n.leaf.elem)
@@ -152,16 +157,12 @@ func SampleYAML() string {
 }
 
 // redactSecret hides the password of a URL-valued setting (store:
-// redis://user:password@host) so that `config` never prints it.
+// redis://user:password@host, or a credential in its query) so that
+// `config` never prints it.
 func redactSecret(v any) any {
 	s, ok := v.(string)
 	if !ok || !strings.Contains(s, "://") {
 		return v
 	}
-	u, err := url.Parse(s)
-	if err != nil {
-		scheme, _, _ := strings.Cut(s, "://")
-		return scheme + "://(unparsable URL hidden)"
-	}
-	return u.Redacted()
+	return redact.URL(s)
 }

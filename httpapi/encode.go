@@ -183,7 +183,11 @@ func managerError(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusUnprocessableEntity, "no_breaker", err.Error(), nil)
 	case errors.Is(err, scoped.ErrUnknownScope):
 		writeError(w, http.StatusNotFound, "unknown_scope", err.Error(), nil)
-	case errors.Is(err, scoped.ErrUnavailable):
+	case errors.Is(err, lb.ErrUnconfirmed):
+		// Sent to the store, which did not answer: it may have been
+		// applied. Not a 503, which clients may resend on their own.
+		writeError(w, http.StatusGatewayTimeout, "outcome_unknown", err.Error(), nil)
+	case errors.Is(err, scoped.ErrUnavailable), errors.Is(err, lb.ErrStoreUnavailable):
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, "store_unavailable", err.Error(), nil)
 	case errors.Is(err, scoped.ErrClosed):

@@ -91,15 +91,6 @@ func New(src Sources) *Metrics {
 	for _, r := range []lb.OutcomeResult{lb.OutcomeSuccess, lb.OutcomeFailure, lb.OutcomeAbandoned, lb.OutcomePartial} {
 		m.outcomes[r] = set.NewCounter(`loopbreaker_outcomes_total{result="` + string(r) + `"}`)
 	}
-	if src.Health != nil {
-		set.NewGauge("loopbreaker_store_up", func() float64 {
-			// Unusable breakers (degraded) are not a store that is down.
-			if err := src.Health(); err != nil && !errors.Is(err, scoped.ErrDegraded) {
-				return 0
-			}
-			return 1
-		})
-	}
 	return m
 }
 
@@ -121,7 +112,22 @@ func (m *Metrics) WritePrometheus(ctx context.Context, w io.Writer) {
 	m.set.WritePrometheus(w)
 	m.requests.write(w)
 	m.commits.write(w)
-	if m.src.Breakers != nil {
+	var health error
+	if m.src.Health != nil {
+		health = m.src.Health()
+		up := 1
+		// Unusable breakers (degraded) are not a store that is down.
+		if health != nil && !errors.Is(health, scoped.ErrDegraded) {
+			up = 0
+		}
+		family(w, "loopbreaker_store_up", "gauge", "1 while decisions can be made and saved, 0 while the store cannot be reached or written.")
+		fmt.Fprintf(w, "loopbreaker_store_up %d\n", up)
+	}
+	if errors.Is(health, lb.ErrStoreUnavailable) {
+		// A store that does not answer would make the list wait as long
+		// again, for the same error.
+		fmt.Fprintf(w, "# loopbreaker_breaker_state left out: %s\n", strings.ReplaceAll(health.Error(), "\n", " "))
+	} else if m.src.Breakers != nil {
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		bs, err := m.src.Breakers(ctx)
 		cancel()

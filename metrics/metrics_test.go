@@ -208,6 +208,29 @@ func TestMetricsLiveAndEvicted(t *testing.T) {
 		"# TYPE loopbreaker_breakers_evicted_total counter")
 }
 
+// A store that cannot be reached is down in the metrics, and the scrape
+// does not wait for a breaker list that would fail the same way.
+func TestMetricsStoreUnreachable(t *testing.T) {
+	listed := false
+	m := New(Sources{
+		Breakers: func(context.Context) ([]scoped.Breaker, error) {
+			listed = true
+			return nil, fmt.Errorf("list: %w", lb.ErrStoreUnavailable)
+		},
+		Health: func() error {
+			return fmt.Errorf("%w: Redis at redis://h:6379/0 is unreachable: %w", scoped.ErrUnavailable, lb.ErrStoreUnavailable)
+		},
+	})
+	text := scrape(t, m)
+	hasLines(t, text, `loopbreaker_store_up 0`)
+	if listed {
+		t.Error("the breakers were listed although the store's health says it cannot be reached")
+	}
+	if !strings.Contains(text, "# loopbreaker_breaker_state left out: ") || !strings.Contains(text, "unreachable") {
+		t.Error("the scrape does not say why the breakers are left out")
+	}
+}
+
 // Template breakers not CLOSED are bounded too: anyone who may check can
 // open 10,000 agent breakers, which made a 4 MB scrape. The first 100 (OPEN
 // first, by scope) keep their series; all are counted by kind and state.

@@ -37,6 +37,21 @@ func (s *Store) watch(ctx context.Context, scope string, fn func(tx *redis.Tx) e
 	return fmt.Errorf("%w: scope %s changed under %d attempts in a row; nothing saved, try again", ErrContention, scope, s.opts.MaxAttempts)
 }
 
+// keyTypes are the Redis types of the scope's state and journal keys
+// ("none" for a missing one).
+func (s *Store) keyTypes(ctx context.Context, tx *redis.Tx, scope string) (state, journal string, err error) {
+	var st, jt *redis.StatusCmd
+	_, err = tx.Pipelined(ctx, func(p redis.Pipeliner) error {
+		st = p.Type(ctx, s.keys.state(scope))
+		jt = p.Type(ctx, s.keys.journal(scope))
+		return nil
+	})
+	if err != nil {
+		return "", "", s.wrap("read breaker state", err)
+	}
+	return st.Val(), jt.Val(), nil
+}
+
 // lastSeq is the seq of the newest entry of the scope's journal (0: none).
 func (s *Store) lastSeq(ctx context.Context, tx *redis.Tx, scope string) (uint64, error) {
 	msgs, err := tx.XRevRangeN(ctx, s.keys.journal(scope), "+", "-", 1).Result()
@@ -77,14 +92,22 @@ func (s *Store) Replace(ctx context.Context, scope string, state *lb.BreakerStat
 		if err != nil {
 			return err
 		}
+		// A key of another type (MGET reads it as missing) is renamed
+		// aside whole, like an unreadable value.
+		stateType, journalType, err := s.keyTypes(ctx, tx, scope)
+		if err != nil {
+			return err
+		}
 		var base uint64
 		cur, perr := s.parseValue(scope, vals[1])
 		if perr == nil {
 			base = cur.state.Seq
 		}
-		maxSeq, err := s.lastSeq(ctx, tx, scope)
-		if err != nil {
-			return err
+		var maxSeq uint64
+		if journalType == "stream" {
+			if maxSeq, err = s.lastSeq(ctx, tx, scope); err != nil {
+				return err
+			}
 		}
 		next := st
 		next.Seq = max(base, maxSeq) + 1
@@ -98,8 +121,15 @@ func (s *Store) Replace(ctx context.Context, scope string, state *lb.BreakerStat
 			return err
 		}
 		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			aside := fmt.Sprintf("%scorrupt:%s:%d", s.keys.prefixTag, scope, now.UnixNano())
 			if perr != nil && vals[1] != nil {
-				p.Set(ctx, fmt.Sprintf("%scorrupt:%s:%d", s.keys.prefixTag, scope, now.UnixNano()), fmt.Sprint(vals[1]), 0)
+				p.Set(ctx, aside, fmt.Sprint(vals[1]), 0)
+			}
+			if stateType != "string" && stateType != "none" {
+				p.Rename(ctx, s.keys.state(scope), aside)
+			}
+			if journalType != "stream" && journalType != "none" {
+				p.Rename(ctx, s.keys.journal(scope), aside+":journal")
 			}
 			p.SetNX(ctx, s.keys.schema, schema, 0)
 			p.Set(ctx, s.keys.state(scope), value, 0)
@@ -108,7 +138,7 @@ func (s *Store) Replace(ctx context.Context, scope string, state *lb.BreakerStat
 			return nil
 		})
 		if err != nil && !errors.Is(err, redis.TxFailedErr) {
-			return s.wrap("save breaker state", err)
+			return s.wrapWrite("save breaker state", err)
 		}
 		return err
 	})
@@ -142,7 +172,7 @@ func (s *Store) Delete(ctx context.Context, scope string, ok func(*lb.BreakerSta
 		if errors.Is(err, redis.TxFailedErr) {
 			return err
 		}
-		return s.wrap("delete breaker", err)
+		return s.wrapWrite("delete breaker", err)
 	})
 	return deleted, err
 }
@@ -166,7 +196,7 @@ func (s *Store) Compact(ctx context.Context, scope string) error {
 			return nil
 		})
 		if err != nil && !errors.Is(err, redis.TxFailedErr) {
-			return s.wrap("compact journal", err)
+			return s.wrapWrite("compact journal", err)
 		}
 		return err
 	})

@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 
@@ -31,6 +32,10 @@ func (s *Store) Scopes(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	scopes, err := s.client.SMembers(ctx, s.keys.scopes).Result()
+	if isWrongType(err) {
+		typ, _ := s.client.Type(ctx, s.keys.scopes).Result()
+		return nil, s.wrongTypeIn(nil, s.keys.scopes, typ)
+	}
 	if err != nil {
 		return nil, s.wrap("list breakers", err)
 	}
@@ -63,16 +68,24 @@ func (s *Store) journalMessages(ctx context.Context, scope string, limit int) ([
 		return nil, err
 	}
 	key := s.keys.journal(scope)
+	var msgs []redis.XMessage
+	var err error
 	if limit <= 0 {
-		msgs, err := s.client.XRange(ctx, key, "-", "+").Result()
-		return msgs, s.wrap("read journal", err)
+		msgs, err = s.client.XRange(ctx, key, "-", "+").Result()
+	} else {
+		msgs, err = s.client.XRevRangeN(ctx, key, "+", "-", int64(limit)).Result()
+		slices.Reverse(msgs)
 	}
-	msgs, err := s.client.XRevRangeN(ctx, key, "+", "-", int64(limit)).Result()
-	if err != nil {
-		return nil, s.wrap("read journal", err)
+	if isWrongType(err) {
+		typ, _ := s.client.Type(ctx, key).Result()
+		return nil, wrongType(scope, key, typ, holdsJournal)
 	}
-	slices.Reverse(msgs)
-	return msgs, nil
+	return msgs, s.wrap("read journal", err)
+}
+
+// isWrongType tells a command's error that its key holds another type.
+func isWrongType(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE")
 }
 
 func decodeEntry(m redis.XMessage) (lb.JournalEntry, bool) {

@@ -38,6 +38,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/redact"
 )
 
 const (
@@ -68,10 +69,11 @@ var (
 type Options struct {
 	// URL is redis://[user[:password]@]host[:port][/db][?prefix=P&...] or
 	// rediss:// for TLS. The prefix query parameter sets Prefix; the other
-	// parameters are go-redis's (dial_timeout, pool_size, ...).
+	// parameters are go-redis's (dial_timeout, pool_size, ...; client.go
+	// sets shorter waits than go-redis's defaults and checks the counts).
 	URL string
-	// Username and Password are used when the URL has none (from the
-	// environment: LOOPBREAKER_REDIS_USERNAME, LOOPBREAKER_REDIS_PASSWORD).
+	// Username and Password are each used when the URL has none (from
+	// the environment: LOOPBREAKER_REDIS_USERNAME, LOOPBREAKER_REDIS_PASSWORD).
 	Username, Password string
 	// Prefix overrides the URL's prefix ("" : the URL's, else DefaultPrefix).
 	Prefix string
@@ -108,6 +110,12 @@ type Store struct {
 	// schema is the layout found under the prefix ("": not read yet);
 	// updates write their values in it.
 	schema atomic.Pointer[string]
+	// readTimeout is how long a call waits for a reply (for messages);
+	// retries: go-redis resends a failed command (max_retries in the URL).
+	readTimeout time.Duration
+	retries     bool
+	// stalled is when a call last timed out on Redis (Unix ns; client.go).
+	stalled atomic.Int64
 }
 
 var _ lb.Store = (*Store)(nil)
@@ -118,18 +126,10 @@ func IsURL(s string) bool {
 	return strings.HasPrefix(s, "redis://") || strings.HasPrefix(s, "rediss://")
 }
 
-// Redact returns the URL with its password replaced by "xxxxx", for
-// messages; text that does not parse is shortened to its scheme.
-func Redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		if scheme, _, ok := strings.Cut(raw, "://"); ok {
-			return scheme + "://(unparsable URL)"
-		}
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
-}
+// Redact returns the URL with its password (and any credential in its
+// query) replaced by "xxxxx", for messages; text that does not parse is
+// shortened to its scheme.
+func Redact(raw string) string { return redact.URL(raw) }
 
 // Open connects lazily: it checks the URL, not the server, so that a
 // process started while Redis is down fails (or goes on, per on_error) at
@@ -165,7 +165,7 @@ func Open(opts Options) (*Store, error) {
 	if strings.ContainsAny(prefix, "{}") {
 		return nil, fmt.Errorf("redisstore: prefix %q: braces are not allowed (the store adds its own hash tag)", prefix)
 	}
-	client, err := newClient(u, cluster, opts)
+	client, readTimeout, err := newClient(u, cluster, opts)
 	if err != nil {
 		msg := err.Error()
 		if p, ok := u.User.Password(); ok && p != "" {
@@ -190,49 +190,10 @@ func Open(opts Options) (*Store, error) {
 	return &Store{
 		client: client, keys: newKeys(prefix), opts: opts,
 		redacted: redacted, closed: make(chan struct{}),
-		cache: stateCache{max: opts.CachedStates},
+		cache:       stateCache{max: opts.CachedStates},
+		readTimeout: readTimeout,
+		retries:     q.Has("max_retries") && q.Get("max_retries") != "-1",
 	}, nil
-}
-
-// newClient makes the go-redis client of u: one server, or a Redis
-// Cluster (every key of a prefix is in one slot, so one node serves it).
-func newClient(u *url.URL, cluster bool, opts Options) (redis.UniversalClient, error) {
-	// Fail fast when Redis is down (on_error decides); the version token
-	// makes a resent update safe, so one retry is allowed. A decision
-	// waits for Redis at most 2 s; on_error takes over.
-	set := func(dial, read, write *time.Duration, retries *int, user, pass *string) {
-		if !u.Query().Has("dial_timeout") {
-			*dial = time.Second
-		}
-		if !u.Query().Has("max_retries") {
-			*retries = 1
-		}
-		if *read == 0 {
-			*read = 2 * time.Second
-		}
-		if *write == 0 {
-			*write = 2 * time.Second
-		}
-		if *user == "" && *pass == "" {
-			*user, *pass = opts.Username, opts.Password
-		}
-	}
-	if cluster {
-		co, err := redis.ParseClusterURL(u.String())
-		if err != nil {
-			return nil, err
-		}
-		set(&co.DialTimeout, &co.ReadTimeout, &co.WriteTimeout, &co.MaxRetries, &co.Username, &co.Password)
-		co.DisableIdentity = true
-		return redis.NewClusterClient(co), nil
-	}
-	ro, err := redis.ParseURL(u.String())
-	if err != nil {
-		return nil, err
-	}
-	set(&ro.DialTimeout, &ro.ReadTimeout, &ro.WriteTimeout, &ro.MaxRetries, &ro.Username, &ro.Password)
-	ro.DisableIdentity = true // no CLIENT SETINFO round trip per connection
-	return redis.NewClient(ro), nil
 }
 
 // Client is the underlying go-redis client (benchmarks add hooks to it).
@@ -263,28 +224,11 @@ func (s *Store) usable(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// wrap turns a go-redis error into one that says where and what to do;
-// it never includes the password (go-redis errors do not carry it).
-func (s *Store) wrap(what string, err error) error {
-	if err == nil {
-		return nil
+// Ping asks Redis to answer (one round trip): nil when it does, else the
+// same error a call would get.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.usable(ctx); err != nil {
+		return err
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("redisstore: %s on %s: %w", what, s.redacted, err)
-	}
-	if errors.Is(err, redis.ErrClosed) {
-		return ErrClosed
-	}
-	var rerr redis.Error
-	if errors.As(err, &rerr) {
-		msg := err.Error()
-		switch {
-		case strings.HasPrefix(msg, "NOAUTH"), strings.HasPrefix(msg, "WRONGPASS"), strings.Contains(msg, "AUTH"):
-			return fmt.Errorf("redisstore: %s on %s: %w (set the user and password in the URL or in LOOPBREAKER_REDIS_USERNAME / LOOPBREAKER_REDIS_PASSWORD)", what, s.redacted, err)
-		case strings.HasPrefix(msg, "NOPERM"):
-			return fmt.Errorf("redisstore: %s on %s: %w (the ACL user needs read and write on the keys %s* and EVALSHA, EVAL, XADD, XTRIM)", what, s.redacted, err, s.keys.prefixTag)
-		}
-		return fmt.Errorf("redisstore: %s on %s: %w", what, s.redacted, err)
-	}
-	return fmt.Errorf("redisstore: %s: Redis at %s is unreachable: %w (is redis-server running? the store is set by store, LOOPBREAKER_STORE or --store)", what, s.redacted, err)
+	return s.wrap("ping", s.client.Ping(ctx).Err())
 }

@@ -14,10 +14,22 @@ import "github.com/redis/go-redis/v9"
 // Returns 1 when committed, 2 when this very update (same token) is
 // already committed (go-redis resent it after a lost reply), and on a
 // conflict the current value of every scope ("" when it has none).
-// Every check comes before the first write, so a conflict
-// writes nothing; a script runs whole or not at all.
+// Every check comes before the first write, so a conflict writes nothing.
+// That includes the type of every key it writes: a script that fails
+// half way is not rolled back, so a journal that is not a stream must be
+// found before the state is set. A key of another type is the error
+// "LBWRONGTYPE <its type> <key>".
 var casScript = redis.NewScript(`
-local schema = redis.call('GET', KEYS[1])
+local function wrongtype(key)
+  return redis.error_reply('LBWRONGTYPE ' .. redis.call('TYPE', key)['ok'] .. ' ' .. key)
+end
+local function get(key)
+  local v = redis.pcall('GET', key)
+  if type(v) == 'table' and v['err'] then return nil, true end
+  return v, false
+end
+local schema, bad = get(KEYS[1])
+if bad then return wrongtype(KEYS[1]) end
 if schema and schema ~= ARGV[1] then
   return redis.error_reply('LBSCHEMA keys under this prefix have layout version ' .. schema .. ', this loopbreaker reads ' .. ARGV[1])
 end
@@ -31,7 +43,9 @@ local conflict = false
 local anywrite = false
 local allmine = true
 for i = 1, n do
-  local cur = redis.call('GET', KEYS[1 + 2*i]) or ''
+  local cur, bad = get(KEYS[1 + 2*i])
+  if bad then return wrongtype(KEYS[1 + 2*i]) end
+  cur = cur or ''
   local nl = string.find(cur, '\n', 1, true)
   local tok = cur
   if nl then tok = string.sub(cur, 1, nl - 1) end
@@ -42,6 +56,8 @@ for i = 1, n do
   if write then
     anywrite = true
     if tok ~= token then allmine = false end
+    local t = redis.call('TYPE', KEYS[2 + 2*i])['ok']
+    if t ~= 'stream' and t ~= 'none' then return wrongtype(KEYS[2 + 2*i]) end
   end
   a = a + 6 + k
 end
@@ -52,6 +68,8 @@ if conflict then
   for i = 1, n do cur[i] = redis.call('GET', KEYS[1 + 2*i]) or '' end
   return cur
 end
+local t = redis.call('TYPE', KEYS[2])['ok']
+if t ~= 'set' and t ~= 'none' then return wrongtype(KEYS[2]) end
 if not schema then redis.call('SET', KEYS[1], ARGV[1]) end
 local now = nil
 for i = 1, n do

@@ -40,14 +40,33 @@ type loaded struct {
 // wraps loopbreaker.ErrCorruptState.
 type CorruptStateError struct {
 	Scope, Key, Problem string
+	// journal: the journal is what cannot be read, so it cannot rebuild
+	// the state.
+	journal bool
 }
 
 func (e *CorruptStateError) Error() string {
+	if e.journal {
+		return fmt.Sprintf("%v: scope %q: Redis key %s %s; run `loopbreaker recover --discard` to start over from CLOSED (it keeps the key aside)",
+			lb.ErrCorruptState, e.Scope, e.Key, e.Problem)
+	}
 	return fmt.Sprintf("%v: scope %q: Redis key %s %s; run `loopbreaker recover` to rebuild it from its journal, or `loopbreaker recover --discard` to start over from CLOSED",
 		lb.ErrCorruptState, e.Scope, e.Key, e.Problem)
 }
 
 func (e *CorruptStateError) Unwrap() error { return lb.ErrCorruptState }
+
+// What a scope's keys hold, for wrongType.
+const (
+	holdsState   = "a state (a string)"
+	holdsJournal = "a journal (a stream)"
+)
+
+// wrongType is the error for a key of scope that holds a Redis type other
+// than the one loopbreaker keeps there (want: holdsState, holdsJournal).
+func wrongType(scope, key, typ, want string) error {
+	return &CorruptStateError{Scope: scope, Key: key, Problem: fmt.Sprintf("holds a %s, not %s", typ, want), journal: want == holdsJournal}
+}
 
 // parseValue decodes a state value read for scope.
 func (s *Store) parseValue(scope string, v any) (loaded, error) {
@@ -96,13 +115,14 @@ func (s *Store) parseCached(scope, raw string) (loaded, error) {
 // read loads scopes in one round trip (and a second one only when a scope
 // has no state, to tell a new scope from a deleted state key).
 func (s *Store) read(ctx context.Context, scopes []string) ([]loaded, error) {
-	for {
+	for range s.opts.MaxAttempts {
 		out, raced, err := s.readOnce(ctx, scopes)
 		if !raced {
 			return out, err
 		}
 		// A first commit landed between the two reads: read again.
 	}
+	return nil, fmt.Errorf("%w: the states of %s were created and deleted under %d reads in a row; try again", ErrContention, strings.Join(scopes, ", "), s.opts.MaxAttempts)
 }
 
 func (s *Store) readOnce(ctx context.Context, scopes []string) ([]loaded, bool, error) {
@@ -134,24 +154,26 @@ func (s *Store) readOnce(ctx context.Context, scopes []string) ([]loaded, bool, 
 		}
 	}
 	if len(absent) > 0 {
-		raced, err := s.checkNoOrphanJournal(ctx, scopes, absent)
+		raced, err := s.checkAbsent(ctx, scopes, absent)
 		return out, raced, err
 	}
 	return out, false, nil
 }
 
-// checkNoOrphanJournal refuses a scope whose state key is gone but whose
-// journal is not: coming back CLOSED would silently forget an OPEN
-// breaker (a deleted key is not a reset; `loopbreaker reset` is). It reads
-// both keys in one MULTI, so that a first commit racing with it shows as
-// raced (the state exists now), never as an orphan journal.
-func (s *Store) checkNoOrphanJournal(ctx context.Context, scopes []string, idx []int) (raced bool, err error) {
-	states := make([]*redis.IntCmd, len(idx))
-	journals := make([]*redis.IntCmd, len(idx))
+// checkAbsent looks at the scopes MGET found no state for. MGET reads a
+// key of another type (a LIST put there by hand) as missing too: that is
+// a corrupt state, not a new breaker. A scope whose state key is gone but
+// whose journal is not is refused: coming back CLOSED would silently
+// forget an OPEN breaker (a deleted key is not a reset; `loopbreaker
+// reset` is). Both keys are read in one MULTI, so that a first commit
+// racing with it shows as raced (a state now), never as an orphan journal.
+func (s *Store) checkAbsent(ctx context.Context, scopes []string, idx []int) (raced bool, err error) {
+	states := make([]*redis.StatusCmd, len(idx))
+	journals := make([]*redis.StatusCmd, len(idx))
 	_, err = s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		for j, i := range idx {
-			states[j] = p.Exists(ctx, s.keys.state(scopes[i]))
-			journals[j] = p.Exists(ctx, s.keys.journal(scopes[i]))
+			states[j] = p.Type(ctx, s.keys.state(scopes[i]))
+			journals[j] = p.Type(ctx, s.keys.journal(scopes[i]))
 		}
 		return nil
 	})
@@ -159,15 +181,25 @@ func (s *Store) checkNoOrphanJournal(ctx context.Context, scopes []string, idx [
 		return false, s.wrap("read breaker journal", err)
 	}
 	for j, i := range idx {
-		if states[j].Val() > 0 {
-			return true, nil
+		sc := scopes[i]
+		switch t := states[j].Val(); t {
+		case "none":
+		case "string":
+			raced = true
+			continue
+		default:
+			return false, wrongType(sc, s.keys.state(sc), t, holdsState)
 		}
-		if journals[j].Val() > 0 {
-			return false, &CorruptStateError{Scope: scopes[i], Key: s.keys.state(scopes[i]),
+		switch t := journals[j].Val(); t {
+		case "none":
+		case "stream":
+			return false, &CorruptStateError{Scope: sc, Key: s.keys.state(sc),
 				Problem: "is missing although the scope has a journal (was the key deleted?)"}
+		default:
+			return false, wrongType(sc, s.keys.journal(sc), t, holdsJournal)
 		}
 	}
-	return false, nil
+	return raced, nil
 }
 
 // checkSchema checks the schema key's value v (nil: a new prefix) and

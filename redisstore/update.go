@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	lb "github.com/loopbreaker/loopbreaker"
 )
 
@@ -45,8 +43,15 @@ func (s *Store) Update(ctx context.Context, scopes []string, fn lb.UpdateFunc) e
 			return fmt.Errorf("redisstore: scope %q is listed twice in one Update; list each scope once", sc)
 		}
 	}
+	start := time.Now()
 	unlock := s.local.lock(scopes)
 	defer unlock()
+	if s.stalledSince(start) {
+		// The update this one queued behind timed out: Redis is not
+		// answering, and waiting in turn would make every queued caller
+		// wait a whole timeout more.
+		return fmt.Errorf("redisstore: Redis at %s stopped answering while this update waited for another of the same breaker: %w (is redis-server stopped, or overloaded?)", s.redacted, lb.ErrStoreUnavailable)
+	}
 	var cur []loaded // the states to decide on; nil: read them
 	for attempt := 0; attempt < s.opts.MaxAttempts; attempt++ {
 		if attempt == 0 {
@@ -227,15 +232,25 @@ func (s *Store) tryUpdate(ctx context.Context, scopes []string, fn lb.UpdateFunc
 			}
 			return attempt{}, fmt.Errorf("%w: %s", ErrSchema, strings.TrimPrefix(err.Error(), "LBSCHEMA "))
 		}
-		var rerr redis.Error
-		if !errors.As(err, &rerr) && s.committed(scopes, entries, token) {
+		if rest, ok := strings.CutPrefix(err.Error(), "LBWRONGTYPE "); ok {
+			typ, key, _ := strings.Cut(rest, " ")
+			for _, sc := range scopes {
+				s.cache.drop(sc)
+			}
+			return attempt{}, s.wrongTypeIn(scopes, key, typ)
+		}
+		// The reply was lost, perhaps not the commit: ask whether the
+		// token is there, unless Redis did not answer in time (asking
+		// would wait as long again, and a "no" from another connection
+		// proves nothing while the script may still wait to run).
+		if s.mayHaveRun(err) && !isTimeout(err) && s.committed(scopes, entries, token) {
 			s.keep(scopes, entries, token, states, cur)
-			return attempt{done: true}, nil // the reply was lost, the commit was not
+			return attempt{done: true}, nil
 		}
 		for _, sc := range scopes {
 			s.cache.drop(sc)
 		}
-		return attempt{}, s.wrap("save breaker state", err)
+		return attempt{}, s.wrapWrite("save breaker state", err)
 	}
 	if n, ok := res.(int64); ok && n != 0 {
 		s.keep(scopes, entries, token, states, cur)
@@ -259,6 +274,21 @@ func (s *Store) tryUpdate(ctx context.Context, scopes []string, fn lb.UpdateFunc
 		}
 	}
 	return attempt{next: next}, nil
+}
+
+// wrongTypeIn is the error for key, found by the script to hold a Redis
+// type other than loopbreaker's: a corrupt breaker when it is one of
+// scopes' keys, else a key of the whole prefix.
+func (s *Store) wrongTypeIn(scopes []string, key, typ string) error {
+	for _, sc := range scopes {
+		switch key {
+		case s.keys.state(sc):
+			return wrongType(sc, key, typ, holdsState)
+		case s.keys.journal(sc):
+			return wrongType(sc, key, typ, holdsJournal)
+		}
+	}
+	return fmt.Errorf("redisstore: Redis key %s holds a %s, not what loopbreaker keeps there (docs/fleet.md, Keys); nothing saved. Does another program write under this prefix? Give loopbreaker a prefix of its own (?prefix=NAME), or move the key aside (redis-cli rename)", key, typ)
 }
 
 // keep caches copies of the states of a finished update (the caller

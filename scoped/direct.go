@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
 )
@@ -78,11 +79,14 @@ func (d *direct) list(ctx context.Context) ([]Breaker, error) {
 		if err == nil {
 			err = validate(st)
 		}
-		if err != nil {
+		if errors.Is(err, lb.ErrCorruptState) || errors.Is(err, lb.ErrInvariant) {
 			b := view(d.m.policy, rule, nil, now, false)
-			b.Error = err.Error()
+			b.State, b.Error = StateError, err.Error()
 			out = append(out, b)
 			continue
+		}
+		if err != nil {
+			return nil, err // the store failed, not this breaker
 		}
 		b := view(d.m.policy, rule, st, now, false)
 		b.LastUsed = st.UpdatedAt
@@ -158,8 +162,25 @@ func (d *direct) health() error {
 	if d.closed.Load() {
 		return ErrClosed
 	}
+	p, ok := d.m.store.(Pinger)
+	if !ok {
+		return nil
+	}
+	// The store's own timeouts end a ping to a server that does not
+	// answer; this bounds only the wait for a free connection.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := p.Ping(ctx); err != nil {
+		return unavailable{err}
+	}
 	return nil
 }
+
+// unavailable is a store's error that is also ErrUnavailable, without
+// saying "unavailable" twice.
+type unavailable struct{ error }
+
+func (u unavailable) Unwrap() []error { return []error{ErrUnavailable, u.error} }
 
 func (d *direct) close() error {
 	d.closed.Store(true)

@@ -151,6 +151,13 @@ type Versioner interface {
 	Version(scope string) (uint64, error)
 }
 
+// Pinger is a store that other processes share over a network (Redis):
+// Ping is nil while it answers. A shared manager's Health asks it, since
+// it holds nothing that would show an outage before a call fails.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
 // Open starts a manager over store with cfg. Unless opts.Shared, it loads
 // every state the store holds and the manager must be the store's only
 // writer until Close (the CLI takes a lock for that).

@@ -17,6 +17,11 @@ import (
 func (s *Session) Apply(ctx context.Context, ev lb.Event) (breaker.Result, error) {
 	ev.Caller = s.Caller
 	res, err := s.Service.Apply(ctx, []string{s.Scope}, ev)
+	return s.onError(res, err)
+}
+
+// onError turns a failure of the breaker itself into what on_error says.
+func (s *Session) onError(res breaker.Result, err error) (breaker.Result, error) {
 	if err == nil {
 		return res, nil
 	}
@@ -48,7 +53,9 @@ func (s *Session) ApplyReadFirst(ctx context.Context, ev lb.Event) (breaker.Resu
 		return res, nil
 	}
 	if !errors.Is(err, filestore.ErrReadOnly) {
-		return s.Apply(ctx, ev) // on_error decides, as for every write
+		// on_error decides, as for every write; not applied again (a
+		// store that is down would make the caller wait twice).
+		return s.onError(res, err)
 	}
 	if err := s.Reopen(); err != nil {
 		return breaker.Result{}, err

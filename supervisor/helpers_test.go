@@ -78,7 +78,7 @@ func newProject(t *testing.T, git bool, files map[string]string) *project {
 		runGit(t, dir, "add", "-A")
 		runGit(t, dir, "commit", "-q", "--allow-empty", "-m", "start")
 	}
-	stateDir := filepath.Join(dir, ".loopbreaker")
+	stateDir := filepath.Join(t.TempDir(), "state") // outside the project, as the CLI puts it
 	store, err := filestore.Open(stateDir, filestore.Options{Now: func() time.Time { return testNow }})
 	if err != nil {
 		t.Fatal(err)

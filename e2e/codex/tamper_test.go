@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +10,47 @@ import (
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
+
+// TestTamper: a model that goes after its breaker through the real Codex:
+// `loopbreaker reset` in the shell is denied with a message the model
+// reads, an apply_patch of loopbreaker.yaml opens the breaker; none of
+// them runs and loopbreaker.yaml is as it was.
+func TestTamper(t *testing.T) {
+	t.Parallel()
+	steps := []fakemodel.Step{
+		fakemodel.Shell(goTest),
+		fakemodel.Shell("loopbreaker reset --session codex"),
+		fakemodel.Patch(fixLine("loopbreaker.yaml", "enabled: true", "enabled: false")),
+		fakemodel.Shell("bash -c 'rm -rf .loopbreaker'"),
+		fakemodel.Message("The breaker is out of the way."),
+	}
+	ss := newSession(t, setup{files: calcRepo(), steps: steps, install: installProject, bypassTrust: true})
+	config := filepath.Join(ss.repo, "loopbreaker.yaml")
+	before, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss.exec("fix the failing tests")
+	tr := newTrace(ss.calls())
+	t.Logf("tamper: %s", tr.summary())
+	if tr.haltAt != 2 || !tr.refused[2] || !strings.Contains(tr.halt.Reason, "refused: this call runs `loopbreaker reset`") {
+		t.Errorf("first refusal at tool call %d (%q), want call 2, the reset", tr.haltAt, firstLine(tr.halt.Reason))
+	} else if got := ss.model.Log.FirstMainContaining(firstLine(tr.halt.Reason)); got != 3 {
+		t.Errorf("the refusal reached the model in request %d, want 3", got)
+	}
+	for n := range tr.ran {
+		if n > 1 {
+			t.Errorf("tool call %d ran; only the test run (call 1) may", n)
+		}
+	}
+	if after, _ := os.ReadFile(config); string(after) != string(before) {
+		t.Errorf("loopbreaker.yaml changed:\n%s", after)
+	}
+	st := ss.status()
+	if st.State != lb.Open || st.Detector != lb.DetectorTamper {
+		t.Errorf("status: %s by %q (%s), want OPEN by tamper", st.State, st.Detector, st.Reason)
+	}
+}
 
 // tamperAttempts are the model going at loopbreaker itself with Codex's
 // tools (given the state directory): each must be refused before it
@@ -35,12 +77,12 @@ func tamperAttempts(stateDir string) []struct {
 // that there is a state worth resetting or deleting.
 var warmUp = fakemodel.Repeat(3, fakemodel.Shell("cat README.md"))
 
-// TestTamper: the model tries to reset, uninstall or delete loopbreaker,
+// TestTamperAttempts: the model tries to reset, uninstall or delete loopbreaker,
 // or to change its configuration or hook settings, with the shell and
 // apply_patch. Each attempt is refused before it runs, with a reason the
 // model receives, and changes nothing; a model that keeps trying is
 // halted; the person's own reset still works.
-func TestTamper(t *testing.T) {
+func TestTamperAttempts(t *testing.T) {
 	t.Parallel()
 	for i, at := range tamperAttempts("STATE") {
 		t.Run(at.name, func(t *testing.T) {

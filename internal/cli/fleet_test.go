@@ -442,15 +442,23 @@ func TestFleetRedisDown(t *testing.T) {
 	s := f.serve(t0)
 	s.fail(map[string]any{"agent_id": "x"})
 	f.redis.Kill()
-	var body map[string]any
-	code := s.call("POST", "/v1/check", "", map[string]any{"context": map[string]any{"agent_id": "x"}}, &body)
-	if code < 500 || !strings.Contains(fmt.Sprint(body), "unreachable") {
-		t.Fatalf("check with Redis down: HTTP %d %v; want a 5xx saying Redis is unreachable", code, body)
+	code, body := s.timedCall("POST", "/v1/check", map[string]any{"context": map[string]any{"agent_id": "x"}})
+	if code != 503 || !strings.Contains(body, `"store_unavailable"`) || !strings.Contains(body, "unreachable") || !strings.Contains(body, "nothing was saved") {
+		t.Fatalf("check with Redis down: HTTP %d %s; want 503 store_unavailable saying Redis is unreachable", code, body)
+	}
+	if code, body = s.timedCall("GET", "/healthz", nil); code != 503 || !strings.Contains(body, "unreachable") {
+		t.Fatalf("/healthz with Redis down: HTTP %d %s; want 503", code, body)
+	}
+	if _, body = s.timedCall("GET", "/metrics", nil); !strings.Contains(body, "\nloopbreaker_store_up 0\n") {
+		t.Fatal("/metrics with Redis down lacks loopbreaker_store_up 0")
 	}
 	env := []string{"LOOPBREAKER_STORE=" + f.url}
 	_, e, c := runLB(t, f.project, env, "check")
 	if c != 1 || !strings.Contains(e, "unreachable") {
 		t.Fatalf("CLI check with Redis down, on_error stop: exit %d %s", c, e)
+	}
+	if lines := strings.Split(strings.TrimSpace(e), "\n"); !strings.HasPrefix(lines[0], "loopbreaker: error: ") {
+		t.Fatalf("CLI check with Redis down prints something before its error (go-redis's log?):\n%s", e)
 	}
 	_, e, c = runLB(t, f.project, append(env, "LOOPBREAKER_ON_ERROR=continue"), "check")
 	if c != 0 || !strings.Contains(e, "UNGUARDED") {

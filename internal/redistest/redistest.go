@@ -143,6 +143,27 @@ func (s *Server) Kill() {
 	s.cmd = nil
 }
 
+// Pause stops the server with SIGSTOP: it keeps its connections and
+// its port, the kernel still accepts new connections and buffers what
+// clients send, but nothing is answered (a Redis that hangs, as in a long
+// fork or a stalled disk), until Resume.
+func (s *Server) Pause() {
+	s.t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		s.t.Fatalf("pause redis-server: %v", err)
+	}
+	s.t.Cleanup(s.Resume) // a stopped server would not stop on SIGTERM
+}
+
+// Resume continues a paused server (SIGCONT): it then runs what was sent
+// to it meanwhile.
+func (s *Server) Resume() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGCONT)
+}
+
 // Restart starts the server again on the same port and directory (after
 // Kill); with AOF it loads every acknowledged write.
 func (s *Server) Restart() {
