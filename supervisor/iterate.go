@@ -53,11 +53,11 @@ func (l *loop) iterate(ctx, work context.Context, n int, st *lb.BreakerState, fb
 	if err != nil || r.interrupted != nil {
 		return nil, r, err
 	}
-	files, err := l.changedFiles(work)
+	change, err := l.changedFiles(work)
 	if err != nil {
 		return nil, r, err
 	}
-	return l.measure(out, errs, r, files, l.repo != nil), r, nil
+	return l.measure(out, errs, r, change, l.tree != nil), r, nil
 }
 
 // teeWriter writes to a file and the terminal; a terminal that went away
