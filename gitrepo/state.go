@@ -111,8 +111,11 @@ func (r *Repo) StartStatus(ctx context.Context) *Status {
 	st := &Status{start: time.Now(), done: make(chan struct{})}
 	go func() {
 		defer close(st.done)
+		// A repository's own configuration may name programs git runs
+		// while it looks (an fsmonitor hook): loopbreaker runs outside the
+		// agent's sandbox, so it must not run what the agent planted.
 		st.out, st.err = r.run(ctx, runOpts{env: []string{"LC_ALL=C", "LANGUAGE="}},
-			"--no-optional-locks", "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--branch")
+			"-c", "core.fsmonitor=false", "--no-optional-locks", "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--branch")
 	}()
 	return st
 }

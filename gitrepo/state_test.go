@@ -195,3 +195,23 @@ func TestLocate(t *testing.T) {
 		t.Fatalf("a broken .git: %v", err)
 	}
 }
+
+// A program the repository's configuration names for git to run while
+// it looks (an fsmonitor hook an agent planted in .git/config) is not run
+// by a measurement, which runs outside the agent's sandbox.
+func TestMeasureRunsNoPlantedFSMonitor(t *testing.T) {
+	dir := newRepo(t)
+	writeFile(t, dir, "a.txt", "a\n")
+	commitAll(t, dir, "first")
+	ran := filepath.Join(t.TempDir(), "ran")
+	hook := filepath.Join(t.TempDir(), "fsmonitor.sh")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\ntouch "+ran+"\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "config", "core.fsmonitor", hook)
+	m := &measurer{tb: t, r: located(t, dir)}
+	m.next()
+	if _, err := os.Stat(ran); err == nil {
+		t.Fatal("the measurement ran the fsmonitor program the repository's configuration names")
+	}
+}

@@ -3,6 +3,7 @@ package hookpolicy
 import (
 	"context"
 
+	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/worktree"
 )
 
@@ -10,9 +11,8 @@ import (
 // with worktree.Since (the measurer `loopbreaker record` and `run` use):
 // the working tree compared with the session's previous turn end, HEAD the
 // first time, loopbreaker's own files left out.
-func GitFiles(project, stateDir, session string) func(context.Context) ([]string, error) {
-	return func(ctx context.Context) ([]string, error) {
-		ch, err := worktree.Since(ctx, project, stateDir, session)
-		return ch.Files, err
+func GitFiles(project, stateDir, session string) func(context.Context) (gitrepo.Change, error) {
+	return func(ctx context.Context) (gitrepo.Change, error) {
+		return worktree.Since(ctx, project, stateDir, session)
 	}
 }
