@@ -40,7 +40,7 @@ func (l *loop) waitOut(ctx context.Context, n int, f cannotrun.Finding) Outcome 
 	// The iteration runs again under the same number: its refused output
 	// is kept beside, not overwritten.
 	for _, ext := range []string{"out", "err"} {
-		_ = os.Rename(l.outputPath(n, ext), l.outputPath(n, "refused."+ext))
+		_ = l.runD.Rename(outputName(n, ext), outputName(n, "refused."+ext))
 	}
 	l.con.line("loopbreaker: iteration %d: %s; not recorded: the agent could not work, which is not being stuck", n, f.Describe())
 	switch {

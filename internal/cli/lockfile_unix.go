@@ -5,10 +5,13 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
 	"syscall"
+
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
 // heldError says that another process holds a lock file, and who.
@@ -16,19 +19,20 @@ type heldError struct{ holder string }
 
 func (e *heldError) Error() string { return "held by " + e.holder }
 
-// lockFile takes path, a file held with flock for as long as the process
-// needs it: the kernel drops the lock when the process dies, so a crash
-// never leaves a stale lock and the next process takes it over. The file
-// says who holds it (holder), for the error of the next one: a
-// *heldError when another process holds it.
-func lockFile(path, holder string) (release func(), err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+// lockFile takes the file name in dir, held with flock for as long as the
+// process needs it: the kernel drops the lock when the process dies, so a
+// crash never leaves a stale lock and the next process takes it over. The
+// file says who holds it (holder), for the error of the next one: a
+// *heldError when another process holds it. It is truncated and written,
+// so it is opened without following a link planted in dir.
+func lockFile(dir *nofollow.Dir, name, holder string) (release func(), err error) {
+	f, err := dir.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("open the lock %s: %w", path, err)
+		return nil, fmt.Errorf("open the lock %s: %w", dir.Join(name), err)
 	}
 	if err := flockNB(f); err != nil {
-		f.Close()
-		return nil, lockError(path, err)
+		defer f.Close()
+		return nil, lockError(f, dir.Join(name), err)
 	}
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte(holder), 0)
@@ -39,19 +43,19 @@ func lockFile(path, holder string) (release func(), err error) {
 	}, nil
 }
 
-// probeLock tells whether another process holds path, without creating
-// it or keeping it: a *heldError when one does.
-func probeLock(path string) error {
-	f, err := os.Open(path)
+// probeLock tells whether another process holds the file name in dir,
+// without creating it or keeping it: a *heldError when one does.
+func probeLock(dir *nofollow.Dir, name string) error {
+	f, err := dir.OpenFile(name, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("open the lock %s: %w", path, err)
+		return fmt.Errorf("open the lock %s: %w", dir.Join(name), err)
 	}
 	defer f.Close()
 	if err := flockNB(f); err != nil {
-		return lockError(path, err)
+		return lockError(f, dir.Join(name), err)
 	}
 	return nil
 }
@@ -65,11 +69,12 @@ func flockNB(f *os.File) error {
 	}
 }
 
-func lockError(path string, err error) error {
+// lockError reads who holds f from its content.
+func lockError(f *os.File, path string, err error) error {
 	if !errors.Is(err, syscall.EWOULDBLOCK) {
 		return fmt.Errorf("lock %s: %w", path, err)
 	}
-	holder, _ := os.ReadFile(path)
+	holder, _ := io.ReadAll(io.LimitReader(f, 4096))
 	who := strings.TrimSpace(string(holder))
 	if who == "" {
 		who = "another process"

@@ -3,9 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 
 	"github.com/loopbreaker/loopbreaker/supervisor"
 )
@@ -14,28 +16,49 @@ import (
 // directory while its loop goes on.
 const runLockName = "loop.lock"
 
-func (w *workspace) runLockPath() string {
-	return filepath.Join(supervisor.RunDir(w.stateDir, w.session), runLockName)
-}
-
 // lockRun makes this process the session's only loop. Two loops on one
 // session take each other's iterations for their own (each finds the
 // other's hook records), so a second one is refused, naming the first.
 // A loop that crashed leaves no lock: the kernel dropped it.
 func (w *workspace) lockRun() (release func(), err error) {
-	dir := supervisor.RunDir(w.stateDir, w.session)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create the run directory: %w: check that %s is writable", err, w.stateDir)
+	if err := os.MkdirAll(w.stateDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create the state directory: %w: check that %s is writable", err, w.stateDir)
 	}
+	root, err := nofollow.OpenRoot(w.stateDir, nofollow.StateHint)
+	if err != nil {
+		return nil, fmt.Errorf("open the state directory: %w", err)
+	}
+	defer root.Close()
+	dir, err := root.MkdirAll(supervisor.RunDirName(w.session), 0o755)
+	if err != nil {
+		return nil, fmt.Errorf("create the run directory: %w", err)
+	}
+	defer dir.Close()
 	holder := fmt.Sprintf("loopbreaker run, pid %d, started %s", os.Getpid(), w.env.Now().UTC().Format(time.RFC3339))
-	release, err = lockFile(w.runLockPath(), holder)
+	release, err = lockFile(dir, runLockName, holder)
 	return release, w.runningError(err)
 }
 
 // checkNotRunning refuses to start a shell loop (check --start) on a
 // session whose `run` loop is going on.
 func (w *workspace) checkNotRunning() error {
-	return w.runningError(probeLock(w.runLockPath()))
+	root, err := nofollow.OpenRoot(w.stateDir, nofollow.StateHint)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("open the state directory: %w", err)
+	}
+	defer root.Close()
+	dir, err := root.OpenDir(supervisor.RunDirName(w.session))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("open the run directory: %w", err)
+	}
+	defer dir.Close()
+	return w.runningError(probeLock(dir, runLockName))
 }
 
 func (w *workspace) runningError(err error) error {
