@@ -92,6 +92,9 @@ type BreakerState struct {
 	// Session is what the agent session's hook calls remember between
 	// hook processes (pending calls, batches, what the model was told).
 	Session *SessionMemory `json:"session,omitempty"`
+
+	// Spend is what the agent consumed (nil until a usage is recorded).
+	Spend *Spend `json:"spend,omitempty"`
 }
 
 // Counters are the detectors' running counts.
@@ -361,6 +364,7 @@ func (st *BreakerState) Clone() *BreakerState {
 	out.EditedFiles = slices.Clone(st.EditedFiles)
 	out.LastArgs = slices.Clone(st.LastArgs)
 	out.Session = st.Session.Clone()
+	out.Spend = st.Spend.Clone()
 	out.Attempts = slices.Clone(st.Attempts)
 	for i := range out.Attempts {
 		out.Attempts[i].Files = slices.Clone(out.Attempts[i].Files)

@@ -69,6 +69,13 @@ const (
 	DetectorNoNewInfo         = "no_new_info"
 	DetectorNearDuplicate     = "near_duplicate"
 	DetectorScope             = "scope"
+	// The budgets (budget.*): what the agent spent against its caps.
+	DetectorCallsPerHour          = "budget_calls_per_hour"
+	DetectorSessionTokens         = "budget_session_tokens"
+	DetectorSessionCost           = "budget_session_cost"
+	DetectorSliceTokens           = "budget_slice_tokens"
+	DetectorSliceCost             = "budget_slice_cost"
+	DetectorTokensWithoutProgress = "budget_tokens_without_progress"
 	DetectorCooldown          = "cooldown"
 	DetectorProbe             = "probe"
 	DetectorReset             = "reset"

@@ -169,6 +169,14 @@ func cloneToolCall(tc *ToolCall) *ToolCall {
 	}
 	out.Files = slices.Clone(tc.Files)
 	out.Tests = slices.Clone(tc.Tests)
+	if tc.Usage != nil {
+		u := *tc.Usage
+		if u.CostUSD != nil {
+			c := *u.CostUSD
+			u.CostUSD = &c
+		}
+		out.Usage = &u
+	}
 	if tc.TestsPassing != nil {
 		n := *tc.TestsPassing
 		out.TestsPassing = &n

@@ -29,6 +29,8 @@ type Status struct {
 	Tests       []TestAttempts `json:"tests,omitempty"`
 	Transitions []Transition   `json:"transitions"`
 	Guidance    []Guidance     `json:"guidance,omitempty"`
+	// Spend is what the agent consumed (absent until a usage is recorded).
+	Spend *Spend `json:"spend,omitempty"`
 }
 
 // Counter is one detector's count against its threshold.
@@ -40,4 +42,7 @@ type Counter struct {
 	WarnAt int `json:"warn_at"`
 	// Detail says what is being counted, e.g. the test or the signature.
 	Detail string `json:"detail,omitempty"`
+	// Unit is what Value counts when it is not a number of events:
+	// "tokens", "calls" or "cents" (US dollar cents).
+	Unit string `json:"unit,omitempty"`
 }
