@@ -87,6 +87,12 @@ type TextMark struct {
 type TranscriptMark struct {
 	Session string `json:"session"`
 	Offset  int64  `json:"offset"`
+	// UsageOffset is where its model usage was read up to, UsageLast the
+	// message counted last (agents repeat a message's usage); UsageRead
+	// marks that the usage was read at all.
+	UsageOffset int64  `json:"usage_offset,omitempty"`
+	UsageLast   string `json:"usage_last,omitempty"`
+	UsageRead   bool   `json:"usage_read,omitempty"`
 }
 
 // SeenSession is the mark of one agent session's hook calls.

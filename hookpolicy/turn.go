@@ -41,6 +41,7 @@ func (c *call) stop(ctx context.Context) (hook.Answer, error) {
 		default:
 			n := len(files)
 			it.FilesChanged, it.Files = &n, files
+			it.Usage = c.transcriptUsage()
 			ev = lb.Event{Kind: lb.EventIteration, Iteration: it}
 		}
 	}
