@@ -76,9 +76,9 @@ const (
 	DetectorSliceTokens           = "budget_slice_tokens"
 	DetectorSliceCost             = "budget_slice_cost"
 	DetectorTokensWithoutProgress = "budget_tokens_without_progress"
-	DetectorCooldown          = "cooldown"
-	DetectorProbe             = "probe"
-	DetectorReset             = "reset"
+	DetectorCooldown              = "cooldown"
+	DetectorProbe                 = "probe"
+	DetectorReset                 = "reset"
 )
 
 // Decision is the breaker's answer to a record or a check.

@@ -3,7 +3,8 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 
 	lb "github.com/loopbreaker/loopbreaker"
 )
@@ -128,12 +129,12 @@ type usageLine struct {
 	Usage      *tokenUsage                `json:"usage"`
 	TotalCost  *float64                   `json:"total_cost_usd"`
 	ModelUsage map[string]json.RawMessage `json:"modelUsage"`
-	Payload    *codexUsagePayload              `json:"payload"`
+	Payload    *codexUsagePayload         `json:"payload"`
 	Stats      *geminiStats               `json:"stats"`
 	// Gemini's chat log: a message a line, or an update of the list.
-	ID       string          `json:"id"`
-	Model    string          `json:"model"`
-	Tokens   *geminiTokens   `json:"tokens"`
+	ID       string               `json:"id"`
+	Model    string               `json:"model"`
+	Tokens   *geminiTokens        `json:"tokens"`
 	Set      *geminiUsageSet      `json:"$set"`
 	Messages []geminiUsageMessage `json:"messages"`
 }
@@ -213,11 +214,4 @@ func (l *usageLine) geminiMessages() []geminiUsageMessage {
 
 func firstKey[V any](m map[string]V) string { return sortedKeys(m)[0] }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
