@@ -1,6 +1,8 @@
 package loopbreaker
 
 import (
+	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -163,4 +165,16 @@ func (s *Spend) Clone() *Spend {
 	out := *s
 	out.HourCalls = slices.Clone(s.HourCalls)
 	return &out
+}
+
+// Summary sums up a spend on one line: tokens, cost (with the tokens no
+// price covers), calls and the tokens since the last progress.
+func (s *Spend) Summary() string {
+	cost := FormatCount(UnitCents, int64(math.Round(s.CostUSD*100)))
+	if s.UnpricedTokens > 0 {
+		cost += fmt.Sprintf(" + %s tokens without a price", FormatCount(UnitTokens, s.UnpricedTokens))
+	}
+	return fmt.Sprintf("%s tokens, %s, %s calls; %s tokens since the last progress",
+		FormatCount(UnitTokens, s.Tokens), cost, FormatCount(UnitCalls, int64(s.Calls)),
+		FormatCount(UnitTokens, s.SinceProgress))
 }

@@ -3,7 +3,6 @@ package breaker
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
@@ -29,11 +28,11 @@ const (
 	budgetTokensWithoutProgress
 )
 
-// Units of budget counts (lb.Counter.Unit).
+// Units of budget counts.
 const (
-	unitTokens = "tokens"
-	unitCalls  = "calls"
-	unitCents  = "cents"
+	unitTokens = lb.UnitTokens
+	unitCalls  = lb.UnitCalls
+	unitCents  = lb.UnitCents
 )
 
 var budgetInfo = [...]struct {
@@ -83,7 +82,7 @@ func (b budget) Count(s *lb.BreakerState, at Moment) Count {
 	}
 	if (b.kind == budgetSessionCost || b.kind == budgetSliceCost) && sp.UnpricedTokens > 0 {
 		c.Detail = strings.TrimPrefix(c.Detail+"; ", "; ") +
-			groupDigits(sp.UnpricedTokens) + " tokens of models without a price not counted (add them to prices)"
+			lb.FormatCount(unitTokens, sp.UnpricedTokens) + " tokens of models without a price not counted (add them to prices)"
 	}
 	return c
 }
@@ -106,28 +105,4 @@ func (b budget) Reason(s *lb.BreakerState, at Moment, c Count) Reason {
 func cents(usd float64) int { return int(math.Round(usd * 100)) }
 
 // figure writes a count in its unit: 412,000 tokens, $4.12, 95 calls.
-func (c Count) figure(v int) string {
-	switch c.Unit {
-	case unitCents:
-		return fmt.Sprintf("$%d.%02d", v/100, v%100)
-	case unitTokens, unitCalls:
-		return groupDigits(int64(v))
-	}
-	return strconv.Itoa(v)
-}
-
-// groupDigits writes n with comma separators (412,000).
-func groupDigits(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := s[0] == '-'
-	if neg {
-		s = s[1:]
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
+func (c Count) figure(v int) string { return lb.FormatCount(c.Unit, int64(v)) }

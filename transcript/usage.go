@@ -3,7 +3,9 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"maps"
+	"os"
 	"slices"
 
 	lb "github.com/loopbreaker/loopbreaker"
@@ -215,3 +217,32 @@ func (l *usageLine) geminiMessages() []geminiUsageMessage {
 func firstKey[V any](m map[string]V) string { return sortedKeys(m)[0] }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// maxUsageRead bounds what UsageOfFile reads: the run summaries the CLIs
+// print come last.
+const maxUsageRead = 8 << 20
+
+// UsageOfFile is the usage an agent's output file reports (the last 8 MiB
+// of it), as one call: one agent invocation. nil when it reports none.
+func UsageOfFile(path string) (*lb.Usage, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	from := max(0, fi.Size()-maxUsageRead)
+	data, err := io.ReadAll(io.NewSectionReader(f, from, fi.Size()-from))
+	if err != nil {
+		return nil, err
+	}
+	u, _, ok := UsageOf(data, "")
+	if !ok {
+		return nil, nil
+	}
+	u.Calls = 1
+	return &u, nil
+}
