@@ -171,7 +171,10 @@ func (s *Spend) Clone() *Spend {
 // price covers), calls and the tokens since the last progress.
 func (s *Spend) Summary() string {
 	cost := FormatCount(UnitCents, int64(math.Round(s.CostUSD*100)))
-	if s.UnpricedTokens > 0 {
+	switch {
+	case s.UnpricedTokens > 0 && s.UnpricedTokens == s.Tokens:
+		cost = "cost not known (no price for the models: add them to prices)"
+	case s.UnpricedTokens > 0:
 		cost += fmt.Sprintf(" + %s tokens without a price", FormatCount(UnitTokens, s.UnpricedTokens))
 	}
 	return fmt.Sprintf("%s tokens, %s, %s calls; %s tokens since the last progress",
