@@ -11,11 +11,11 @@ import (
 	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
-	"github.com/loopbreaker/loopbreaker/transcript"
 	"github.com/loopbreaker/loopbreaker/errsig"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookpolicy"
+	"github.com/loopbreaker/loopbreaker/transcript"
 )
 
 // maxErrorFileBytes bounds how much of an --error-file is read: enough for

@@ -179,4 +179,3 @@ func oneLine(s string) string {
 	}
 	return s
 }
-
