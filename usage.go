@@ -128,6 +128,9 @@ type Spend struct {
 	CostUSD        float64 `json:"cost_usd"`
 	UnpricedTokens int64   `json:"unpriced_tokens,omitempty"`
 	Calls          int     `json:"calls"`
+	// UnmeasuredCalls are calls whose agent reported no tokens (a CLI
+	// without JSON output): their tokens are not known, not zero.
+	UnmeasuredCalls int `json:"unmeasured_calls,omitempty"`
 	// SinceProgress are the tokens since the last progress (or reset).
 	SinceProgress int64 `json:"since_progress"`
 	// Slice is the slice SliceTokens and SliceCostUSD belong to.
@@ -177,7 +180,14 @@ func (s *Spend) Summary() string {
 	case s.UnpricedTokens > 0:
 		cost += fmt.Sprintf(" + %s tokens without a price", FormatCount(UnitTokens, s.UnpricedTokens))
 	}
-	return fmt.Sprintf("%s tokens, %s, %s calls; %s tokens since the last progress",
-		FormatCount(UnitTokens, s.Tokens), cost, FormatCount(UnitCalls, int64(s.Calls)),
-		FormatCount(UnitTokens, s.SinceProgress))
+	tokens := FormatCount(UnitTokens, s.Tokens) + " tokens"
+	switch {
+	case s.UnmeasuredCalls > 0 && s.UnmeasuredCalls == s.Calls:
+		return fmt.Sprintf("%s calls; tokens and cost not known (the agent reported none: give it JSON output, e.g. claude -p --output-format json)",
+			FormatCount(UnitCalls, int64(s.Calls)))
+	case s.UnmeasuredCalls > 0:
+		tokens += fmt.Sprintf(" (and %s calls that reported none)", FormatCount(UnitCalls, int64(s.UnmeasuredCalls)))
+	}
+	return fmt.Sprintf("%s, %s, %s calls; %s tokens since the last progress",
+		tokens, cost, FormatCount(UnitCalls, int64(s.Calls)), FormatCount(UnitTokens, s.SinceProgress))
 }

@@ -116,3 +116,17 @@ func counter(t *testing.T, r *rig, name string) lb.Counter {
 	t.Fatalf("no counter %s", name)
 	return lb.Counter{}
 }
+
+// A call whose agent reported no tokens is counted as a call; its tokens
+// are not known, which the spend says instead of showing zero.
+func TestUnmeasuredCallsAreNotZero(t *testing.T) {
+	r := newRig(t)
+	r.iterate(lb.Iteration{FilesChanged: intp(1), Usage: &lb.Usage{Calls: 1}})
+	if sp := r.s.Spend; sp == nil || sp.Calls != 1 || sp.UnmeasuredCalls != 1 || !strings.Contains(sp.Summary(), "tokens and cost not known") {
+		t.Fatalf("spend %+v: %s", sp, sp.Summary())
+	}
+	r.iterate(lb.Iteration{FilesChanged: intp(1), Usage: usage("claude-haiku-4-5", 1000, 0)})
+	if s := r.s.Spend.Summary(); !strings.Contains(s, "1,000 tokens (and 1 calls that reported none)") {
+		t.Fatalf("summary %q", s)
+	}
+}

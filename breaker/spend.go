@@ -30,7 +30,7 @@ func (e *Engine) spend(s *lb.BreakerState, u *lb.Usage, slice string, progress b
 	if cost, ok := u.Cost(e.Config.Prices); ok {
 		sp.CostUSD += cost
 		sp.SliceCostUSD += cost
-	} else {
+	} else if n > 0 {
 		sp.UnpricedTokens += n
 	}
 	sp.SinceProgress += n
@@ -38,6 +38,9 @@ func (e *Engine) spend(s *lb.BreakerState, u *lb.Usage, slice string, progress b
 		sp.SinceProgress = 0
 	}
 	sp.Calls += u.Calls
+	if n == 0 && u.CostUSD == nil {
+		sp.UnmeasuredCalls += u.Calls
+	}
 	// Only the last hour is kept: older calls count for nothing.
 	from := now.Add(-time.Hour)
 	drop := 0

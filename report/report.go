@@ -96,6 +96,8 @@ type Report struct {
 	Files           []FileRow      `json:"files"`
 	ScopeViolations []ViolationRow `json:"scope_violations"`
 	Counters        []lb.Counter   `json:"counters"`
+	// Spend is what the agent consumed, when its usage was read.
+	Spend *lb.Spend `json:"spend,omitempty"`
 
 	Hypothesis string   `json:"hypothesis"`
 	Evidence   []string `json:"evidence"`
@@ -185,6 +187,7 @@ func Build(st *lb.BreakerState, status lb.Status, opts Options) Report {
 		Reason:        cmp.Or(status.Reason, st.Reason),
 		GeneratedAt:   cmp.Or(opts.Now, st.UpdatedAt),
 		Counters:      append([]lb.Counter{}, status.Counters...),
+		Spend:         status.Spend,
 		Guidance:      append([]lb.Guidance{}, st.Guidance...),
 	}
 	mode := cmp.Or(status.Mode, st.Mode)
