@@ -49,6 +49,12 @@ type BreakerState struct {
 	Tests         []TestAttempts   `json:"tests,omitempty"`
 	SliceFailures []SliceCount     `json:"slice_failures,omitempty"`
 	Violations    []ScopeViolation `json:"violations,omitempty"`
+	// Tampers are the agent's attempts to silence the breaker, newest
+	// last, bounded.
+	Tampers []Tamper `json:"tampers,omitempty"`
+	// Fingerprint is the configuration and hook settings the hooks ran
+	// with since the last reset ("" until the first hook call after it).
+	Fingerprint string `json:"fingerprint,omitempty"`
 
 	// Attempts is the bounded log of recent iterations, for the report.
 	Attempts []Attempt `json:"attempts,omitempty"`
@@ -116,6 +122,9 @@ type Counters struct {
 	// NearDuplicate counts the calls in a row that were one call with one
 	// changing argument and the same result.
 	NearDuplicate int `json:"near_duplicate,omitempty"`
+	// Tamper counts the attempts to silence the breaker since the last
+	// reset (a detected change counts as the threshold).
+	Tamper int `json:"tamper,omitempty"`
 }
 
 // EditError is what the error-after-edit detector follows: the error
@@ -287,7 +296,7 @@ func (s *BreakerState) CheckInvariants() error {
 	// One comparison on the hot path (this runs on every record); the
 	// offending counter is named only when one is negative.
 	if c.NoProgress|c.SameError|c.OutputDecline|c.PhaseFailure|c.PermissionDenials|
-		c.ToolRepeat|c.ToolCycle|c.ToolError|c.ErrorAfterEdit|c.NoNewInfo|c.NearDuplicate|
+		c.ToolRepeat|c.ToolCycle|c.ToolError|c.ErrorAfterEdit|c.NoNewInfo|c.NearDuplicate|c.Tamper|
 		s.Iterations|s.TotalOpens|s.Resets < 0 {
 		counts := [...]struct {
 			name string
@@ -298,7 +307,7 @@ func (s *BreakerState) CheckInvariants() error {
 			{"permission_denials", c.PermissionDenials}, {"tool_repeat", c.ToolRepeat},
 			{"tool_cycle", c.ToolCycle}, {"tool_error", c.ToolError},
 			{"error_after_edit", c.ErrorAfterEdit}, {"no_new_info", c.NoNewInfo},
-			{"near_duplicate", c.NearDuplicate},
+			{"near_duplicate", c.NearDuplicate}, {"tamper", c.Tamper},
 			{"iterations", s.Iterations}, {"total_opens", s.TotalOpens}, {"resets", s.Resets},
 		}
 		for _, n := range counts {

@@ -2,6 +2,7 @@ package loopbreaker
 
 import (
 	"fmt"
+	"path/filepath"
 	"time"
 )
 
@@ -37,7 +38,11 @@ type Config struct {
 	ToolCalls         ToolCallsConfig     `yaml:"tool_calls"`
 	Budget            BudgetConfig        `yaml:"budget"`
 	// Prices price the tokens of each model (USD per million tokens).
-	Prices  []Price                `yaml:"prices"`
+	Prices []Price `yaml:"prices"`
+	// Tamper: attempts of the agent to silence its breaker (refused by
+	// the hook) that open it; a change detected after the fact opens it
+	// at once. 0 refuses the attempts without counting them.
+	Tamper  ThresholdConfig        `yaml:"tamper"`
 	Phases  map[Phase]PhaseProfile `yaml:"phases"`
 	Journal JournalConfig          `yaml:"journal"`
 
@@ -61,6 +66,15 @@ type Config struct {
 	// directory (embedded), or redis://host:port/db (rediss:// for TLS)
 	// for breakers a fleet of machines shares.
 	Store string `yaml:"store"`
+
+	// StateDir is the directory that holds the state of every project,
+	// one directory per project under projects/, outside the projects'
+	// work trees so that an agent searching its project never finds
+	// loopbreaker's files. "" means $XDG_STATE_HOME/loopbreaker, else
+	// ~/.local/state/loopbreaker. It must be absolute. Package config
+	// refuses it in a project's loopbreaker.yaml: a cloned repository
+	// could point it anywhere.
+	StateDir string `yaml:"state_dir"`
 }
 
 // RunConfig configures `loopbreaker run`.
@@ -250,6 +264,7 @@ func Defaults() Config {
 		},
 		PhaseFailure:      ThresholdConfig{Threshold: 3},
 		PermissionDenials: ThresholdConfig{Threshold: 2},
+		Tamper:            ThresholdConfig{Threshold: 2},
 		TestAttempts:      TestAttemptsConfig{PerTest: 3, PerSlice: 7},
 		FailureWindow:     FailureWindowConfig{Threshold: 5, Window: time.Hour},
 		ToolCalls: ToolCallsConfig{RepeatWarn: 3, Repeat: 5, CycleWarn: 3, Cycle: 5, SameError: 3, History: 30,
@@ -357,6 +372,9 @@ func (c *Config) Validate() error {
 	if c.OutputDecline.MinSamples > c.OutputDecline.Window {
 		return fmt.Errorf("output_decline.min_samples (%d) cannot exceed output_decline.window (%d)", c.OutputDecline.MinSamples, c.OutputDecline.Window)
 	}
+	if c.StateDir != "" && !filepath.IsAbs(c.StateDir) {
+		return fmt.Errorf("state_dir must be an absolute path, got %q (write it in full, e.g. /home/me/.local/state/loopbreaker)", c.StateDir)
+	}
 	if c.OnError != OnErrorStop && c.OnError != OnErrorContinue {
 		return fmt.Errorf("on_error must be %q or %q, got %q", OnErrorStop, OnErrorContinue, c.OnError)
 	}
@@ -368,6 +386,9 @@ func (c *Config) Validate() error {
 	}
 	if c.ToolCalls.ErrorAfterEdit < 0 || c.ToolCalls.NoNewInfo < 0 || c.ToolCalls.NearDuplicate < 0 {
 		return fmt.Errorf("tool_calls.error_after_edit, tool_calls.no_new_info and tool_calls.near_duplicate must be 0 (off) or more")
+	}
+	if c.Tamper.Threshold < 0 {
+		return fmt.Errorf("tamper.threshold must be 0 (refuse without counting) or more, got %d", c.Tamper.Threshold)
 	}
 	if c.ToolCalls.RepeatWarn < 0 || c.ToolCalls.CycleWarn < 0 {
 		return fmt.Errorf("tool_calls.repeat_warn and tool_calls.cycle_warn must be 0 (no warning) or more")

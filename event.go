@@ -23,6 +23,10 @@ const (
 	EventReset EventKind = "reset"
 	// EventScopeViolation: an edit outside the slice's scope was refused.
 	EventScopeViolation EventKind = "scope_violation"
+	// EventTamper: a tool call that would silence the breaker was refused,
+	// or a change to loopbreaker's configuration or hook settings that
+	// got through was detected.
+	EventTamper EventKind = "tamper"
 )
 
 // Event is an input to the breaker. Events are journaled as they are
@@ -39,6 +43,12 @@ type Event struct {
 	Outcome   *Outcome        `json:"outcome,omitempty"`
 	Reset     *Reset          `json:"reset,omitempty"`
 	Violation *ScopeViolation `json:"violation,omitempty"`
+	Tamper    *Tamper         `json:"tamper,omitempty"`
+	// Fingerprint is the sender's fingerprint of the configuration and
+	// hook settings it runs with (hooks): the breaker keeps the first one
+	// after a person's reset, and a different one later is a change that
+	// got past the hook (see Tamper.Detected).
+	Fingerprint string `json:"fingerprint,omitempty"`
 }
 
 // Iteration is what one loop iteration did. Pointer fields are optional:
@@ -181,6 +191,25 @@ type ScopeViolation struct {
 	Justification string `json:"justification,omitempty"`
 	// Verdict is "justified" or "violation".
 	Verdict string `json:"verdict"`
+}
+
+// Tamper is an attempt of the agent to silence its breaker: a tool call
+// the hook refused, or a change it detected after the fact.
+type Tamper struct {
+	// Tool is the agent's tool (Bash, Edit, apply_patch...).
+	Tool string `json:"tool,omitempty"`
+	// What the call would have done, one line each ("runs `loopbreaker
+	// reset`", "changes loopbreaker's configuration .../loopbreaker.yaml").
+	What []string `json:"what"`
+	// Command is the shell command or the paths, truncated.
+	Command string `json:"command,omitempty"`
+	// Detected: not a refused call but a change seen after the fact (the
+	// configuration or hook settings fingerprint changed during the
+	// session); it opens the breaker at once.
+	Detected bool `json:"detected,omitempty"`
+	// Time is when it was seen; Epoch the reset count then.
+	Time  time.Time `json:"time,omitzero"`
+	Epoch int       `json:"epoch,omitempty"`
 }
 
 // InfoEmpty is the InfoHash of a result that says nothing once the call's

@@ -44,6 +44,8 @@ type Detector interface {
 // fire at once, the first one names the reason. Detectors are stateless
 // values; the array is never written.
 var detectors = [...]Detector{
+	// An attempt to silence the breaker is the story whatever else fires.
+	tamper{},
 	noProgress{},
 	sameError{},
 	sessionError{},
@@ -103,6 +105,8 @@ const (
 	SignalToolCall
 	// SignalViolation: an unjustified out-of-scope edit.
 	SignalViolation
+	// SignalTamper: a refused attempt to silence the breaker.
+	SignalTamper
 
 	iterationSignals = SignalNoProgress | SignalError | SignalFailure | SignalDenial | SignalOutput
 )
@@ -199,6 +203,7 @@ var (
 	iterationObservers = observersOf(iterationSignals)
 	toolCallObservers  = observersOf(SignalToolCall)
 	violationObservers = observersOf(SignalViolation)
+	tamperObservers    = observersOf(SignalTamper)
 )
 
 func observersOf(kind Signals) []observer {

@@ -101,9 +101,15 @@ func (e *Engine) apply(s *lb.BreakerState, ev *lb.Event, a *Applied) error {
 			return fmt.Errorf("scope_violation event without violation data")
 		}
 		e.recordViolation(s, ev, a)
+	case lb.EventTamper:
+		if ev.Tamper == nil {
+			return fmt.Errorf("tamper event without tamper data")
+		}
+		e.recordTamper(s, ev, a)
 	default:
 		return fmt.Errorf("unknown event kind %q", ev.Kind)
 	}
+	e.fingerprint(s, ev, a)
 	if a.Changed {
 		s.UpdatedAt = ev.Time
 	}
@@ -233,6 +239,8 @@ func (e *Engine) reset(s *lb.BreakerState, ev *lb.Event, r lb.Reset, a *Applied)
 	}
 	clearCounters(s)
 	s.Resets++
+	// The next hook call's configuration is the one the person accepts.
+	s.Fingerprint = ""
 	if r.ProbeFirst {
 		e.transition(s, now, a, lb.HalfOpen, lb.ModeProbe, lb.DetectorReset, reason+"; probe first")
 		s.Probe = nil

@@ -34,7 +34,9 @@ func (s *Service) Apply(ctx context.Context, scopes []string, ev lb.Event) (Resu
 		ev.Time = s.Engine.now()
 	}
 	var res Result
-	if !s.Engine.Config.Enabled {
+	// A person's reset is recorded even when the breaker is disabled: it
+	// is how they accept a configuration that changed during a session.
+	if !s.Engine.Config.Enabled && ev.Kind != lb.EventReset {
 		states := make([]*lb.BreakerState, 0, len(scopes))
 		for _, sc := range scopes {
 			st, err := s.Store.Load(ctx, sc)

@@ -174,7 +174,9 @@ func Load(opts Options) (*Loaded, error) {
 	}
 	if projPath != "" {
 		_, explicit := env["LOOPBREAKER_CONFIG"]
-		addLayer(sch.loadFile(projPath, projName, KindProject, explicit))
+		settings, errs := sch.loadFile(projPath, projName, KindProject, explicit)
+		kept, refused := refuseUserOnly(settings)
+		addLayer(kept, append(errs, refused...))
 	}
 
 	addLayer(sch.fromEnv(env))

@@ -498,6 +498,9 @@ func descriptions() map[string]string {
 		"permission_denials":           "Permission-denial detector: the agent keeps asking for what it may not do.",
 		"permission_denials.threshold": "Permission denials that open the breaker.",
 
+		"tamper":           "Tamper detector (hooks): the agent tries to reset, disable, uninstall or delete loopbreaker, or to edit its configuration or hook settings; the hook refuses each try.",
+		"tamper.threshold": "Refused tries that open the breaker (it warns one before, by warn_margin); a change of the configuration or hook settings seen after the fact opens it at once. 0 refuses without counting.",
+
 		"test_attempts":           "Attempts per test and per slice (TDD implementers).",
 		"test_attempts.per_test":  "Failed attempts on one test that open the breaker.",
 		"test_attempts.per_slice": "Failed attempts across all tests of a slice that open the breaker.",
@@ -537,6 +540,8 @@ func descriptions() map[string]string {
 		"journal.max_age":     "Redis store: trim journal entries older than this (a duration); 0 never.",
 
 		"store": `Where the breakers live: "" for the project's state directory, or redis://[user@]host:port/db (rediss:// for TLS, ?prefix=NAME for the key prefix) for one set of breakers shared by a fleet; the password goes in LOOPBREAKER_REDIS_PASSWORD (or the URL) and is never printed.`,
+
+		"state_dir": `Directory that holds loopbreaker's state of every project (one directory per project under projects/, outside the project so the agent's searches never find it); "" means $XDG_STATE_HOME/loopbreaker, else ~/.local/state/loopbreaker. An absolute path; set in the user file, LOOPBREAKER_STATE_DIR or --set, never in a project's loopbreaker.yaml. LOOPBREAKER_DIR names one project's state directory itself and wins over it.`,
 
 		"run":                   "The loop supervisor (loopbreaker run).",
 		"run.max_iterations":    "Stop the loop after this many iterations; 0 means no limit.",

@@ -1,5 +1,5 @@
 // Package filestore is the embedded default loopbreaker.Store: each scope's
-// state and journal live in files under a project's .loopbreaker/ folder,
+// state and journal live in files under a project's state directory,
 // with no server to run.
 //
 // Layout of the store directory:
@@ -82,7 +82,7 @@ var _ loopbreaker.Store = (*Store)(nil)
 // that keeps it out of git) if it is missing. It holds no lock.
 func Open(dir string, opts Options) (*Store, error) {
 	if dir == "" {
-		return nil, errors.New("filestore: empty directory; pass the state directory, e.g. <project>/.loopbreaker")
+		return nil, errors.New("filestore: empty directory; pass the state directory, e.g. ~/.local/state/loopbreaker/projects/<name>")
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -122,7 +122,7 @@ func Open(dir string, opts Options) (*Store, error) {
 // and a check that finds nothing to change.
 func OpenReadOnly(dir string, opts Options) (*Store, error) {
 	if dir == "" {
-		return nil, errors.New("filestore: empty directory; pass the state directory, e.g. <project>/.loopbreaker")
+		return nil, errors.New("filestore: empty directory; pass the state directory, e.g. ~/.local/state/loopbreaker/projects/<name>")
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {

@@ -6,9 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
 // AgentSession is a session an agent CLI recorded on disk (its own
@@ -76,7 +77,7 @@ func codexSessionMeta(path string) (id, cwd string) {
 	return meta.Payload.ID, meta.Payload.Cwd
 }
 
-var claudeProjectDirName = regexp.MustCompile(`[^A-Za-z0-9]`)
+var claudeProjectDirName = lazyre.New(`[^A-Za-z0-9]`)
 
 // ClaudeSessions lists Claude Code sessions (transcripts under
 // CONFIG_DIR/projects/<project path with - for every other character>/)

@@ -6,17 +6,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
 // ExecutableName is the command of tool's CLI: claude, codex, gemini.
 func ExecutableName(tool Tool) string { return string(tool) }
 
-var versionPattern = regexp.MustCompile(`\b(\d+)\.(\d+)(?:\.(\d+))?\b`)
+var versionPattern = lazyre.New(`\b(\d+)\.(\d+)(?:\.(\d+))?\b`)
 
 // ParseAgentVersion finds the version in the output of `TOOL --version`:
 // "2.1.330 (Claude Code)", "codex-cli 0.169.0", "0.61.0".

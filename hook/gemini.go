@@ -2,8 +2,9 @@ package hook
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
 // Gemini CLI's shell results differ between headless and interactive
@@ -82,7 +83,7 @@ func shellOutput(llm string) string {
 
 // goSummary is a package summary line of `go test` with its tabs turned
 // into spaces by a terminal.
-var goSummary = regexp.MustCompile(`^(ok|FAIL|\?) +(\S+) +(\d+(?:\.\d+)?s|\(cached\)|\[no test files\]|\[build failed\]|\[setup failed\])(.*)$`)
+var goSummary = lazyre.New(`^(ok|FAIL|\?) +(\S+) +(\d+(?:\.\d+)?s|\(cached\)|\[no test files\]|\[build failed\]|\[setup failed\])(.*)$`)
 
 // goTestSummaryTabs writes `go test` package summary lines the way go
 // prints them ("FAIL\tpkg\t0.01s"), as a terminal shows them with spaces.

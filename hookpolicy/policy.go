@@ -54,6 +54,9 @@ type Policy struct {
 	Now func() time.Time
 	// Log receives loopbreaker's own diagnostics (nil: discarded).
 	Log io.Writer
+	// Guard refuses the agent's attempts to silence its breaker (nil:
+	// none are refused).
+	Guard *Guard
 	// Files measures the files changed since the previous turn end of the
 	// session, for the turn's iteration; nil (or an error) records the
 	// turn end as a check only. GitFiles is the usual one.
@@ -152,6 +155,9 @@ func (c *call) render(o hook.Outcome, reason string) hook.Answer {
 // apply applies ev to the session's breaker within the call's update.
 func (c *call) apply(ev lb.Event) (lb.Decision, error) {
 	ev.Caller = c.caller()
+	if c.Guard != nil {
+		ev.Fingerprint = c.Guard.Fingerprint
+	}
 	return c.tx.Apply(ev)
 }
 

@@ -34,7 +34,7 @@ func newHarness(t *testing.T, session string) *harness {
 	t.Helper()
 	h := &harness{t: t, now: time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)}
 	project := t.TempDir()
-	stateDir := filepath.Join(project, ".loopbreaker")
+	stateDir := filepath.Join(t.TempDir(), "state") // outside the project, as by default
 	clock := func() time.Time { return h.now }
 	store, err := filestore.Open(stateDir, filestore.Options{Now: clock})
 	if err != nil {
@@ -394,7 +394,7 @@ func TestOwnFilesAreNotTheAgentsWork(t *testing.T) {
 	project := t.TempDir()
 	gitIn(t, project, "init", "-q")
 	gitIn(t, project, "commit", "-q", "--allow-empty", "-m", "start")
-	stateDir := filepath.Join(project, ".loopbreaker")
+	stateDir := filepath.Join(t.TempDir(), "state") // outside the project, as by default
 	for name, content := range map[string]string{
 		"loopbreaker.yaml":                      "enabled: true\n",
 		".loopbreaker/state.json":               "{}\n",

@@ -31,11 +31,12 @@ type Project struct {
 
 // Breaker kinds: where a breaker's settings come from.
 const (
-	// KindSession: a session's loop breaker (`loopbreaker run`, record,
-	// check, hook); it follows the top-level settings, as `loopbreaker
-	// status` shows them.
+	// KindSession: a loop's breaker (a session or slice of `loopbreaker
+	// run`, record, check, hook) that no breakers: entry configures; it
+	// follows the top-level settings, as `loopbreaker status` shows them.
 	KindSession = "session"
-	// KindConfigured: a breaker listed under `breakers:`.
+	// KindConfigured: a breaker listed under `breakers:` (a session's
+	// too: its entry sets its threshold, window and cooldown everywhere).
 	KindConfigured = "configured"
 	// KindTemplate: a breaker made on first use from `breaker_template:`.
 	KindTemplate = "template"
@@ -165,14 +166,12 @@ type rule struct {
 }
 
 func (p *Project) ruleFor(pol *scoped.Policy, scope string) rule {
-	// A session's breaker is the one `loopbreaker run/record/check/hook`
-	// write with the top-level settings; read it the way `status` does.
-	if strings.HasPrefix(scope, scoped.KindSession+":") {
-		return rule{scope, KindSession, &breaker.Engine{Config: p.Config, Now: p.Now}}
-	}
 	kind := KindTemplate
-	if pol.Rule(scope).Configured {
+	switch pol.Rule(scope).Kind {
+	case scoped.KindConfigured:
 		kind = KindConfigured
+	case scoped.KindLoop:
+		kind = KindSession
 	}
 	return rule{scope, kind, pol.Engine(scope)}
 }
@@ -347,7 +346,7 @@ func (p *Project) view(ctx context.Context, r rule, now time.Time, counters bool
 		for _, c := range status.Counters {
 			// A scoped breaker is fed outcomes: show its other detectors
 			// only when something fed them.
-			if r.kind == KindSession || c.Value > 0 || c.Name == lb.DetectorFailureWindow {
+			if scoped.IsLoopScope(r.scope) || c.Value > 0 || c.Name == lb.DetectorFailureWindow {
 				b.Counters = append(b.Counters, c)
 			}
 		}

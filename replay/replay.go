@@ -14,6 +14,7 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/scoped"
 	"github.com/loopbreaker/loopbreaker/transcript"
@@ -208,7 +209,7 @@ func (p *Prepared) Run(cfg lb.Config) Result {
 	}
 	scope := "session:" + s.ID
 	var now time.Time
-	eng := scoped.EngineFor(cfg, scope, func() time.Time { return now })
+	eng := Engine(cfg, s.ID, func() time.Time { return now })
 	st := lb.NewBreakerState(scope)
 	for i := range p.events {
 		ev := p.events[i] // a copy: the prepared events serve every run
@@ -241,6 +242,13 @@ func (p *Prepared) Run(cfg lb.Config) Result {
 		r.Spend = &sp
 	}
 	return r
+}
+
+// Engine is the engine a replay of session runs under cfg: the one of the
+// session's breaker, with the settings a hook of that session uses (see
+// scoped.Resolve).
+func Engine(cfg lb.Config, session string, now func() time.Time) *breaker.Engine {
+	return scoped.EngineFor(cfg, "session:"+session, now)
 }
 
 // Run replays one session under cfg.

@@ -55,6 +55,8 @@ func hypothesize(st *lb.BreakerState, r *Report, detector string, exp expected) 
 	test := quoteOr(r.Test, "the failing test")
 
 	switch detector {
+	case lb.DetectorTamper:
+		return tamperHypothesis(r, counter(detector))
 	case lb.DetectorPermissionDenials:
 		return hypothesis{
 			text:      "The agent lacks a permission it needs: its actions were denied in consecutive iterations, and retrying a denied action cannot succeed.",

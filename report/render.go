@@ -110,6 +110,8 @@ func (r Report) Markdown(w io.Writer) error {
 		}
 	}
 
+	renderTampers(&b, r)
+
 	b.WriteString("\n### Best hypothesis\n\n")
 	b.WriteString(paragraph(r.Hypothesis))
 	if len(r.Evidence) > 0 {

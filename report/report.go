@@ -67,6 +67,7 @@ type Options struct {
 //	files              every file the attempts touched, with the attempts (numbers) that touched it,
 //	                   and files edited since the latest test run (change "edited since the latest test run")
 //	scope_violations   out-of-scope edits of the slice (see ViolationRow)
+//	tamper_attempts    the agent's attempts to silence its breaker, refused or seen after the fact (see TamperRow)
 //	counters           every detector's count against its threshold
 //	hypothesis         one hypothesis derived from the attempts
 //	evidence           the data the hypothesis rests on
@@ -95,6 +96,7 @@ type Report struct {
 	Attempts        []AttemptLine  `json:"attempts"`
 	Files           []FileRow      `json:"files"`
 	ScopeViolations []ViolationRow `json:"scope_violations"`
+	Tampers         []TamperRow    `json:"tamper_attempts"`
 	Counters        []lb.Counter   `json:"counters"`
 	// Spend is what the agent consumed, when its usage was read.
 	Spend *lb.Spend `json:"spend,omitempty"`
@@ -216,6 +218,7 @@ func Build(st *lb.BreakerState, status lb.Status, opts Options) Report {
 	r.Attempts = attemptLines(st)
 	r.Files = fileRows(r.Attempts, st.EditedFiles)
 	r.ScopeViolations = violationRows(st)
+	r.Tampers = tamperRows(st)
 
 	failure := r.Actual
 	if testIdx >= 0 && st.Tests[testIdx].LastError != "" {
@@ -271,6 +274,8 @@ func detectorLabel(d string) string {
 		return "tool loop"
 	case lb.DetectorScope:
 		return "scope"
+	case lb.DetectorTamper:
+		return "tamper"
 	case lb.DetectorProbe:
 		return "probe failed"
 	case "":

@@ -3,7 +3,6 @@ package scoped
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
@@ -23,6 +22,9 @@ type Rule struct {
 	Scope      string
 	Config     lb.BreakerConfig
 	Configured bool
+	// Kind is where Config comes from: KindConfigured, KindLoop or
+	// KindTemplate.
+	Kind string
 }
 
 // Policy says which breakers apply to a context and how each behaves. It is
@@ -31,14 +33,12 @@ type Policy struct {
 	base          lb.Config
 	configured    []lb.BreakerConfig
 	byScope       map[string]int
-	template      lb.BreakerConfig
 	templateKinds []string
 	engines       []*breaker.Engine
 	templateEng   *breaker.Engine
 	// loopEng is the engine of session and slice scopes that no breaker
 	// configures: the top-level settings, as every loop command uses them.
 	loopEng    *breaker.Engine
-	loopRule   lb.BreakerConfig
 	evictAfter time.Duration
 }
 
@@ -63,7 +63,6 @@ func NewPolicy(cfg lb.Config, templateKinds []string, now func() time.Time) (*Po
 	p := &Policy{
 		base:          cfg,
 		byScope:       map[string]int{},
-		template:      cfg.BreakerTemplate,
 		templateKinds: slices.Clone(templateKinds),
 		evictAfter:    cfg.EvictAfter,
 	}
@@ -76,42 +75,8 @@ func NewPolicy(cfg lb.Config, templateKinds []string, now func() time.Time) (*Po
 		p.engines = append(p.engines, engineFor(cfg, b, now))
 	}
 	p.templateEng = engineFor(cfg, cfg.BreakerTemplate, now)
-	p.loopRule = loopRule(cfg)
-	p.loopEng = engineFor(cfg, p.loopRule, now)
+	p.loopEng = engineFor(cfg, loopSettings(cfg), now)
 	return p, nil
-}
-
-// loopRule is the breaker settings of an unconfigured session or slice:
-// the top-level cooldown and failure window.
-func loopRule(cfg lb.Config) lb.BreakerConfig {
-	return lb.BreakerConfig{
-		FailureThreshold: cfg.FailureWindow.Threshold, Window: cfg.FailureWindow.Window,
-		Cooldown: cfg.Cooldown, Notify: cfg.BreakerTemplate.Notify,
-	}
-}
-
-// EngineFor is Policy.Engine for one scope, without validating cfg again
-// or building every breaker's engine: what a one-shot command (check,
-// record, a hook) needs on its hot path. cfg must be valid.
-func EngineFor(cfg lb.Config, scope string, now func() time.Time) *breaker.Engine {
-	for _, b := range cfg.Breakers {
-		if b.Scope == scope {
-			return engineFor(cfg, b, now)
-		}
-	}
-	if isLoopScope(scope) {
-		return engineFor(cfg, loopRule(cfg), now)
-	}
-	return engineFor(cfg, cfg.BreakerTemplate, now)
-}
-
-// engineFor is the engine of one breaker: the base configuration with the
-// breaker's threshold, window and cooldown.
-func engineFor(base lb.Config, b lb.BreakerConfig, now func() time.Time) *breaker.Engine {
-	c := base
-	c.FailureWindow = lb.FailureWindowConfig{Threshold: b.FailureThreshold, Window: b.Window}
-	c.Cooldown = b.Cooldown
-	return &breaker.Engine{Config: c, Now: now}
 }
 
 // Enabled is the configuration's master switch.
@@ -127,45 +92,31 @@ func (p *Policy) TemplateKinds() []string { return slices.Clone(p.templateKinds)
 func (p *Policy) Configured() []Rule {
 	out := make([]Rule, len(p.configured))
 	for i, b := range p.configured {
-		out[i] = Rule{Scope: b.Scope, Config: b, Configured: true}
+		out[i] = resolveAt(p.base, b.Scope, i)
 	}
 	return out
 }
 
-// isLoopScope reports whether scope is a loop's own breaker (session or
-// slice), whose unconfigured settings are the top-level ones.
-func isLoopScope(scope string) bool {
-	return strings.HasPrefix(scope, KindSession+":") || strings.HasPrefix(scope, KindSlice+":")
-}
-
-// Rule returns the policy of scope: its configured breaker; else, for a
-// session or slice, the top-level cooldown and failure_window (the same
-// settings `loopbreaker check`, `record`, `run` and the hooks use); else the
-// template (Configured false).
+// Rule returns the policy of scope, as Resolve decides it.
 func (p *Policy) Rule(scope string) Rule {
-	if i, ok := p.byScope[scope]; ok {
-		return Rule{Scope: scope, Config: p.configured[i], Configured: true}
+	i, ok := p.byScope[scope]
+	if !ok {
+		i = -1
 	}
-	if isLoopScope(scope) {
-		r := p.loopRule
-		r.Scope = scope
-		return Rule{Scope: scope, Config: r}
-	}
-	t := p.template
-	t.Scope = scope
-	return Rule{Scope: scope, Config: t}
+	return resolveAt(p.base, scope, i)
 }
 
-// Engine returns the engine of scope: configured, the top-level one for an
-// unconfigured session or slice, else the template's.
+// Engine returns the engine of scope's rule (see Rule), built once per
+// configured breaker, once for the loops and once for the template.
 func (p *Policy) Engine(scope string) *breaker.Engine {
-	if i, ok := p.byScope[scope]; ok {
-		return p.engines[i]
-	}
-	if isLoopScope(scope) {
+	switch r := p.Rule(scope); r.Kind {
+	case KindConfigured:
+		return p.engines[p.byScope[scope]]
+	case KindLoop:
 		return p.loopEng
+	default:
+		return p.templateEng
 	}
-	return p.templateEng
 }
 
 // Match returns the breakers that apply to c: every configured breaker
@@ -173,9 +124,9 @@ func (p *Policy) Engine(scope string) *breaker.Engine {
 // each of c's own scopes of a template kind that is not configured.
 func (p *Policy) Match(c Context) []Rule {
 	var out []Rule
-	for _, b := range p.configured {
+	for i, b := range p.configured {
 		if Matches(b.Scope, c) {
-			out = append(out, Rule{Scope: b.Scope, Config: b, Configured: true})
+			out = append(out, resolveAt(p.base, b.Scope, i))
 		}
 	}
 	for _, s := range c.Own() {

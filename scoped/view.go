@@ -69,15 +69,8 @@ const (
 
 // view describes st under rule as of now, without changing it.
 func view(p *Policy, rule Rule, st *lb.BreakerState, now time.Time, full bool) Breaker {
-	kind := KindTemplate
-	switch {
-	case rule.Configured:
-		kind = KindConfigured
-	case isLoopScope(rule.Scope):
-		kind = KindLoop
-	}
 	b := Breaker{
-		Scope: rule.Scope, Configured: rule.Configured, Kind: kind, Notify: rule.Config.Notify,
+		Scope: rule.Scope, Configured: rule.Configured, Kind: rule.Kind, Notify: rule.Config.Notify,
 		FailureThreshold: rule.Config.FailureThreshold,
 		WindowSeconds:    rule.Config.Window.Seconds(),
 		CooldownSeconds:  rule.Config.Cooldown.Seconds(),

@@ -1,8 +1,9 @@
 package transcript
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
 // Agents without edit tools (SWE-agent's shell, mini-swe-agent) change
@@ -12,16 +13,16 @@ import (
 // apply, and scripts that open a file for writing. Reading commands that
 // merely mention ">" inside quotes are not matched by the redirection rule
 // because it wants a file name after the operator, not another quote.
-var shellWriteRules = []*regexp.Regexp{
-	regexp.MustCompile(`\bsed\s+(-[a-zA-Z]*i|--in-place)`),
-	regexp.MustCompile(`\bperl\s+-[a-zA-Z]*i`),
-	regexp.MustCompile(`(^|[^0-9&>])>{1,2}\s*['"]?[A-Za-z0-9_./~-]*[A-Za-z0-9_]\.[A-Za-z0-9]+`),
-	regexp.MustCompile(`\btee\s+(-a\s+)?[^|\s]`),
-	regexp.MustCompile(`\b(git\s+apply|patch\s+-p\d|patch\s+<)`),
-	regexp.MustCompile(`\bopen\([^)]*,\s*['"][wa]`),
-	regexp.MustCompile(`\.write_text\(|\.write_bytes\(`),
-	regexp.MustCompile(`\b(cp|mv)\s+\S+\s+\S+`),
-	regexp.MustCompile(`\bapply_patch\b`),
+var shellWriteRules = []*lazyre.RE{
+	lazyre.New(`\bsed\s+(-[a-zA-Z]*i|--in-place)`),
+	lazyre.New(`\bperl\s+-[a-zA-Z]*i`),
+	lazyre.New(`(^|[^0-9&>])>{1,2}\s*['"]?[A-Za-z0-9_./~-]*[A-Za-z0-9_]\.[A-Za-z0-9]+`),
+	lazyre.New(`\btee\s+(-a\s+)?[^|\s]`),
+	lazyre.New(`\b(git\s+apply|patch\s+-p\d|patch\s+<)`),
+	lazyre.New(`\bopen\([^)]*,\s*['"][wa]`),
+	lazyre.New(`\.write_text\(|\.write_bytes\(`),
+	lazyre.New(`\b(cp|mv)\s+\S+\s+\S+`),
+	lazyre.New(`\bapply_patch\b`),
 }
 
 // ShellWrites reports whether a shell command looks like it writes a file.

@@ -3,9 +3,10 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
 // SWE-agent writes one JSON document per run (*.traj): "trajectory" is the
@@ -126,9 +127,9 @@ type miniMessage struct {
 }
 
 var (
-	miniFence      = regexp.MustCompile("(?s)```(?:bash|mswea_bash_command|sh)?\\s*\\n(.*?)\\n?```")
-	miniReturnCode = regexp.MustCompile(`<returncode>\s*(-?\d+)\s*</returncode>`)
-	miniOutput     = regexp.MustCompile(`(?s)<output>\n?(.*?)</output>`)
+	miniFence      = lazyre.New("(?s)```(?:bash|mswea_bash_command|sh)?\\s*\\n(.*?)\\n?```")
+	miniReturnCode = lazyre.New(`<returncode>\s*(-?\d+)\s*</returncode>`)
+	miniOutput     = lazyre.New(`(?s)<output>\n?(.*?)</output>`)
 )
 
 func parseMiniSWE(data []byte) (*Session, error) {

@@ -38,7 +38,7 @@ const (
 	FormatSWEAgent    Format = "swe-agent"      // *.traj
 	FormatMiniSWE     Format = "mini-swe-agent" // *.traj.json
 	FormatATIF        Format = "atif"           // trajectory.json (Agent Trajectory Interchange Format)
-	FormatLoopbreaker Format = "loopbreaker"    // .loopbreaker/scopes/*/journal*.jsonl
+	FormatLoopbreaker Format = "loopbreaker"    // <state dir>/scopes/*/journal*.jsonl
 )
 
 // Session is one recorded agent session.

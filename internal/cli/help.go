@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"regexp"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
 // helpText is what a command's --help says besides its flags.
@@ -180,7 +181,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 }
 
 // flagErrorName finds the flag names in the flag package's messages.
-var flagErrorName = regexp.MustCompile(`(^|[ :]) ?-(-?)([A-Za-z0-9][A-Za-z0-9_-]*)`)
+var flagErrorName = lazyre.New(`(^|[ :]) ?-(-?)([A-Za-z0-9][A-Za-z0-9_-]*)`)
 
 // flagError rewrites the flag package's message with flags spelled as
 // they are typed (--name, -C).

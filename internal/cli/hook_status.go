@@ -26,7 +26,22 @@ type hookStatusReport struct {
 	Warnings []string            `json:"warnings"`
 	Sessions []hook.Seen         `json:"sessions"`
 	Unseen   []hook.AgentSession `json:"sessions_without_hook_calls"`
+	// Stopped are agent sessions whose own record went on after their
+	// last hook call: the hooks stopped being called.
+	Stopped []stoppedSession `json:"sessions_with_hooks_stopped"`
 }
+
+// stoppedSession is an agent session written to well after its last hook
+// call.
+type stoppedSession struct {
+	hook.AgentSession
+	LastHookCall time.Time `json:"last_hook_call"`
+}
+
+// hookSilence is how long an agent session's record may go on after its
+// last hook call before the hooks count as stopped: the CLI writes the
+// turn's last lines after its last hook, never minutes after.
+const hookSilence = 2 * time.Minute
 
 type toolHookStatus struct {
 	Tool       hook.Tool          `json:"tool"`
@@ -58,7 +73,7 @@ type hookInstallPlace struct {
 func runHookStatus(ctx context.Context, env *Env, args []string) error {
 	var o hookStatusOptions
 	fs := newFlagSet("hook status", env)
-	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml or .loopbreaker/, else the working directory)")
+	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of text")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -67,7 +82,17 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		return usagef("hook status: unexpected argument %q (it reports on claude, codex and gemini together)", fs.Arg(0))
 	}
 	project := resolveProject(env, o.project)
-	rep := hookStatusReport{Project: project, StateDir: resolveStateDir(env, project), Warnings: []string{}}
+	rep := hookStatusReport{Project: project, Warnings: []string{}}
+	stateDir, keyed, err := stateDirOf(env, project)
+	if err != nil {
+		return err
+	}
+	rep.StateDir = stateDir
+	if keyed && hasProjectMarker(project) {
+		if err := settleState(env, project, stateDir); err != nil {
+			rep.Warnings = append(rep.Warnings, err.Error())
+		}
+	}
 	seen, err := hook.ReadSeen(rep.StateDir)
 	if err != nil {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("cannot read the hook call marks in %s: %v", rep.StateDir, err))
@@ -82,8 +107,9 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		rep.Sessions = []hook.Seen{}
 	}
 	rep.Unseen = []hook.AgentSession{}
+	rep.Stopped = []stoppedSession{}
 	if !hasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no loopbreaker.yaml or .loopbreaker/ in %s: installed hooks do nothing here (run `loopbreaker init`)", project))
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no loopbreaker.yaml in %s: installed hooks do nothing here (run `loopbreaker init`)", project))
 	}
 	for _, tool := range hook.AllTools() {
 		ts := toolStatus(ctx, env, tool, project)
@@ -93,12 +119,12 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 				since = p.Modified
 			}
 		}
-		sessionsSeen := map[string]bool{}
+		sessionsSeen := map[string]time.Time{}
 		for _, s := range seen {
 			if s.Tool != tool {
 				continue
 			}
-			sessionsSeen[s.SessionID] = true
+			sessionsSeen[s.SessionID] = s.Last
 			if ts.LastCall == nil || s.Last.After(*ts.LastCall) {
 				last := s.Last
 				ts.LastCall = &last
@@ -106,11 +132,17 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		}
 		if !since.IsZero() {
 			for _, a := range agentSessions(env, tool, project, since) {
-				if !sessionsSeen[a.ID] {
-					rep.Unseen = append(rep.Unseen, a)
-					ts.Warnings = append(ts.Warnings, fmt.Sprintf("session %s (%s) ran in this project after the install with NO hook call: it ran unguarded (%s)",
-						a.ID, a.Time.UTC().Format(time.RFC3339), unseenHint(tool)))
+				if last, ok := sessionsSeen[a.ID]; ok {
+					if a.Time.After(last.Add(hookSilence)) {
+						rep.Stopped = append(rep.Stopped, stoppedSession{AgentSession: a, LastHookCall: last})
+						ts.Warnings = append(ts.Warnings, fmt.Sprintf("session %s went on until %s, %s after its last hook call (%s): its hooks STOPPED being called, and what it did since ran unguarded (hooks removed from the settings, switched off, or the settings no longer read; see `loopbreaker report`)",
+							a.ID, a.Time.UTC().Format(time.RFC3339), a.Time.Sub(last).Round(time.Second), last.UTC().Format(time.RFC3339)))
+					}
+					continue
 				}
+				rep.Unseen = append(rep.Unseen, a)
+				ts.Warnings = append(ts.Warnings, fmt.Sprintf("session %s (%s) ran in this project after the install with NO hook call: it ran unguarded (%s)",
+					a.ID, a.Time.UTC().Format(time.RFC3339), unseenHint(tool)))
 			}
 		}
 		rep.Tools = append(rep.Tools, ts)
@@ -304,7 +336,7 @@ func programThere(env *Env, prog string) bool {
 func printHookStatus(env *Env, rep hookStatusReport) {
 	w := env.Stdout
 	now := env.Now()
-	fmt.Fprintf(w, "project: %s\n", rep.Project)
+	fmt.Fprintf(w, "project: %s\nstate:   %s\n", rep.Project, rep.StateDir)
 	for _, ts := range rep.Tools {
 		fmt.Fprintf(w, "\n%s\n", ts.Tool)
 		switch {

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 
 	"github.com/loopbreaker/loopbreaker/config"
-	"github.com/loopbreaker/loopbreaker/filestore"
 )
 
 type initOptions struct {
@@ -18,8 +17,8 @@ type initOptions struct {
 }
 
 // runInit writes a commented loopbreaker.yaml with every key at its
-// default, and the state directory (kept out of git by its own
-// .gitignore).
+// default (it marks the project as guarded), and the project's state
+// directory outside the project.
 func runInit(_ context.Context, env *Env, args []string) error {
 	var o initOptions
 	flags := newFlagSet("init", env)
@@ -52,13 +51,19 @@ func runInit(_ context.Context, env *Env, args []string) error {
 		}
 		fmt.Fprintf(env.Stdout, "wrote %s\n", path)
 	}
-	stateDir := resolveStateDir(env, project)
-	st, err := filestore.Open(stateDir, filestore.Options{})
+	// Opening the project creates its state directory (moving a legacy
+	// one out of the project first) and records the project there.
+	c := common{project: project, session: "default", sets: env.globals.sets}
+	w, err := c.open(env)
 	if err != nil {
 		return err
 	}
-	st.Close()
-	fmt.Fprintf(env.Stdout, "state in %s (ignored by git)\n", stateDir)
+	w.close()
+	where := "outside the project"
+	if !w.keyed {
+		where = "LOOPBREAKER_DIR"
+	}
+	fmt.Fprintf(env.Stdout, "state in %s (%s)\n", w.storeName(), where)
 	fmt.Fprintln(env.Stdout, "next: in your loop, `loopbreaker check || break` before each iteration and `loopbreaker record ...` after it")
 	return nil
 }

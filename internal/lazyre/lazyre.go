@@ -40,3 +40,7 @@ func (l *RE) ReplaceAllString(src, repl string) string {
 	return l.get().ReplaceAllString(src, repl)
 }
 func (l *RE) Split(s string, n int) []string { return l.get().Split(s, n) }
+func (l *RE) FindString(s string) string     { return l.get().FindString(s) }
+func (l *RE) ReplaceAllStringFunc(src string, repl func(string) string) string {
+	return l.get().ReplaceAllStringFunc(src, repl)
+}

@@ -32,3 +32,13 @@ func TestFindAllString(t *testing.T) {
 		t.Fatalf("FindAllString = %q, want [a1 bb2]", got)
 	}
 }
+
+func TestFindStringAndReplaceAllStringFunc(t *testing.T) {
+	re := New(`\d+`)
+	if got := re.FindString("v12.3"); got != "12" {
+		t.Fatalf("FindString = %q, want 12", got)
+	}
+	if got := re.ReplaceAllStringFunc("a1b22", func(m string) string { return "<" + m + ">" }); got != "a<1>b<22>" {
+		t.Fatalf("ReplaceAllStringFunc = %q", got)
+	}
+}

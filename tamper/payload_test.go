@@ -1,0 +1,47 @@
+package tamper
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/loopbreaker/loopbreaker/hook"
+)
+
+// TestCallOf reads real pre-tool payload shapes of each CLI.
+func TestCallOf(t *testing.T) {
+	cases := []struct {
+		tool    hook.Tool
+		payload string
+		want    Kind // "" when the call must pass
+	}{
+		{hook.Claude, `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/home/dev/proj","tool_name":"Bash","tool_input":{"command":"loopbreaker reset","description":"x","timeout":60000}}`, KindCommand},
+		{hook.Claude, `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/home/dev/proj","tool_name":"Edit","tool_input":{"file_path":"/home/dev/proj/loopbreaker.yaml","old_string":"a","new_string":"b"}}`, KindConfig},
+		{hook.Claude, `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/home/dev/proj","tool_name":"MultiEdit","tool_input":{"file_path":".claude/settings.local.json","edits":[]}}`, KindHooks},
+		{hook.Claude, `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/home/dev/proj","tool_name":"Read","tool_input":{"file_path":"/home/dev/proj/loopbreaker.yaml"}}`, ""},
+		{hook.Claude, `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/home/dev/proj","tool_name":"Edit","tool_input":{"file_path":"/home/dev/proj/src/main.go","old_string":"a","new_string":"b"}}`, ""},
+		{hook.Codex, `{"hook_event_name":"PreToolUse","session_id":"s","turn_id":"t","cwd":"/home/dev/proj","tool_name":"Bash","tool_input":{"command":"rm -rf .loopbreaker"}}`, KindState},
+		{hook.Codex, `{"hook_event_name":"PreToolUse","session_id":"s","turn_id":"t","cwd":"/home/dev/proj","tool_name":"local_shell","tool_input":{"command":["bash","-lc","loopbreaker hook uninstall codex"]}}`, KindCommand},
+		{hook.Codex, `{"hook_event_name":"PreToolUse","session_id":"s","turn_id":"t","cwd":"/home/dev/proj","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: .codex/hooks.json\n+{}\n*** End Patch\n"}}`, KindHooks},
+		{hook.Codex, `{"hook_event_name":"PreToolUse","session_id":"s","turn_id":"t","cwd":"/home/dev/proj","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: src/a.go\n*** Move to: loopbreaker.yml\n*** End Patch\n"}}`, KindConfig},
+		{hook.Codex, `{"hook_event_name":"PreToolUse","session_id":"s","turn_id":"t","cwd":"/home/dev/proj","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: calc.go\n@@\n-a\n+b\n*** End Patch\n"}}`, ""},
+		{hook.Gemini, `{"hook_event_name":"BeforeTool","session_id":"s","cwd":"/home/dev/proj","tool_name":"run_shell_command","tool_input":{"command":"rm loopbreaker.yaml","dir_path":"sub/.."}}`, KindConfig},
+		{hook.Gemini, `{"hook_event_name":"BeforeTool","session_id":"s","cwd":"/home/dev/proj","tool_name":"run_shell_command","tool_input":{"command":"rm loopbreaker.yaml","dir_path":"sub"}}`, ""},
+		{hook.Gemini, `{"hook_event_name":"BeforeTool","session_id":"s","cwd":"/home/dev/proj","tool_name":"write_file","tool_input":{"file_path":"/home/dev/.gemini/settings.json","content":"{}"}}`, KindHooks},
+		{hook.Gemini, `{"hook_event_name":"BeforeTool","session_id":"s","cwd":"/home/dev/proj","tool_name":"replace","tool_input":{"file_path":"loopbreaker.yaml","old_string":"a","new_string":"b","instruction":"x"}}`, KindConfig},
+		{hook.Gemini, `{"hook_event_name":"BeforeTool","session_id":"s","cwd":"/home/dev/proj","tool_name":"glob","tool_input":{"pattern":"loopbreaker.yaml"}}`, ""},
+	}
+	for _, c := range cases {
+		p, err := hook.Read(c.tool, strings.NewReader(c.payload))
+		if err != nil {
+			t.Fatalf("%s: %v", c.payload, err)
+		}
+		got := Check(CallOf(p, "/home/dev/proj"), fixture())
+		switch {
+		case c.want == "" && len(got) > 0:
+			t.Errorf("%s %s: refused as %v", c.tool, p.ToolName, got)
+		case c.want != "" && !slices.Contains(kinds(got), c.want):
+			t.Errorf("%s %s %s: findings %v, want %s", c.tool, p.ToolName, p.ToolInput, got, c.want)
+		}
+	}
+}
