@@ -126,6 +126,9 @@ type ServerConfig struct {
 type NotifyConfig struct {
 	// WebhookURL receives a JSON POST per state change ("" disables).
 	WebhookURL string `yaml:"webhook_url"`
+	// Command is run by sh -c per state change, with the change in
+	// LOOPBREAKER_* variables ("" disables): desktop notifications.
+	Command string `yaml:"command"`
 	// Debounce is the least time between two notifications of one scope.
 	Debounce time.Duration `yaml:"debounce"`
 	// Retries is how often a failed delivery is retried, with backoff.

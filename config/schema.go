@@ -567,8 +567,9 @@ func descriptions() map[string]string {
 		"server.addr":           "Address the server listens on, host:port.",
 		"server.max_body_bytes": "Largest request body the server accepts, in bytes.",
 
-		"notify":             "Webhook notifications of state changes.",
+		"notify":             "Notifications of state changes: a webhook and a command.",
 		"notify.webhook_url": `URL that receives a JSON POST per state change; "" disables notifications.`,
+		"notify.command":     `Command run by sh -c on each state change, with the change in LOOPBREAKER_SCOPE, _FROM, _TO, _MODE, _REASON, _DETECTOR, _TIME, _CHANGES, _TITLE and _TEXT, debounced like the webhook (e.g. notify-send "$LOOPBREAKER_TITLE" "$LOOPBREAKER_REASON"); "" disables it.`,
 		"notify.debounce":    "Least time between two notifications for one scope (a duration); 0 sends every one.",
 		"notify.retries":     "How many times a failed delivery is retried, with backoff; 0 means no retry.",
 		"notify.timeout":     "How long one delivery attempt may take (a duration).",
