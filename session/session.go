@@ -12,10 +12,10 @@ package session
 
 import (
 	"context"
-	"log/slog"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"time"
 
