@@ -48,7 +48,7 @@ func hypothesize(st *lb.BreakerState, r *Report, detector string, exp expected) 
 	p := readPattern(r.Attempts, r.Actual)
 	counter := func(d string) string {
 		if c, ok := counterFor(d, r.Counters); ok && c.Threshold > 0 {
-			return fmt.Sprintf("%s counter at %d/%d", d, c.Value, c.Threshold)
+			return fmt.Sprintf("%s counter at %s/%s", d, c.Figure(c.Value), c.Figure(c.Threshold))
 		}
 		return d + " detector"
 	}

@@ -276,6 +276,14 @@ func detectorLabel(d string) string {
 		return "scope"
 	case lb.DetectorTamper:
 		return "tamper"
+	case lb.DetectorTokensWithoutProgress:
+		return "tokens since the last progress"
+	case lb.DetectorCallsPerHour:
+		return "model calls per hour"
+	case lb.DetectorSessionTokens, lb.DetectorSliceTokens:
+		return "token budget"
+	case lb.DetectorSessionCost, lb.DetectorSliceCost:
+		return "cost budget"
 	case lb.DetectorProbe:
 		return "probe failed"
 	case "":
@@ -290,7 +298,7 @@ func detectorLabel(d string) string {
 func tripLabel(cause, current string, counters []lb.Counter) string {
 	label := detectorLabel(cause)
 	if c, ok := counterFor(cause, counters); ok && c.Threshold > 0 {
-		label += fmt.Sprintf(" (%d/%d)", c.Value, c.Threshold)
+		label += " (" + c.Figure(c.Value) + "/" + c.Figure(c.Threshold) + ")"
 	}
 	if current == lb.DetectorCooldown {
 		label += "; cooldown over, waiting for a probe"
