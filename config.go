@@ -485,7 +485,7 @@ func (b BreakerConfig) validate(key string, needScope bool) error {
 }
 
 // DefaultTokensWithoutProgress is budget.tokens_without_progress's default.
-const DefaultTokensWithoutProgress = 2_000_000
+const DefaultTokensWithoutProgress = 5_000_000
 
 func (b BudgetConfig) validate() error {
 	if b.CallsPerHour < 0 || b.SessionTokens < 0 || b.SliceTokens < 0 || b.TokensWithoutProgress < 0 || b.SessionCost < 0 || b.SliceCost < 0 {
