@@ -480,7 +480,7 @@ func descriptions() map[string]string {
 
 		"no_progress":             "No-progress detector: iterations that change nothing.",
 		"no_progress.threshold":   "Consecutive iterations without progress that open the breaker (a phase may override it).",
-		"no_progress.files_count": "Count changed files as progress.",
+		"no_progress.files_count": "Count changed files, new commits and edits by tool calls as progress.",
 
 		"same_error":                   "Same-error detector: the same normalised error again and again.",
 		"same_error.threshold":         "Consecutive iterations with the same error signature that open the breaker (a phase may override it).",

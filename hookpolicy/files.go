@@ -2,9 +2,9 @@ package hookpolicy
 
 import (
 	"fmt"
+	"github.com/loopbreaker/loopbreaker/fsname"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // hookDir holds the notes a refused Read of Claude Code reads instead
@@ -14,7 +14,7 @@ func (p *Policy) hookDir() string { return filepath.Join(p.StateDir, DirName) }
 
 // sessionFile is the path of one of the session's hook files.
 func (p *Policy) sessionFile(suffix string) string {
-	return filepath.Join(p.hookDir(), EscapeFileName(p.Session)+suffix)
+	return filepath.Join(p.hookDir(), fsname.Escape(p.Session)+suffix)
 }
 
 // writeFile replaces name atomically, creating its directory.
@@ -27,17 +27,4 @@ func writeFile(name string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp, name)
-}
-
-// EscapeFileName makes a session name a safe file name.
-func EscapeFileName(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
-			b.WriteRune(r)
-		} else {
-			fmt.Fprintf(&b, "%%%X", r)
-		}
-	}
-	return b.String()
 }

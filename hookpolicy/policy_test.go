@@ -15,6 +15,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/scoped"
 )
@@ -49,7 +50,7 @@ func newHarness(t *testing.T, session string) *harness {
 		Scope:   scope, Session: session, Config: cfg,
 		Project: project, StateDir: stateDir, Dir: project,
 		Now: clock, Log: &h.log,
-		Files: func(context.Context) ([]string, error) { return h.files, nil },
+		Files: func(context.Context) (gitrepo.Change, error) { return gitrepo.Change{Files: h.files}, nil },
 	}
 	return h
 }
@@ -411,7 +412,8 @@ func TestOwnFilesAreNotTheAgentsWork(t *testing.T) {
 		}
 	}
 	measure := GitFiles(project, stateDir, "s")
-	files, err := measure(context.Background())
+	ch, err := measure(context.Background())
+	files := ch.Files
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +423,8 @@ func TestOwnFilesAreNotTheAgentsWork(t *testing.T) {
 	// The agent's own settings file without loopbreaker's hooks is work.
 	os.WriteFile(filepath.Join(project, "calc.go"), []byte("package calc\n"), 0o644)
 	os.WriteFile(filepath.Join(project, ".claude", "settings.json"), []byte(`{"model":"x"}`+"\n"), 0o644)
-	files, err = measure(context.Background())
+	ch, err = measure(context.Background())
+	files = ch.Files
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,11 +53,11 @@ func (l *loop) iterate(ctx, work context.Context, n int, st *lb.BreakerState, fb
 	if err != nil || r.interrupted != nil {
 		return nil, r, err
 	}
-	files, err := l.changedFiles(work)
+	change, err := l.changedFiles(work)
 	if err != nil {
 		return nil, r, err
 	}
-	it := l.measure(out, errs, r, files, l.repo != nil)
+	it := l.measure(out, errs, r, change, l.tree != nil)
 	it.Usage = l.usage(n)
 	return it, r, nil
 }

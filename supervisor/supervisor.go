@@ -23,6 +23,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
+	"github.com/loopbreaker/loopbreaker/worktree"
 )
 
 // Breaker is the session's breaker as the loop sees it. internal/cli
@@ -156,12 +157,12 @@ func (r Result) ExitCode() int {
 
 // loop is one run in progress.
 type loop struct {
-	cfg      Config
-	b        Breaker
-	con      *console
-	runDir   string
-	repo     *gitrepo.Repo
-	lastTree gitrepo.Tree
+	cfg    Config
+	b      Breaker
+	con    *console
+	runDir string
+	repo   *gitrepo.Repo
+	tree   *worktree.Tree
 	// guidance given before or during this run: fed to every iteration of
 	// the run, because each iteration of a loop is a fresh agent.
 	guidance []lb.Guidance

@@ -269,6 +269,12 @@ func textOf(raw json.RawMessage) string {
 	return string(raw)
 }
 
+// shellEdits reports whether a shell command changes files or history
+// (hook.ShellEdit), for agents whose edits are shell commands.
+func shellEdits(command string) bool {
+	return hook.ShellEdit(command).Edit()
+}
+
 // shellCall is a post-tool payload of a shell command in Claude Code's
 // dialect: its output, and when it failed, Claude Code's error text
 // ("Exit code N" then the output).

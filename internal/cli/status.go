@@ -164,6 +164,9 @@ func printStatus(w io.Writer, o output, now time.Time) {
 	fmt.Fprintf(w, "iterations:  %d (opened %d times)\n", o.Iterations, o.TotalOpens)
 	if !o.LastProgressAt.IsZero() {
 		fmt.Fprintf(w, "progress:    last at %s (%s ago)\n", o.LastProgressAt.UTC().Format(time.RFC3339), humanDuration(now.Sub(o.LastProgressAt)))
+		if o.LastProgressReason != "" {
+			fmt.Fprintf(w, "             %s\n", oneLine(o.LastProgressReason))
+		}
 	}
 	if o.State == lb.Open && o.RetryAt != nil {
 		if o.CooldownRemaining > 0 {

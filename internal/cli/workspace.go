@@ -251,9 +251,11 @@ func (w *workspace) apply(ctx context.Context, ev lb.Event) (breaker.Result, err
 // with the decision of this call folded in.
 type output struct {
 	lb.Status
-	Progress   *bool          `json:"progress,omitempty"`
-	HoldsProbe bool           `json:"holds_probe,omitempty"`
-	Transition *lb.Transition `json:"transition,omitempty"`
+	Progress *bool `json:"progress,omitempty"`
+	// ProgressReason says which progress rule saw progress (record).
+	ProgressReason string         `json:"progress_reason,omitempty"`
+	HoldsProbe     bool           `json:"holds_probe,omitempty"`
+	Transition     *lb.Transition `json:"transition,omitempty"`
 }
 
 func (w *workspace) output(st *lb.BreakerState, d *lb.Decision) output {
