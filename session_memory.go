@@ -93,6 +93,9 @@ type TranscriptMark struct {
 	UsageOffset int64  `json:"usage_offset,omitempty"`
 	UsageLast   string `json:"usage_last,omitempty"`
 	UsageRead   bool   `json:"usage_read,omitempty"`
+	// UsageModel is the model in use, for a transcript that names it
+	// once per turn (Codex).
+	UsageModel string `json:"usage_model,omitempty"`
 }
 
 // SeenSession is the mark of one agent session's hook calls.

@@ -14,7 +14,10 @@ import (
 // measured). The transcript is read from where the previous hook call of
 // the session left off, so each call reads only what was added: the
 // usage a budget counts comes with the tool call or the turn end that
-// follows it. A session first seen mid-way starts counting from now.
+// follows it. A session whose first hook call this is is read from the
+// transcript's start (it is the session's own record), except a Claude
+// Code session, whose start markTranscript noted (a resumed transcript
+// holds what was spent before).
 func (c *call) transcriptUsage() *lb.Usage {
 	path := c.p.TranscriptPath
 	if path == "" || c.p.SessionID == "" || !c.Config.Enabled {
@@ -30,7 +33,7 @@ func (c *call) transcriptUsage() *lb.Usage {
 		return nil
 	}
 	size := fi.Size()
-	mark, found := lb.TranscriptMark{Session: c.p.SessionID, Offset: size, UsageOffset: size}, false
+	mark, found := lb.TranscriptMark{Session: c.p.SessionID, Offset: size}, false
 	if m := c.tx.Peek(); m != nil {
 		for _, t := range m.Transcripts {
 			if t.Session == c.p.SessionID {
@@ -54,7 +57,9 @@ func (c *call) transcriptUsage() *lb.Usage {
 	var u lb.Usage
 	ok := false
 	if end > 0 {
-		u, mark.UsageLast, ok = transcript.UsageOf(data[:end], mark.UsageLast)
+		var next transcript.UsageCursor
+		u, next, ok = transcript.UsageOf(data[:end], transcript.UsageCursor{Last: mark.UsageLast, Model: mark.UsageModel})
+		mark.UsageLast, mark.UsageModel = next.Last, next.Model
 	}
 	mark.UsageOffset, mark.UsageRead = from+int64(end), true
 	c.setTranscriptMark(mark)

@@ -56,3 +56,30 @@ func TestTranscriptUsageHaltsSpendWithoutProgress(t *testing.T) {
 		}
 	}
 }
+
+// Codex CLI's hooks name its rollout: each token_count event is one
+// model call, read once as the rollout grows.
+func TestCodexRolloutUsage(t *testing.T) {
+	h := newHarness(t, "codex")
+	tr := filepath.Join(t.TempDir(), "rollout.jsonl")
+	if err := os.WriteFile(tr, []byte(`{"type":"turn_context","payload":{"model":"gpt-5-codex"}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 2; i++ {
+		f, err := os.OpenFile(tr, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(f, `{"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":50000,"cached_input_tokens":40000,"output_tokens":500}}}}`+"\n")
+		f.Close()
+		h.answer(payload(t, "codex", "PostToolUse-bash-exit3-empty.json", map[string]any{
+			"transcript_path": tr, "tool_use_id": fmt.Sprintf("call_%d", i),
+		}))
+	}
+	sp := h.state().Spend
+	// gpt-5: 10,000 input at $1.25, 40,000 cached at $0.125, 500 output at
+	// $10 per million: $0.0225 a call.
+	if sp == nil || sp.Calls != 2 || sp.Tokens != 2*50_500 || sp.CostUSD < 0.0449 || sp.CostUSD > 0.0451 {
+		t.Fatalf("spend %+v, want 2 calls, 101,000 tokens, $0.045", sp)
+	}
+}

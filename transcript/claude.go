@@ -59,7 +59,7 @@ func parseClaude(data []byte) (*Session, error) {
 	// The usage of the messages since the previous step goes with the
 	// next one; a message's usage counts once (see UsageOf).
 	var spent *lb.Usage
-	lastMsg := ""
+	var cursor UsageCursor
 	takeUsage := func() *lb.Usage { u := spent; spent = nil; return u }
 	endTurn := func(ts string) {
 		if active {
@@ -76,8 +76,8 @@ func parseClaude(data []byte) (*Session, error) {
 			s.ID = l.SessionID + l.SessionID2
 		}
 		if l.Type == "assistant" {
-			if u, id, ok := UsageOf(line, lastMsg); ok {
-				lastMsg = id
+			if u, next, ok := UsageOf(line, cursor); ok {
+				cursor = next
 				if spent == nil {
 					spent = &lb.Usage{}
 				}

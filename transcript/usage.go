@@ -27,23 +27,32 @@ import (
 //     including cached, output, cached, thoughts) and "model";
 //     `gemini -p --output-format json` has stats.models.<model>.tokens.
 
+// UsageCursor is where reading a transcript's usage left off, for the
+// next chunk: the message counted last (Claude Code and Gemini repeat a
+// message's usage) and the model in use (Codex names it once per turn,
+// not per call).
+type UsageCursor struct {
+	Last  string
+	Model string
+}
+
 // UsageOf sums the usage of the model calls recorded in data, a chunk of
-// a transcript, rollout or chat log, or a CLI's JSON output. last is the
-// id of the message counted last in the previous chunk (Claude Code and
-// Gemini repeat a message's usage); the id of the last one counted now is
-// returned for the next chunk. A CLI's run summary (Claude Code's result)
+// a transcript, rollout or chat log, or a CLI's JSON output, read after
+// the chunk the cursor c left off at; it returns the cursor for the next
+// chunk. The sum is priced at the model of its first call. A CLI's run summary (Claude Code's result)
 // stands for the whole run: the lines before it are not added again. ok
 // is false when data records no usage at all, which is not a usage of
 // zero.
-func UsageOf(data []byte, last string) (u lb.Usage, lastID string, ok bool) {
+func UsageOf(data []byte, c UsageCursor) (u lb.Usage, next UsageCursor, ok bool) {
+	last := c.Last
 	var summary lb.Usage
 	summaries := false
 	seen := map[string]bool{}
 	if last != "" {
 		seen[last] = true
 	}
-	lastID = last
-	codexModel := ""
+	lastID := last
+	codexModel := c.Model
 	each := jsonLines
 	if whole := bytes.TrimSpace(data); bytes.HasPrefix(whole, []byte("{")) && bytes.ContainsRune(whole, '\n') && json.Valid(whole) {
 		// One indented document (gemini -p --output-format json).
@@ -119,10 +128,11 @@ func UsageOf(data []byte, last string) (u lb.Usage, lastID string, ok bool) {
 			}
 		}
 	})
+	next = UsageCursor{Last: lastID, Model: codexModel}
 	if summaries {
-		return summary, lastID, true
+		return summary, next, true
 	}
-	return u, lastID, ok
+	return u, next, ok
 }
 
 type usageLine struct {
@@ -239,7 +249,7 @@ func UsageOfFile(path string) (*lb.Usage, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, _, ok := UsageOf(data, "")
+	u, _, ok := UsageOf(data, UsageCursor{})
 	if !ok {
 		return nil, nil
 	}
