@@ -1,6 +1,8 @@
 package supervisor
 
 import (
+	"os"
+
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
@@ -11,8 +13,11 @@ import (
 // --json, gemini -p --output-format json). An output that reports none
 // leaves the tokens unmeasured: they are not counted, and not as zero.
 func (l *loop) usage(n int) *lb.Usage {
-	if u, err := transcript.UsageOfFile(l.outputPath(n, "out")); err == nil && u != nil {
-		return u
+	if f, err := l.runD.OpenFile(outputName(n, "out"), os.O_RDONLY, 0); err == nil {
+		defer f.Close()
+		if u, err := transcript.UsageOfOutput(f); err == nil && u != nil {
+			return u
+		}
 	}
 	return &lb.Usage{Calls: 1}
 }

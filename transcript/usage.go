@@ -240,6 +240,11 @@ func UsageOfFile(path string) (*lb.Usage, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return UsageOfOutput(f)
+}
+
+// UsageOfOutput is UsageOfFile of an open file.
+func UsageOfOutput(f *os.File) (*lb.Usage, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
