@@ -38,7 +38,7 @@ const (
 var budgetInfo = [...]struct {
 	name, what, unit, key string
 }{
-	budgetCallsPerHour:          {lb.DetectorCallsPerHour, "model calls in the last hour", unitCalls, "budget.calls_per_hour"},
+	budgetCallsPerHour:          {lb.DetectorCallsPerHour, "agent calls in the last hour", unitCalls, "budget.calls_per_hour"},
 	budgetSessionTokens:         {lb.DetectorSessionTokens, "tokens spent in this session", unitTokens, "budget.session_tokens"},
 	budgetSessionCost:           {lb.DetectorSessionCost, "cost of this session", unitCents, "budget.session_cost"},
 	budgetSliceTokens:           {lb.DetectorSliceTokens, "tokens spent on this slice", unitTokens, "budget.slice_tokens"},

@@ -71,28 +71,45 @@ func TestSessionCostAndSliceTokens(t *testing.T) {
 	}
 }
 
-// Calls per hour count the calls of the last hour only (Ralph's
-// MAX_CALLS_PER_HOUR).
+// Calls per hour count the agent's invocations (iterations of a loop,
+// turns in hook mode) of the last hour only (Ralph's MAX_CALLS_PER_HOUR).
+// The model requests inside a turn are not calls: an agent working well
+// makes hundreds of them an hour.
 func TestCallsPerHour(t *testing.T) {
 	r := newRig(t, func(c *lb.Config) { c.Budget.CallsPerHour = 10 })
-	tc := lb.ToolCall{Tool: "Read", ArgsHash: "a", Usage: &lb.Usage{Calls: 3, InputTokens: 10}}
-	for i := range 2 {
-		tc.ArgsHash = string(rune('a' + i))
-		r.expect(r.tool(tc), lb.Closed, true, "3, then 6 calls")
-		r.clock.Advance(20 * time.Minute)
+	turn := func() lb.Decision {
+		return r.iterate(lb.Iteration{FilesChanged: intp(1), Usage: &lb.Usage{Calls: 40, InputTokens: 10}})
 	}
-	tc.ArgsHash = "c"
-	d := r.tool(tc)
-	r.expect(d, lb.HalfOpen, true, "9 calls in the hour warn (80 % of 10)")
-	r.clock.Advance(50 * time.Minute) // the first 6 calls are older than an hour
-	tc.ArgsHash = "d"
-	r.expect(r.tool(tc), lb.Closed, true, "6 calls in the last hour")
-	tc.Usage = &lb.Usage{Calls: 5}
-	tc.ArgsHash = "e"
-	d = r.tool(tc)
-	r.expect(d, lb.Open, false, "11 calls in the hour")
-	if !strings.Contains(d.Reason, "model calls in the last hour: 11 of 10") {
+	for range 4 {
+		r.expect(turn(), lb.Closed, true, "4 turns, 160 model requests")
+		r.clock.Advance(5 * time.Minute)
+	}
+	for range 3 {
+		r.expect(turn(), lb.Closed, true, "7 turns")
+	}
+	d := turn()
+	r.expect(d, lb.HalfOpen, true, "8 turns in the hour warn (80 % of 10)")
+	r.clock.Advance(50 * time.Minute) // the first 3 turns are older than an hour
+	r.expect(turn(), lb.Closed, true, "6 turns in the last hour")
+	tc := lb.ToolCall{Tool: "Read", ArgsHash: "a", Usage: &lb.Usage{Calls: 500, InputTokens: 10}}
+	r.expect(r.tool(tc), lb.Closed, true, "model requests of a turn are not calls")
+	for i := 0; i < 10 && d.State != lb.Open; i++ {
+		d = turn()
+	}
+	if c := counter(t, r, lb.DetectorCallsPerHour); c.Value != 10 {
+		t.Fatalf("opened at %d calls in the hour, want 10", c.Value)
+	}
+	if !strings.Contains(d.Reason, "calls in the last hour: 10 of 10") {
 		t.Fatalf("reason %q", d.Reason)
+	}
+}
+
+// An iteration that reports no usage is not known to have called a model:
+// it is not a call (a shell loop of `record` without the agent's usage).
+func TestIterationWithoutUsageIsNoCall(t *testing.T) {
+	r := newRig(t, func(c *lb.Config) { c.Budget.CallsPerHour = 2 })
+	for range 5 {
+		r.expect(r.iterate(lb.Iteration{FilesChanged: intp(1)}), lb.Closed, true, "iterations without usage")
 	}
 }
 

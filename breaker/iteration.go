@@ -79,6 +79,12 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 		ProbeProgress: progress && s.State == lb.HalfOpen && s.Mode == lb.ModeProbe,
 	}
 	e.spend(s, it.Usage, slice, progress, now)
+	if it.Usage != nil && !it.Usage.Empty() {
+		// An iteration whose agent reported using its model is one call
+		// (one invocation, one turn); a loop that reports no usage is not
+		// known to have called a model.
+		countCall(s, now)
+	}
 	observe(s, now, iterationObservers, evidence.iterationSignals(), &evidence)
 	e.settle(s, ev, it.Phase, progress, a)
 }

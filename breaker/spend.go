@@ -7,8 +7,7 @@ import (
 )
 
 // spend adds what an event's model calls consumed to the state's spend:
-// in all, in the slice, since the last progress, and the calls of the
-// last hour. A usage that was not measured (nil) adds nothing. Tokens
+// in all, in the slice, and since the last progress. A usage that was not measured (nil) adds nothing. Tokens
 // that brought progress end the spend without progress.
 func (e *Engine) spend(s *lb.BreakerState, u *lb.Usage, slice string, progress bool, now time.Time) {
 	if u == nil || u.Empty() {
@@ -41,6 +40,17 @@ func (e *Engine) spend(s *lb.BreakerState, u *lb.Usage, slice string, progress b
 	if n == 0 && u.CostUSD == nil {
 		sp.UnmeasuredCalls += u.Calls
 	}
+}
+
+// countCall adds one call of the agent to the last hour's (the hourly
+// budget): an iteration of a loop is one invocation of the agent, a turn
+// in hook mode one prompt answered. The model requests inside a turn are
+// not calls here: an agent working well makes hundreds of them an hour.
+func countCall(s *lb.BreakerState, now time.Time) {
+	if s.Spend == nil {
+		s.Spend = &lb.Spend{}
+	}
+	sp := s.Spend
 	// Only the last hour is kept: older calls count for nothing.
 	from := now.Add(-time.Hour)
 	drop := 0
@@ -48,9 +58,7 @@ func (e *Engine) spend(s *lb.BreakerState, u *lb.Usage, slice string, progress b
 		drop++
 	}
 	sp.HourCalls = append(sp.HourCalls[:0], sp.HourCalls[drop:]...)
-	for range min(u.Calls, lb.MaxHourCalls) {
-		sp.HourCalls = append(sp.HourCalls, now)
-	}
+	sp.HourCalls = append(sp.HourCalls, now)
 	if over := len(sp.HourCalls) - lb.MaxHourCalls; over > 0 {
 		sp.HourCalls = append(sp.HourCalls[:0], sp.HourCalls[over:]...)
 	}

@@ -521,7 +521,7 @@ func descriptions() map[string]string {
 		"tool_calls.near_duplicate":   "Calls in a row that are one call with one changing argument (a line number, a path, a flag) and the same result, that open the breaker; 0 turns the detector off.",
 
 		"budget":                         "Budgets: caps on what the agent spends, read from its transcripts or its JSON output; each warns at budget.warn_percent and opens the breaker at 100 %; 0 turns a budget off.",
-		"budget.calls_per_hour":          "Model calls within the last hour (Ralph's MAX_CALLS_PER_HOUR; under loopbreaker run one agent invocation is one call); 0 turns it off.",
+		"budget.calls_per_hour":          "Calls of the agent within the last hour (Ralph's MAX_CALLS_PER_HOUR): an iteration that reports the agent's usage (one invocation under loopbreaker run, one turn in hook mode); the model requests inside a turn are not counted; 0 turns it off.",
 		"budget.session_tokens":          "Tokens (input, output and prompt-cache reads and writes) the breaker's agent may spend in all; a reset does not refill it; 0 turns it off.",
 		"budget.session_cost":            "US dollars the breaker's agent may spend in all (the agent's own figure, else the prices table); 0 turns it off.",
 		"budget.slice_tokens":            "Tokens one slice may spend; 0 turns it off.",
