@@ -151,7 +151,7 @@ func runOpenLoop(b *testing.B, client *http.Client, servers []*server, n, rate i
 }
 
 // storeCounters adds up the servers' loopbreaker_store_*_total counters.
-func storeCounters(b *testing.B, client *http.Client, servers []*server) map[string]int64 {
+func storeCounters(b testing.TB, client *http.Client, servers []*server) map[string]int64 {
 	out := map[string]int64{}
 	for _, s := range servers {
 		resp, err := client.Get(s.url + "/metrics")
