@@ -24,7 +24,10 @@ type BreakerState struct {
 
 	Iterations     int       `json:"iterations"`
 	LastProgressAt time.Time `json:"last_progress_at,omitzero"`
-	TotalOpens     int       `json:"total_opens"`
+	// LastProgressReason is the progress rule that saw the latest
+	// progress, and what it saw ("files-changed: 2 files changed ...").
+	LastProgressReason string `json:"last_progress_reason,omitempty"`
+	TotalOpens         int    `json:"total_opens"`
 	// Resets counts resets; attempts are tagged with it (their epoch).
 	Resets int `json:"resets"`
 
@@ -82,6 +85,10 @@ type BreakerState struct {
 	// after tool calls (hooks) does not count the turn's changed files as
 	// an edit again, the edit tool calls already did.
 	TurnToolCalls int `json:"turn_tool_calls,omitempty"`
+	// TurnEdits is Edits as of the latest iteration: a turn end (hooks)
+	// after edit tool calls, or shell commands that wrote files or
+	// history, made progress.
+	TurnEdits int `json:"turn_edits,omitempty"`
 	// TestRuns counts the test runs seen (observed results or totals).
 	TestRuns int `json:"test_runs,omitempty"`
 	// EditedFiles are the files edited by tool calls since the latest
@@ -192,6 +199,9 @@ type Attempt struct {
 	Error     string    `json:"error,omitempty"`
 	Signature string    `json:"signature,omitempty"`
 	Progress  bool      `json:"progress"`
+	// ProgressReason says which progress rule saw progress, and what it
+	// saw; or, without progress, what was looked for.
+	ProgressReason string `json:"progress_reason,omitempty"`
 	// Epoch counts resets: attempts of an earlier epoch were made before
 	// the last guidance.
 	Epoch int `json:"epoch"`
@@ -370,6 +380,10 @@ func (st *BreakerState) Clone() *BreakerState {
 	out.EditedFiles = slices.Clone(st.EditedFiles)
 	out.LastArgs = slices.Clone(st.LastArgs)
 	out.Session = st.Session.Clone()
+	out.Tampers = slices.Clone(st.Tampers)
+	for i := range out.Tampers {
+		out.Tampers[i].What = slices.Clone(out.Tampers[i].What)
+	}
 	out.Attempts = slices.Clone(st.Attempts)
 	for i := range out.Attempts {
 		out.Attempts[i].Files = slices.Clone(out.Attempts[i].Files)

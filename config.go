@@ -2,6 +2,7 @@ package loopbreaker
 
 import (
 	"fmt"
+	"path/filepath"
 	"time"
 )
 
@@ -62,6 +63,20 @@ type Config struct {
 	// directory (embedded), or redis://host:port/db (rediss:// for TLS)
 	// for breakers a fleet of machines shares.
 	Store string `yaml:"store"`
+	// TrustedStores are store URLs a project file (loopbreaker.yaml, which
+	// a cloned repository controls) may name; a store it names that is not
+	// listed is refused. Only the user file, the environment and flags can
+	// set it.
+	TrustedStores []string `yaml:"trusted_stores"`
+
+	// StateDir is the directory that holds the state of every project,
+	// one directory per project under projects/, outside the projects'
+	// work trees so that an agent searching its project never finds
+	// loopbreaker's files. "" means $XDG_STATE_HOME/loopbreaker, else
+	// ~/.local/state/loopbreaker. It must be absolute. Package config
+	// refuses it in a project's loopbreaker.yaml: a cloned repository
+	// could point it anywhere.
+	StateDir string `yaml:"state_dir"`
 }
 
 // RunConfig configures `loopbreaker run`.
@@ -338,6 +353,9 @@ func (c *Config) Validate() error {
 	}
 	if c.OutputDecline.MinSamples > c.OutputDecline.Window {
 		return fmt.Errorf("output_decline.min_samples (%d) cannot exceed output_decline.window (%d)", c.OutputDecline.MinSamples, c.OutputDecline.Window)
+	}
+	if c.StateDir != "" && !filepath.IsAbs(c.StateDir) {
+		return fmt.Errorf("state_dir must be an absolute path, got %q (write it in full, e.g. /home/me/.local/state/loopbreaker)", c.StateDir)
 	}
 	if c.OnError != OnErrorStop && c.OnError != OnErrorContinue {
 		return fmt.Errorf("on_error must be %q or %q, got %q", OnErrorStop, OnErrorContinue, c.OnError)

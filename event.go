@@ -62,6 +62,9 @@ type Iteration struct {
 	// FilesChanged counts files that changed since the previous iteration.
 	FilesChanged *int     `json:"files_changed,omitempty"`
 	Files        []string `json:"files,omitempty"`
+	// HeadMoved: HEAD points to another commit than at the previous
+	// iteration (a commit, a rebase, a reset): the history changed.
+	HeadMoved bool `json:"head_moved,omitempty"`
 
 	TestsPassing *int `json:"tests_passing,omitempty"`
 	TestsFailing *int `json:"tests_failing,omitempty"`

@@ -22,7 +22,9 @@ type Status struct {
 	// in seconds (0 when not OPEN or already due).
 	CooldownRemaining float64   `json:"cooldown_remaining_seconds"`
 	LastProgressAt    time.Time `json:"last_progress_at,omitzero"`
-	Probe             *Probe    `json:"probe,omitempty"`
+	// LastProgressReason is the progress rule behind LastProgressAt.
+	LastProgressReason string `json:"last_progress_reason,omitempty"`
+	Probe              *Probe `json:"probe,omitempty"`
 
 	// Counters lists every detector's count against its threshold.
 	Counters    []Counter      `json:"counters"`

@@ -31,18 +31,24 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	// Changed files are an edit unless tool calls of this turn were
 	// recorded: their edits were counted one by one, before the test runs
 	// that followed them.
-	if hookTurn := s.ToolCalls > s.TurnToolCalls; !hookTurn && (it.FilesChanged != nil && *it.FilesChanged > 0 || len(it.Files) > 0) {
+	hookTurn := s.ToolCalls > s.TurnToolCalls
+	turnEdits := 0
+	if hookTurn {
+		turnEdits = s.Edits - s.TurnEdits
+	} else if it.FilesChanged != nil && *it.FilesChanged > 0 || len(it.Files) > 0 || it.HeadMoved {
 		s.Edits++
 	}
-	s.TurnToolCalls = s.ToolCalls
+	s.TurnToolCalls, s.TurnEdits = s.ToolCalls, s.Edits
 	if n := len(s.Tools); n > 0 {
 		s.Tools[n-1].TurnEnd = true
 	}
-	failed, improved := e.countTests(s, slice, it.Tests, e.iterationRun(s, it))
-	progress := e.progress(s, it) || improved
-	a.Decision.Progress = progress
+	failed, tested := e.countTests(s, slice, it.Tests, e.iterationRun(s, it))
+	seen := e.iterationProgress(s, it, turnEdits)
+	seen.merge(tested)
+	progress := seen.seen()
+	a.Decision.Progress, a.Decision.ProgressReason = progress, seen.reason()
 	if progress {
-		s.LastProgressAt = now
+		s.LastProgressAt, s.LastProgressReason = now, seen.reason()
 	}
 	sig := iterationSignature(it.Errors)
 
@@ -54,6 +60,7 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	at.Iteration, at.Time, at.Phase, at.Slice = s.Iterations, now, it.Phase, slice
 	at.Summary, at.Files, at.Failed = it.Summary, it.Files, failingTests(it.Tests, failed)
 	at.Error, at.Signature, at.Progress, at.Epoch = firstErr, sig, progress, s.Resets
+	at.ProgressReason = seen.reason()
 	for i := range s.Guidance {
 		s.Guidance[i].Delivered = true
 	}
@@ -85,87 +92,23 @@ func (e *Engine) iterationRun(s *lb.BreakerState, it *lb.Iteration) *testRun {
 	}
 	run := &testRun{editsKnown: it.FilesChanged != nil || len(it.Files) > 0}
 	if it.TestsPassing != nil {
-		// Before any measurement the baseline is zero (seed 001).
+		// Before any measurement the baseline is zero.
 		prevPassing := 0
 		if s.LastTestsPassing != nil {
 			prevPassing = *s.LastTestsPassing
 		}
-		run.improved = *it.TestsPassing > prevPassing
+		if *it.TestsPassing > prevPassing {
+			run.improved.see(RuleMorePassing, "%d tests pass, %d before", *it.TestsPassing, prevPassing)
+		}
 		if counted && s.LastTestsPassing != nil && s.LastTestsFailing != nil {
 			improved, same := countsImproved(*it.TestsPassing, *it.TestsFailing, *s.LastTestsPassing, *s.LastTestsFailing)
-			run.improved = run.improved || improved
+			run.improved.merge(improved)
 			if same {
 				run.coversRun = s.TestRuns
 			}
 		}
 	}
 	return run
-}
-
-// progress reports whether the iteration made measurable progress, and
-// remembers this iteration's measurements for the next comparison.
-func (e *Engine) progress(s *lb.BreakerState, it *lb.Iteration) bool {
-	progress := it.Complete
-	if e.Config.NoProgress.FilesCount && it.FilesChanged != nil && *it.FilesChanged > 0 {
-		progress = true
-	}
-	if it.TestsPassing != nil {
-		// Before any measurement the baseline is zero (seed 001's
-		// last_progress_metric starts at 0).
-		last := 0
-		if s.LastTestsPassing != nil {
-			last = *s.LastTestsPassing
-		}
-		if *it.TestsPassing > last {
-			progress = true
-		}
-		if it.TestsFailing != nil && s.LastTestsPassing != nil && s.LastTestsFailing != nil &&
-			*it.TestsFailing < *s.LastTestsFailing &&
-			*it.TestsPassing+*it.TestsFailing == *s.LastTestsPassing+*s.LastTestsFailing {
-			progress = true
-		}
-		v := *it.TestsPassing
-		s.LastTestsPassing = &v
-	}
-	if it.TestsFailing != nil {
-		v := *it.TestsFailing
-		s.LastTestsFailing = &v
-	}
-	// A test that failed before and passes now is progress even when the
-	// runner's totals are not reported.
-	for _, t := range it.Tests {
-		if !t.Passed {
-			continue
-		}
-		if i := findTest(s.Tests, t.Name); i >= 0 && !s.Tests[i].Passed {
-			progress = true
-		}
-	}
-	if len(it.Metrics) == 0 {
-		return progress
-	}
-	for name, v := range it.Metrics {
-		dir := metricDirection(it.Phase, name)
-		last, seen := s.LastMetrics[name]
-		if seen && dir*(v-last) > 0 || !seen && dir > 0 && v > 0 {
-			progress = true
-		}
-		if s.LastMetrics == nil {
-			s.LastMetrics = make(map[string]float64, len(it.Metrics))
-		}
-		s.LastMetrics[name] = v
-	}
-	return progress
-}
-
-// metricDirection is +1 when a rising metric is progress, -1 when a falling
-// one is (seed 001: complexity_score falls during REFACTOR).
-func metricDirection(_ lb.Phase, name string) float64 {
-	switch name {
-	case "complexity_score", "duplication", "lint_errors", "warnings":
-		return -1
-	}
-	return 1
 }
 
 func bumpSlice(s *lb.BreakerState, slice string) {

@@ -28,8 +28,8 @@ func (noProgress) Count(s *lb.BreakerState, at Moment) Count {
 
 func (noProgress) Reason(s *lb.BreakerState, at Moment, c Count) Reason {
 	return Reason{
-		What: fmt.Sprintf("no progress in %d consecutive iterations (%s%s): no files changed since the previous iteration, no more tests passing, no completion signal",
-			c.Value, c.limit(), inPhase(at.Phase)),
+		What: fmt.Sprintf("no progress in %d consecutive iterations (%s%s): %s",
+			c.Value, c.limit(), inPhase(at.Phase), RuleNone.Why()),
 		Advice: "Change approach: re-read the failing output and make a concrete, different change.",
 	}
 }

@@ -8,8 +8,8 @@ import (
 // its per-test results (which are Observed).
 type testRun struct {
 	// improved: the runner's totals show progress over the previous
-	// comparable run (more passing, or fewer failing of the same total).
-	improved bool
+	// comparable run (RuleMorePassing, RuleFewerFailing).
+	improved progress
 	// coversRun is set when the totals show this run covers the same
 	// tests as run number coversRun, with fewer failures: the tests last
 	// seen failing in that run and absent from this one have passed.
@@ -19,14 +19,6 @@ type testRun struct {
 	// that needs no edit count applies: a known test failing again with
 	// nothing improved is an attempt, a new one is its baseline.
 	editsKnown bool
-}
-
-// countsImproved compares a run's totals with an earlier run's: more tests
-// passing, or fewer failing out of the same total. same reports the same
-// total with fewer failures (the same tests, some fixed).
-func countsImproved(passing, failing, prevPassing, prevFailing int) (improved, same bool) {
-	same = passing+failing == prevPassing+prevFailing && failing < prevFailing
-	return passing > prevPassing || same, same
 }
 
 // countTests records per-test attempts (seed 000): a failed attempt counts
@@ -45,23 +37,23 @@ func countsImproved(passing, failing, prevPassing, prevFailing int) (improved, s
 //     change is not a new attempt (the tool-call detectors see that);
 //   - a counted run is one attempt at the slice, however many tests fail.
 //
-// It returns the names of the tests counted and whether the run improved.
-func (e *Engine) countTests(s *lb.BreakerState, slice string, tests []lb.TestResult, run *testRun) ([]string, bool) {
-	improved := false
+// It returns the names of the tests counted and the progress the tests
+// show (the test rules of progress.go).
+func (e *Engine) countTests(s *lb.BreakerState, slice string, tests []lb.TestResult, run *testRun) ([]string, progress) {
+	var seen progress
 	for _, t := range tests {
 		if t.Passed {
 			if i := findTest(s.Tests, t.Name); i >= 0 && !s.Tests[i].Passed {
-				improved = true
+				seen.see(RuleTestFixed, "test %s passes now", t.Name)
 			}
 		}
 	}
 	if run != nil {
 		s.TestRuns++
-		improved = improved || run.improved
-		if passAbsent(s, slice, tests, run.coversRun) {
-			improved = true
-		}
+		seen.merge(run.improved)
+		seen.merge(passAbsent(s, slice, tests, run.coversRun))
 	}
+	improved := seen.seen()
 	var failed []string
 	observedFailure := false
 	for _, t := range tests {
@@ -120,48 +112,5 @@ func (e *Engine) countTests(s *lb.BreakerState, slice string, tests []lb.TestRes
 	if run != nil {
 		s.RunEdits = s.Edits
 	}
-	return failed, improved
-}
-
-// passAbsent marks as passed the tests that failed before and are absent
-// from this run although it covered them: their unit ran in it (a result
-// of that unit that is not an infrastructure failure), or the totals show
-// that it re-ran the tests of run coversRun, where they were last seen.
-// It reports whether any was marked.
-func passAbsent(s *lb.BreakerState, slice string, tests []lb.TestResult, coversRun int) bool {
-	marked := false
-	for i := range s.Tests {
-		ta := &s.Tests[i]
-		if ta.Passed {
-			continue
-		}
-		covered := coversRun > 0 && ta.Run == coversRun && ta.Slice == slice
-		if !covered && (ta.Unit == "" || !unitRan(tests, ta.Unit)) {
-			continue
-		}
-		if inRun(tests, ta.Name) {
-			continue
-		}
-		ta.Passed = true
-		marked = true
-	}
-	return marked
-}
-
-func unitRan(tests []lb.TestResult, unit string) bool {
-	for i := range tests {
-		if tests[i].Unit == unit && !tests[i].Infra && tests[i].Observed {
-			return true
-		}
-	}
-	return false
-}
-
-func inRun(tests []lb.TestResult, name string) bool {
-	for i := range tests {
-		if tests[i].Name == name {
-			return true
-		}
-	}
-	return false
+	return failed, seen
 }

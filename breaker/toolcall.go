@@ -45,24 +45,29 @@ func (e *Engine) recordToolCall(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 		slice = DefaultSlice
 	}
 	s.Slice = slice
-	progress := false
+	var seen progress
 	if run := toolRun(s, tc, &mark); run != nil {
 		edited := s.Edits > s.RunEdits
 		var failed []string
-		failed, progress = e.countTests(s, slice, tc.Tests, run)
+		failed, seen = e.countTests(s, slice, tc.Tests, run)
 		mark.Run = s.TestRuns
-		if progress {
-			s.LastProgressAt = ev.Time
+		if seen.seen() {
+			s.LastProgressAt, s.LastProgressReason = ev.Time, seen.reason()
 		}
 		if edited {
-			e.logToolAttempt(s, tc, ev, slice, failed, progress)
+			e.logToolAttempt(s, tc, ev, slice, failed, seen)
 		}
 	}
 	s.Tools = appendMark(s.Tools, mark, e.Config.ToolCalls.History)
-	observe(s, ev.Time, toolCallObservers, SignalToolCall, &Evidence{ToolCall: tc, Config: &e.Config, Progress: progress})
+	observe(s, ev.Time, toolCallObservers, SignalToolCall, &Evidence{ToolCall: tc, Config: &e.Config, Progress: seen.seen()})
 
 	e.settle(s, ev, "", false, a)
-	a.Decision.Progress = progress
+	// A tool call is progress by its test run only: its edits are
+	// progress of the turn they belong to (RuleTurnEdits).
+	a.Decision.Progress = seen.seen()
+	if seen.seen() {
+		a.Decision.ProgressReason = seen.reason()
+	}
 }
 
 // toolRun describes the test run a tool call made, nil when it ran no
@@ -92,7 +97,7 @@ func toolRun(s *lb.BreakerState, tc *lb.ToolCall, mark *lb.ToolMark) *testRun {
 		prev := &s.Tools[i]
 		if prev.Tested && prev.Key == mark.Key {
 			improved, same := countsImproved(mark.Passing, mark.Failing, prev.Passing, prev.Failing)
-			run.improved = improved
+			run.improved.merge(improved)
 			if same {
 				run.coversRun = prev.Run
 			}
@@ -111,12 +116,12 @@ const (
 
 // logToolAttempt adds an attempt made of tool calls (hooks) to the log:
 // the edits since the previous test run and the test run that followed.
-func (e *Engine) logToolAttempt(s *lb.BreakerState, tc *lb.ToolCall, ev *lb.Event, slice string, counted []string, progress bool) {
+func (e *Engine) logToolAttempt(s *lb.BreakerState, tc *lb.ToolCall, ev *lb.Event, slice string, counted []string, seen progress) {
 	failing := failingTests(tc.Tests, counted)
 	at := lb.Attempt{
 		Iteration: s.Iterations, ToolCall: s.ToolCalls, Time: ev.Time, Slice: slice,
 		Summary: toolSummary(s.EditedFiles, tc), Files: s.EditedFiles,
-		Failed: failing, Progress: progress, Epoch: s.Resets,
+		Failed: failing, Progress: seen.seen(), ProgressReason: seen.reason(), Epoch: s.Resets,
 	}
 	if tc.Error != nil {
 		at.Error = truncate(tc.Error.Raw, maxToolAttemptText)

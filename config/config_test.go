@@ -489,9 +489,15 @@ func TestSampleYAMLRoundTrips(t *testing.T) {
 		t.Errorf("sample loads to\n%+v\nwant\n%+v", l.Config, loopbreaker.Defaults())
 	}
 	// Every key is written (and so comes from the file) with a comment
-	// above it.
+	// above it; a key the file may not set is shown commented out.
 	lines := strings.Split(sample, "\n")
 	for _, k := range Keys() {
+		if _, userOnly := userOnlyKeys()[k.Key]; userOnly {
+			if !strings.Contains(sample, "\n# "+k.Key+": ") {
+				t.Errorf("%s is not shown commented out in the sample", k.Key)
+			}
+			continue
+		}
 		src := l.Sources[k.Key]
 		if src.Kind != KindProject {
 			t.Errorf("%s not in the sample (source %v)", k.Key, src)

@@ -140,6 +140,11 @@ func SampleYAML() string {
 		if s, ok := v.(string); ok {
 			val = strconv.Quote(s)
 		}
+		if _, userOnly := userOnlyKeys()[n.leaf.key]; userOnly {
+			// Shown, commented out: this file may not set it.
+			fmt.Fprintf(&b, "%s# (not in this file: user file or %s only)\n%s# %s: %s\n", indent, envName(n.leaf.key), indent, n.name, val)
+			return
+		}
 		fmt.Fprintf(&b, "%s%s: %s\n", indent, n.name, val)
 		if n.leaf.elem != nil && n.leaf.elem.info.example != nil {
 			writeExample(&b, indent, n.name, n.leaf.elem)

@@ -8,13 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopbreaker/loopbreaker/fsname"
 	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 // checkEscaped checks that name is a safe path element for scope: the
 // escaped scope itself, unescaped back to it; or, for a scope too long for
-// that, a hashed name (an escaped prefix, hashMark and 32 hex digits) no
-// longer than maxEscapedLen, whose scope is read from its state file.
+// that, a hashed name (an escaped prefix, fsname.HashMark and 32 hex digits) no
+// longer than fsname.MaxLen, whose scope is read from its state file.
 func checkEscaped(t *testing.T, scope, name string) {
 	t.Helper()
 	if name == "" || name == "." || name == ".." || strings.HasPrefix(name, ".") {
@@ -22,9 +23,9 @@ func checkEscaped(t *testing.T, scope, name string) {
 	}
 	body := name
 	if isHashed(name) {
-		prefix, sum, _ := strings.Cut(name, string(hashMark))
-		if len(name) > maxEscapedLen || len(sum) != 32 || strings.Trim(sum, "0123456789abcdef") != "" {
-			t.Fatalf("escape(%q) = %q: not a hashed name of at most %d bytes", scope, name, maxEscapedLen)
+		prefix, sum, _ := strings.Cut(name, string(fsname.HashMark))
+		if len(name) > fsname.MaxLen || len(sum) != 32 || strings.Trim(sum, "0123456789abcdef") != "" {
+			t.Fatalf("escape(%q) = %q: not a hashed name of at most %d bytes", scope, name, fsname.MaxLen)
 		}
 		if _, ok := unescapeScope(name); ok {
 			t.Fatalf("unescape(%q) accepted a hashed name", name)
@@ -74,7 +75,7 @@ func TestEscapeScope(t *testing.T) {
 	// prefix and a hash; two long scopes differing only at the end differ.
 	a, err1 := escapeScope("agent:" + strings.Repeat("日", 100) + "a")
 	b, err2 := escapeScope("agent:" + strings.Repeat("日", 100) + "b")
-	if err1 != nil || err2 != nil || a == b || len(a) > maxEscapedLen || !strings.HasPrefix(a, "agent%3a%e6%97%a5") || !isHashed(a) {
+	if err1 != nil || err2 != nil || a == b || len(a) > fsname.MaxLen || !strings.HasPrefix(a, "agent%3a%e6%97%a5") || !isHashed(a) {
 		t.Fatalf("long scopes: %q %v, %q %v", a, err1, b, err2)
 	}
 	if p := strings.Repeat("%25", 60); !strings.HasPrefix(mustEscape(t, strings.Repeat("%", 200)), p[:159]) {
@@ -109,7 +110,7 @@ func FuzzEscapeScope(f *testing.F) {
 	f.Fuzz(func(t *testing.T, scope string) {
 		name, err := escapeScope(scope)
 		if err != nil {
-			if scope != "" && len(scope) < maxEscapedLen/3 {
+			if scope != "" && len(scope) < fsname.MaxLen/3 {
 				t.Fatalf("escape(%q): %v", scope, err)
 			}
 			return

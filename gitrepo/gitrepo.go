@@ -34,8 +34,10 @@ var (
 	ErrCheckpointDiverged = errors.New("checkpoint is not an ancestor of HEAD")
 )
 
-// DefaultStateDir is loopbreaker's state directory, relative to the work
-// tree root. Open puts it in Repo.Exclude.
+// DefaultStateDir is where loopbreaker's state directory was inside the
+// work tree before it moved out of the project (the CLI moves it when it
+// first opens the project). Open puts it in Repo.Exclude, so that a
+// snapshot never counts one not moved yet and a rollback never removes it.
 const DefaultStateDir = ".loopbreaker"
 
 // Repo is a git work tree.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 )
 
 // A settings file is edited in place: only the value of its "hooks" key is
@@ -243,43 +242,10 @@ func objectElems(raw json.RawMessage) ([]json.RawMessage, bool) {
 
 // shellFields splits a command line into words, honouring single and
 // double quotes and backslash escapes, well enough to recognise a
-// loopbreaker command.
+// loopbreaker command. Operators (;, |, >) are parts of words here.
 func shellFields(s string) []string {
-	var out []string
-	var cur strings.Builder
-	inWord := false
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else if c == '\\' && quote == '"' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
-				i++
-				cur.WriteByte(s[i])
-			} else {
-				cur.WriteByte(c)
-			}
-		case c == '\'' || c == '"':
-			quote, inWord = c, true
-		case c == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			inWord = true
-		case isSpace(c):
-			if inWord {
-				out = append(out, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
+	if cmds := splitShell(s, false); len(cmds) > 0 {
+		return cmds[0]
 	}
-	if inWord {
-		out = append(out, cur.String())
-	}
-	return out
+	return nil
 }

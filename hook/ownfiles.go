@@ -38,12 +38,3 @@ func mentionsLoopbreaker(path string) bool {
 	data, err := os.ReadFile(path)
 	return err == nil && bytes.Contains(data, []byte("loopbreaker"))
 }
-
-// OwnFiles are loopbreaker's own files in a project, which measuring the
-// agent's changes leaves out: the state directory, the configuration file
-// and the hook settings a project install wrote (ProjectFiles).
-func OwnFiles(project, stateDir string) []string {
-	own := []string{stateDir,
-		filepath.Join(project, "loopbreaker.yaml"), filepath.Join(project, "loopbreaker.yml")}
-	return append(own, ProjectFiles(project)...)
-}

@@ -442,9 +442,48 @@ func callOf(p *Payload, root, base string) lb.ToolCall {
 		tc.Args = args
 		tc.ArgsHash = hash16(args)
 	}
-	tc.Edit = Classify(p.Tool, p.ToolName) == ClassEdit
+	class := Classify(p.Tool, p.ToolName)
+	tc.Edit = class == ClassEdit
 	tc.Files = p.Files(root, base)
+	if class == ClassShell {
+		// A command that writes files or history edits as an edit tool
+		// does (a failed one is unmarked by BuildToolCall). What it writes
+		// outside the project (a log in /tmp) is not the project's work.
+		w := ShellEdit(p.ShellCommand())
+		tc.Edit = w.Unnamed
+		for _, f := range w.Files {
+			f = relTo(root, base, f)
+			if root != "" && filepath.IsAbs(filepath.FromSlash(f)) {
+				continue
+			}
+			tc.Edit = true
+			if !containsString(tc.Files, f) {
+				tc.Files = append(tc.Files, f)
+			}
+		}
+	}
 	return tc
+}
+
+// ShellCommand is the command line of a shell tool call: its "command"
+// input, a string, or an argument vector whose last element is the script
+// (Codex: ["bash", "-lc", "go test ./..."]); "" when there is none.
+func (p *Payload) ShellCommand() string {
+	var in struct {
+		Command json.RawMessage `json:"command"`
+	}
+	if json.Unmarshal(p.ToolInput, &in) != nil || len(in.Command) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(in.Command, &s) == nil {
+		return s
+	}
+	var argv []string
+	if json.Unmarshal(in.Command, &argv) == nil && len(argv) > 0 {
+		return argv[len(argv)-1]
+	}
+	return ""
 }
 
 // Identity names a call by what it does: the tool and the hash of its

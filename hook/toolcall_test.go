@@ -425,3 +425,41 @@ func TestFiles(t *testing.T) {
 		t.Errorf("shell call names files: %q", got)
 	}
 }
+
+// A shell command that writes files or history is an edit, with the files
+// it names relative to the project, in each tool's shell; the same
+// command failing changed nothing.
+func TestBuildToolCallShellEdits(t *testing.T) {
+	for _, c := range []struct {
+		tool  Tool
+		name  string
+		input string
+		resp  string
+	}{
+		{Claude, "Bash", `{"command":"sed -i 's/-/+/' calc.go && git commit -qam fix"}`, `{"stdout":"","stderr":""}`},
+		{Codex, "Bash", `{"command":["bash","-lc","sed -i 's/-/+/' calc.go && git commit -qam fix"]}`, `"Exit code: 0\n"`},
+		{Gemini, "run_shell_command", `{"command":"sed -i 's/-/+/' calc.go && git commit -qam fix"}`, `{"llmContent":"Output: (empty)","returnDisplay":""}`},
+	} {
+		p := &Payload{Tool: c.tool, Event: "PostToolUse", ToolName: c.name, ToolInput: json.RawMessage(c.input), ToolResponse: json.RawMessage(c.resp)}
+		tc := BuildToolCall(p, "/p", "/p/sub")
+		if !tc.Edit || tc.Error != nil || !slices.Equal(tc.Files, []string{"sub/calc.go"}) {
+			t.Errorf("%s %s: Edit %v, Files %q, Error %v; want an edit of sub/calc.go", c.tool, c.name, tc.Edit, tc.Files, tc.Error)
+		}
+	}
+	failed := &Payload{Tool: Claude, Event: "PostToolUseFailure", ToolName: "Bash",
+		ToolInput: json.RawMessage(`{"command":"git commit -qam fix"}`), Error: "Exit code 1\nnothing to commit, working tree clean"}
+	if tc := BuildToolCall(failed, "/p", "/p"); tc.Edit || tc.Error == nil {
+		t.Errorf("failed commit: Edit %v, Error %v; want a failed call that edited nothing", tc.Edit, tc.Error)
+	}
+	// What a command writes outside the project is not the project's work.
+	scratch := &Payload{Tool: Claude, Event: "PostToolUse", ToolName: "Bash",
+		ToolInput: json.RawMessage(`{"command":"go vet ./... > /tmp/vet.txt; cp /tmp/a /tmp/b"}`), ToolResponse: json.RawMessage(`{"stdout":"","stderr":""}`)}
+	if tc := BuildToolCall(scratch, "/p", "/p"); tc.Edit || tc.Files != nil {
+		t.Errorf("writes to /tmp: Edit %v, Files %q; want no edit", tc.Edit, tc.Files)
+	}
+	read := &Payload{Tool: Claude, Event: "PostToolUse", ToolName: "Bash",
+		ToolInput: json.RawMessage(`{"command":"git log --oneline | head"}`), ToolResponse: json.RawMessage(`{"stdout":"abc fix","stderr":""}`)}
+	if tc := BuildToolCall(read, "/p", "/p"); tc.Edit || tc.Files != nil {
+		t.Errorf("git log: Edit %v, Files %q; want no edit", tc.Edit, tc.Files)
+	}
+}

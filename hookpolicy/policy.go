@@ -25,6 +25,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
+	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/hook"
 )
 
@@ -57,10 +58,11 @@ type Policy struct {
 	// Guard refuses the agent's attempts to silence its breaker (nil:
 	// none are refused).
 	Guard *Guard
-	// Files measures the files changed since the previous turn end of the
-	// session, for the turn's iteration; nil (or an error) records the
-	// turn end as a check only. GitFiles is the usual one.
-	Files func(ctx context.Context) ([]string, error)
+	// Files measures what changed in the work tree since the previous
+	// turn end of the session (files, and whether HEAD moved), for the
+	// turn's iteration; nil (or an error) records the turn end as a check
+	// only. GitFiles is the usual one.
+	Files func(ctx context.Context) (gitrepo.Change, error)
 }
 
 func (p *Policy) now() time.Time {
@@ -93,7 +95,7 @@ type call struct {
 	// files are the files changed since the previous turn end, measured
 	// before the update (a turn end of the main agent only); filesErr
 	// says why they were not.
-	files    []string
+	files    gitrepo.Change
 	filesErr error
 }
 

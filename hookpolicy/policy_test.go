@@ -15,6 +15,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/scoped"
 )
@@ -34,7 +35,7 @@ func newHarness(t *testing.T, session string) *harness {
 	t.Helper()
 	h := &harness{t: t, now: time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)}
 	project := t.TempDir()
-	stateDir := filepath.Join(project, ".loopbreaker")
+	stateDir := filepath.Join(t.TempDir(), "state") // outside the project, as by default
 	clock := func() time.Time { return h.now }
 	store, err := filestore.Open(stateDir, filestore.Options{Now: clock})
 	if err != nil {
@@ -49,7 +50,7 @@ func newHarness(t *testing.T, session string) *harness {
 		Scope:   scope, Session: session, Config: cfg,
 		Project: project, StateDir: stateDir, Dir: project,
 		Now: clock, Log: &h.log,
-		Files: func(context.Context) ([]string, error) { return h.files, nil },
+		Files: func(context.Context) (gitrepo.Change, error) { return gitrepo.Change{Files: h.files}, nil },
 	}
 	return h
 }
@@ -303,6 +304,25 @@ func TestOpenReplacesHarmlessCalls(t *testing.T) {
 	if in := replaced("PreToolUse-edit.json"); in != nil {
 		t.Errorf("Edit replaced by %v, want denied", in)
 	}
+
+	// A link planted where the notes go is never followed: the Read and
+	// the Write are denied instead, and nothing is written elsewhere.
+	elsewhere := t.TempDir()
+	hooks := filepath.Join(h.pol.StateDir, DirName)
+	if err := os.RemoveAll(hooks); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, hooks); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"PreToolUse-read.json", "PreToolUse-write-new.json"} {
+		if in := replaced(name); in != nil {
+			t.Errorf("%s replaced by %v through a planted link, want denied", name, in)
+		}
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Errorf("a note was written through the link: %v", entries)
+	}
 }
 
 // Claude Code answers a background subagent's completion with a
@@ -394,7 +414,7 @@ func TestOwnFilesAreNotTheAgentsWork(t *testing.T) {
 	project := t.TempDir()
 	gitIn(t, project, "init", "-q")
 	gitIn(t, project, "commit", "-q", "--allow-empty", "-m", "start")
-	stateDir := filepath.Join(project, ".loopbreaker")
+	stateDir := filepath.Join(t.TempDir(), "state") // outside the project, as by default
 	for name, content := range map[string]string{
 		"loopbreaker.yaml":                      "enabled: true\n",
 		".loopbreaker/state.json":               "{}\n",
@@ -411,7 +431,8 @@ func TestOwnFilesAreNotTheAgentsWork(t *testing.T) {
 		}
 	}
 	measure := GitFiles(project, stateDir, "s")
-	files, err := measure(context.Background())
+	ch, err := measure(context.Background())
+	files := ch.Files
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +442,8 @@ func TestOwnFilesAreNotTheAgentsWork(t *testing.T) {
 	// The agent's own settings file without loopbreaker's hooks is work.
 	os.WriteFile(filepath.Join(project, "calc.go"), []byte("package calc\n"), 0o644)
 	os.WriteFile(filepath.Join(project, ".claude", "settings.json"), []byte(`{"model":"x"}`+"\n"), 0o644)
-	files, err = measure(context.Background())
+	ch, err = measure(context.Background())
+	files = ch.Files
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/hook"
 )
 
@@ -31,16 +32,16 @@ func (c *call) stop(ctx context.Context) (hook.Answer, error) {
 	ev := lb.Event{Kind: lb.EventCheck}
 	if !sub && c.Config.Enabled {
 		it := &lb.Iteration{Summary: summaryLine(c.turnMessage())}
-		files, err := c.files, c.filesErr
+		ch, err := c.files, c.filesErr
 		switch {
 		case err != nil:
 			c.logf("loopbreaker: turn end not recorded as an iteration: files changed not measured (%v)\n", err)
-		case len(files) == 0 && c.notificationTurn():
+		case len(ch.Files) == 0 && !ch.HeadMoved && c.notificationTurn():
 			// Claude Code answers a background task's notification with
 			// a turn of its own and a second Stop.
 		default:
-			n := len(files)
-			it.FilesChanged, it.Files = &n, files
+			n := len(ch.Files)
+			it.FilesChanged, it.Files, it.HeadMoved = &n, ch.Files, ch.HeadMoved
 			ev = lb.Event{Kind: lb.EventIteration, Iteration: it}
 		}
 	}
@@ -51,15 +52,15 @@ func (c *call) stop(ctx context.Context) (hook.Answer, error) {
 	return c.decide(ctx, d), nil
 }
 
-func (c *call) changedFiles(ctx context.Context) ([]string, error) {
+func (c *call) changedFiles(ctx context.Context) (gitrepo.Change, error) {
 	if c.Files == nil {
-		return nil, errNoMeasure
+		return gitrepo.Change{}, errNoMeasure
 	}
-	files, err := c.Files(ctx)
-	if files == nil && err == nil {
-		files = []string{}
+	ch, err := c.Files(ctx)
+	if ch.Files == nil && err == nil {
+		ch.Files = []string{}
 	}
-	return files, err
+	return ch, err
 }
 
 type measureError string

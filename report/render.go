@@ -73,7 +73,11 @@ func (r Report) Markdown(w io.Writer) error {
 			notes = append(notes, "failed "+text(strings.Join(a.FailedTests, ", ")))
 		}
 		if a.Progress {
-			notes = append(notes, "counted as progress")
+			why := ""
+			if rule, _, ok := strings.Cut(a.ProgressReason, ":"); ok {
+				why = " (" + text(rule) + ")"
+			}
+			notes = append(notes, "counted as progress"+why)
 		}
 		if a.ToolCall > 0 {
 			notes = append(notes, "tool call "+strconv.Itoa(a.ToolCall))

@@ -127,6 +127,9 @@ type AttemptLine struct {
 	Error     string `json:"error"`
 	Signature string `json:"signature"`
 	Progress  bool   `json:"progress"`
+	// ProgressReason is the progress rule that saw progress, and what it
+	// saw; or, without progress, what was looked for.
+	ProgressReason string `json:"progress_reason,omitempty"`
 	// ToolCall is set for an attempt made of tool calls (hooks): the
 	// number of the tool call that ran the tests after the edits.
 	ToolCall int `json:"tool_call,omitempty"`
@@ -399,6 +402,7 @@ func attemptLines(st *lb.BreakerState) []AttemptLine {
 			Error:          firstLine(a.Error),
 			Signature:      a.Signature,
 			Progress:       a.Progress,
+			ProgressReason: a.ProgressReason,
 			ToolCall:       a.ToolCall,
 			Epoch:          a.Epoch,
 			BeforeGuidance: !lastGuidance.IsZero() && a.Time.Before(lastGuidance),

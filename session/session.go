@@ -28,6 +28,10 @@ type Options struct {
 	// directory of the embedded store (absolute).
 	Project  string
 	StateDir string
+	// StateDirFor, when set, gives the state directory once the
+	// configuration is read (where the state lives may be a setting);
+	// it replaces StateDir. An error fails Open as a store error does.
+	StateDirFor func(lb.Config) (string, error)
 	// Name names the session (the loop); its breaker is "session:"+Name
 	// unless Scope names another one. Caller holds the half-open probe
 	// (default: Name).
@@ -116,6 +120,13 @@ func Open(o Options) (*Session, error) {
 	caller := o.Caller
 	if caller == "" {
 		caller = o.Name
+	}
+	if o.StateDirFor != nil {
+		dir, err := o.StateDirFor(loaded.Config)
+		if err != nil {
+			return &Session{Config: loaded.Config, Loaded: loaded, Name: o.Name, Scope: scope, opts: o}, err
+		}
+		o.StateDir = dir
 	}
 	s := &Session{
 		Project: o.Project, StateDir: o.StateDir, Name: o.Name, Caller: caller, Scope: scope,

@@ -3,11 +3,9 @@ package supervisor
 import (
 	"context"
 	"errors"
-	"path/filepath"
-	"strings"
 
 	"github.com/loopbreaker/loopbreaker/gitrepo"
-	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/worktree"
 )
 
 // prepareGit opens the project's repository, tags the slice's checkpoint
@@ -25,28 +23,16 @@ func (l *loop) prepareGit(ctx context.Context) error {
 	case err != nil:
 		return err
 	}
-	// Files loopbreaker itself writes for the agent must not look like the
-	// agent's work.
-	for _, p := range []string{l.cfg.StateDir, l.cfg.WarningFile, l.cfg.GuidanceFile} {
-		if rel, ok := inside(repo.Root, p); ok {
-			repo.Exclude = append(repo.Exclude, rel)
-		}
-	}
-	// Nor its configuration and the agents' hook settings it installed.
-	for _, p := range hook.OwnFiles(l.cfg.Dir, l.cfg.StateDir) {
-		repo.ExcludePath(p)
-	}
+	// loopbreaker's own files, and those it writes for the agent, must
+	// not look like the agent's work.
+	l.tree = worktree.New(repo, l.cfg.Dir, l.cfg.StateDir, l.cfg.WarningFile, l.cfg.GuidanceFile)
 	repo.Now = l.cfg.Now
 	l.repo = repo
 	if l.cfg.Checkpoint {
 		l.checkpoint(ctx)
 	}
-	tree, err := repo.Snapshot(ctx)
-	if err != nil {
-		return err
-	}
-	l.lastTree = tree
-	return nil
+	_, err = l.tree.Measure(ctx)
+	return err
 }
 
 // checkpoint tags HEAD as the slice's checkpoint before its first attempt.
@@ -70,34 +56,13 @@ func (l *loop) checkpoint(ctx context.Context) {
 }
 
 // changedFiles compares the working tree with the previous iteration's
-// snapshot: committed, staged, unstaged and new files all count, and a
-// leftover edit counts only once.
-func (l *loop) changedFiles(ctx context.Context) ([]string, error) {
-	if l.repo == nil {
-		return nil, nil
+// (worktree.Tree): committed, staged, unstaged and new files all count, a
+// leftover edit counts only once, and a new commit is change.
+func (l *loop) changedFiles(ctx context.Context) (gitrepo.Change, error) {
+	if l.tree == nil {
+		return gitrepo.Change{}, nil
 	}
-	tree, err := l.repo.Snapshot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	files, err := l.repo.Changed(ctx, l.lastTree, tree)
-	if err != nil {
-		return nil, err
-	}
-	l.lastTree = tree
-	if files == nil {
-		files = []string{}
-	}
-	return files, nil
-}
-
-// inside returns p relative to root when p is inside root.
-func inside(root, p string) (string, bool) {
-	rel, err := filepath.Rel(root, p)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", false
-	}
-	return filepath.ToSlash(rel), true
+	return l.tree.Measure(ctx)
 }
 
 func short(commit string) string {

@@ -8,6 +8,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/errsig"
+	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/testparse"
 )
 
@@ -88,13 +89,13 @@ func decodeResult(doc []byte) *agentResult {
 
 // measure turns one run of the command into the iteration the breaker
 // records.
-func (l *loop) measure(out, errs *capture, r ran, files []string, changed bool) *lb.Iteration {
+func (l *loop) measure(out, errs *capture, r ran, change gitrepo.Change, measured bool) *lb.Iteration {
 	out.finish()
 	errs.finish()
 	it := &lb.Iteration{Phase: l.cfg.Phase, Slice: l.cfg.Slice}
-	if changed {
-		n := len(files)
-		it.FilesChanged, it.Files = &n, files
+	if measured {
+		n := len(change.Files)
+		it.FilesChanged, it.Files, it.HeadMoved = &n, change.Files, change.HeadMoved
 	}
 	size := out.n + errs.n
 	it.OutputBytes = &size

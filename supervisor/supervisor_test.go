@@ -225,8 +225,11 @@ func TestGuidanceAfterReset(t *testing.T) {
 			}
 		}
 	}
-	guidanceFile := p.read(t, ".loopbreaker/guidance.md")
-	if !strings.Contains(guidanceFile, guidance) || !strings.Contains(guidanceFile, "1. iteration 1:") {
+	guidanceFile, err := os.ReadFile(filepath.Join(p.stateDir, "guidance.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(guidanceFile), guidance) || !strings.Contains(string(guidanceFile), "1. iteration 1:") {
 		t.Errorf("guidance file:\n%s", guidanceFile)
 	}
 	st := p.b.state(t)

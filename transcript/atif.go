@@ -81,7 +81,7 @@ func parseATIF(data []byte) (*Session, error) {
 				out, failed := harborTrailers(out)
 				s.Steps = append(s.Steps, Step{Call: atifCall(tc.Name, tc.Arguments, out, failed), Time: parseTime(st.Timestamp)})
 				if c := s.Steps[len(s.Steps)-1]; c.Call.ToolName == "Bash" {
-					s.Steps[len(s.Steps)-1].Edit = ShellWrites(commandOf(c.Call.ToolInput))
+					s.Steps[len(s.Steps)-1].Edit = shellEdits(commandOf(c.Call.ToolInput))
 				}
 			}
 		}

@@ -6,7 +6,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 )
 
-// loopbreaker's journal (.loopbreaker/scopes/<scope>/journal*.jsonl) holds
+// loopbreaker's journal (<state dir>/scopes/<scope>/journal*.jsonl) holds
 // one entry a line; its "event" entries are the events as they were
 // applied, which replay applies again (with another configuration). The
 // transitions and snapshots it also holds are the old configuration's

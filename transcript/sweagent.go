@@ -104,7 +104,7 @@ func sweAgentEdit(action, obs string) bool {
 		}
 		return false
 	}
-	return ShellWrites(action)
+	return shellEdits(action)
 }
 
 type miniTraj struct {
@@ -177,7 +177,7 @@ func parseMiniSWE(data []byte) (*Session, error) {
 			if strings.Contains(cmd, "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT") || strings.Contains(cmd, "MINI_SWE_AGENT_FINAL_OUTPUT") {
 				continue // the submission, not a step of the work
 			}
-			s.Steps = append(s.Steps, Step{Call: shellCall(cmd, out, &code), Edit: code == 0 && ShellWrites(cmd)})
+			s.Steps = append(s.Steps, Step{Call: shellCall(cmd, out, &code), Edit: code == 0 && shellEdits(cmd)})
 		}
 	}
 	s.Steps = append(s.Steps, Step{TurnEnd: true, Message: t.Info.ExitStatus})

@@ -38,7 +38,7 @@ const (
 	FormatSWEAgent    Format = "swe-agent"      // *.traj
 	FormatMiniSWE     Format = "mini-swe-agent" // *.traj.json
 	FormatATIF        Format = "atif"           // trajectory.json (Agent Trajectory Interchange Format)
-	FormatLoopbreaker Format = "loopbreaker"    // .loopbreaker/scopes/*/journal*.jsonl
+	FormatLoopbreaker Format = "loopbreaker"    // <state dir>/scopes/*/journal*.jsonl
 )
 
 // Session is one recorded agent session.
@@ -264,6 +264,12 @@ func textOf(raw json.RawMessage) string {
 		return strings.Join(parts, "\n")
 	}
 	return string(raw)
+}
+
+// shellEdits reports whether a shell command changes files or history
+// (hook.ShellEdit), for agents whose edits are shell commands.
+func shellEdits(command string) bool {
+	return hook.ShellEdit(command).Edit()
 }
 
 // shellCall is a post-tool payload of a shell command in Claude Code's

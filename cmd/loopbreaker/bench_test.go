@@ -44,11 +44,15 @@ func buildBinary(b testing.TB) string {
 }
 
 // seedProject makes a project whose session journal holds n events,
-// written through the real service and store.
+// written through the real service and store into a state directory
+// outside it, which benchEnv names.
 func seedProject(b *testing.B, n int) string {
 	b.Helper()
 	dir := b.TempDir()
-	store, err := filestore.Open(filepath.Join(dir, ".loopbreaker"), filestore.Options{})
+	if err := os.WriteFile(filepath.Join(dir, "loopbreaker.yaml"), []byte("enabled: true\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	store, err := filestore.Open(benchStateDir(dir), filestore.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -75,7 +79,7 @@ func benchProcess(b *testing.B, args ...string) {
 			for b.Loop() {
 				cmd := exec.Command(bin, args...)
 				cmd.Dir = dir
-				cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "PATH=" + os.Getenv("PATH")}
+				cmd.Env = benchEnv(dir)
 				start := time.Now()
 				out, err := cmd.CombinedOutput()
 				times = append(times, time.Since(start))
@@ -96,4 +100,14 @@ func BenchmarkProcessCheck(b *testing.B) { benchProcess(b, "check") }
 
 func BenchmarkProcessRecord(b *testing.B) {
 	benchProcess(b, "record", "--files-changed", "1", "--tests-passing", "3", "--tests-failing", "1")
+}
+
+// benchStateDir is the state directory of a project the benchmarks seed:
+// beside it, outside it.
+func benchStateDir(project string) string { return project + ".state" }
+
+// benchEnv is the environment of the processes a benchmark runs in
+// project: an isolated home, and the state directory seeded for it.
+func benchEnv(project string) []string {
+	return []string{"HOME=" + project, "XDG_CONFIG_HOME=" + project, "LOOPBREAKER_DIR=" + benchStateDir(project), "PATH=" + os.Getenv("PATH")}
 }

@@ -54,7 +54,7 @@ func BenchmarkProcessHook(b *testing.B) {
 	const n = 10_000
 	b.Run(journalName(n), func(b *testing.B) {
 		dir := seedHookProject(b, bin, n)
-		env := []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "PATH=" + os.Getenv("PATH")}
+		env := benchEnv(dir)
 		// run returns the process's wall time and CPU time (user + system):
 		// on a loaded machine the wall time includes waiting for a core.
 		run := func(path string, in []byte, check bool, args ...string) (wall, cpu float64) {
@@ -84,6 +84,7 @@ func BenchmarkProcessHook(b *testing.B) {
 			input := map[string]any{"command": fmt.Sprintf("go test ./internal/pkg%d/...", i), "description": "Run the tests"}
 			pre["tool_use_id"], pre["tool_input"] = id, input
 			post["tool_use_id"], post["tool_input"] = id, input
+			post["session_id"] = pre["session_id"] // one agent session, as a real pair
 			post["tool_response"] = map[string]any{"stdout": fmt.Sprintf("ok  \texample.com/calc/internal/pkg%d\t0.0%ds\n", i, i%10), "stderr": "", "interrupted": false, "isImage": false}
 			for _, p := range []struct {
 				payload   map[string]any
@@ -163,11 +164,11 @@ func seedHookProject(b *testing.B, bin string, n int) string {
 	dir := b.TempDir()
 	cmd := exec.Command(bin, "init")
 	cmd.Dir = dir
-	cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "PATH=" + os.Getenv("PATH")}
+	cmd.Env = benchEnv(dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("init: %v\n%s", err, out)
 	}
-	store, err := filestore.Open(filepath.Join(dir, ".loopbreaker"), filestore.Options{})
+	store, err := filestore.Open(benchStateDir(dir), filestore.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -81,8 +81,8 @@ func Run(t testing.TB, c Cmd) Result {
 	return r
 }
 
-// BaseEnv is a clean environment for an agent CLI: HOME in a temp
-// directory, a PATH with the directories of go, git, node and python3
+// BaseEnv is a clean environment for an agent CLI: HOME (and
+// XDG_STATE_HOME, where loopbreaker keeps its state) in a temp directory, a PATH with the directories of go, git, node and python3
 // (and extraPath first), no proxies, no telemetry or update checks of any
 // of the three CLIs. Add the CLI's own variables to it.
 func BaseEnv(home string, extraPath ...string) []string {
@@ -95,6 +95,9 @@ func BaseEnv(home string, extraPath ...string) []string {
 	path = append(path, "/usr/local/bin", "/usr/bin", "/bin")
 	env := []string{
 		"HOME=" + home,
+		// loopbreaker's state, outside the project as for a person, and
+		// inside this temp home, never the machine's.
+		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
 		"PATH=" + strings.Join(dedupe(path), string(os.PathListSeparator)),
 		"LANG=C.UTF-8",
 		"TERM=dumb",

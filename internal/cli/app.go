@@ -127,7 +127,7 @@ func commands() []command {
 		{"recover", "rebuild a corrupt state from the journal (or --discard it)", "",
 			"loopbreaker recover", runRecover},
 		{"migrate", "copy every breaker (states and journals) between a state directory and Redis", "",
-			"loopbreaker migrate --from .loopbreaker --to redis://127.0.0.1:6379/0", runMigrate},
+			"loopbreaker migrate --from . --to redis://127.0.0.1:6379/0", runMigrate},
 		{"compact", "rotate the journal now (it also rotates by size)", "",
 			"loopbreaker compact", runCompact},
 		{"version", "print the version and the VCS revision the binary was built from", "",
@@ -209,7 +209,7 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nGlobal flags (before the command):")
-	fmt.Fprintln(w, "  -C DIR             the project directory (default: the nearest parent with loopbreaker.yaml or .loopbreaker/)")
+	fmt.Fprintln(w, "  -C DIR             the project directory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/))")
 	fmt.Fprintln(w, "  --set KEY=VALUE    override a configuration key (repeatable)")
 	fmt.Fprintln(w, "\nRun `loopbreaker <command> --help` for a command's flags and an example.")
 	fmt.Fprintln(w, "Exit codes: 0 go on, 1 error, 2 breaker OPEN (stop), or loopbreaker called without a command.")

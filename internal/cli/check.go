@@ -63,6 +63,9 @@ func (w *workspace) finish(asJSON bool, states []*lb.BreakerState, d lb.Decision
 	}
 	out := w.output(st, &d)
 	out.Progress = progress
+	if progress != nil {
+		out.ProgressReason = d.ProgressReason
+	}
 	if asJSON {
 		enc := json.NewEncoder(w.env.Stdout)
 		enc.SetIndent("", "  ")

@@ -19,7 +19,7 @@ func BenchmarkCheckProcess(b *testing.B) {
 	srv := redistest.Start(b, redistest.Options{})
 	dir := b.TempDir()
 	for _, c := range []struct{ name, env string }{
-		{"embedded", "LOOPBREAKER_DIR=" + dir + "/.loopbreaker"},
+		{"embedded", "XDG_STATE_HOME=" + stateHome(dir)},
 		{"redis", "LOOPBREAKER_STORE=" + srv.URL()},
 	} {
 		b.Run(c.name, func(b *testing.B) {

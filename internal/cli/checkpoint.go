@@ -37,7 +37,7 @@ type gitOptions struct {
 }
 
 func (o *gitOptions) register(fs *flag.FlagSet, withSlice bool) {
-	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml or .loopbreaker/, else the working directory)")
+	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of text")
 	if withSlice {
 		fs.StringVar(&o.slice, "slice", "", "the `slice` (unit of work), e.g. S1 (required)")
@@ -66,7 +66,12 @@ func (o *gitOptions) openGit(env *Env) (*gitrepo.Repo, error) {
 		return nil, err
 	}
 	repo.Now = env.Now
-	stateDir := resolveStateDir(env, project)
+	// Outside the project by default; LOOPBREAKER_DIR or state_dir may
+	// still put it inside the work tree.
+	stateDir, _, err := stateDirOf(env, project)
+	if err != nil {
+		return nil, err
+	}
 	for _, root := range []string{repo.Root, realPath(repo.Root)} {
 		rel, err := filepath.Rel(root, realPath(stateDir))
 		if err != nil {

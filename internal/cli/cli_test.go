@@ -50,6 +50,15 @@ func TestScripts(t *testing.T) {
 			// Isolate from the machine: no user config, fixed git identity.
 			e.Setenv("XDG_CONFIG_HOME", e.WorkDir+"/.xdg")
 			e.Setenv("HOME", e.WorkDir+"/.home")
+			// The state lives outside the project, as for a person: in a
+			// directory of its own outside $WORK. $STATE is $WORK's.
+			state, err := os.MkdirTemp("", "lbstate-")
+			if err != nil {
+				return err
+			}
+			e.Defer(func() { os.RemoveAll(state) })
+			e.Setenv("XDG_STATE_HOME", state)
+			e.Setenv("STATE", projectStateDir(filepath.Join(state, "loopbreaker"), e.WorkDir))
 			e.Setenv("GIT_CONFIG_GLOBAL", e.WorkDir+"/.gitconfig")
 			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			e.Setenv("GIT_AUTHOR_NAME", "Test")
@@ -88,6 +97,9 @@ func TestScripts(t *testing.T) {
 			// readonly DIR: make DIR unwritable for the scripts' processes
 			// (skips the script where that is impossible).
 			"readonly": cmdReadOnly,
+			// statedir VAR DIR: set VAR to the state directory of the
+			// project DIR, as the state root in the environment makes it.
+			"statedir": cmdStateDir,
 			// exits CODE CMD ARGS...: run CMD and require exit code CODE.
 			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) < 2 {
@@ -111,4 +123,28 @@ func TestScripts(t *testing.T) {
 			},
 		},
 	})
+}
+
+func cmdStateDir(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: statedir VAR DIR")
+	}
+	env := &Env{Dir: ts.Getenv("PWD"), Environ: []string{"XDG_STATE_HOME=" + ts.Getenv("XDG_STATE_HOME"), "HOME=" + ts.Getenv("HOME"), "LOOPBREAKER_STATE_DIR=" + ts.Getenv("LOOPBREAKER_STATE_DIR")}}
+	root, err := stateRoot(env, configOrDefaults(env, ts.MkAbs(args[1])))
+	if err != nil {
+		ts.Fatalf("statedir: %v", err)
+	}
+	ts.Setenv(args[0], projectStateDir(root, ts.MkAbs(args[1])))
+}
+
+// stateHome is the XDG_STATE_HOME of the processes a test starts in
+// project: beside the project, never inside it, and the same for every
+// process of the test so that they share the project's state.
+func stateHome(project string) string {
+	return filepath.Join(filepath.Dir(project), filepath.Base(project)+".state")
+}
+
+// testStateDir is project's state directory under stateHome.
+func testStateDir(project string) string {
+	return projectStateDir(filepath.Join(stateHome(project), "loopbreaker"), project)
 }

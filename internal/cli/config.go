@@ -2,9 +2,12 @@ package cli
 
 import (
 	"context"
+	"fmt"
 )
 
-// runConfig prints the effective value of every key and where it came from.
+// runConfig prints the effective value of every key and where it came
+// from, state_dir as the directory it means when left at its default,
+// and (as text) the project's own state directory under it.
 func runConfig(_ context.Context, env *Env, args []string) error {
 	var o common
 	fs := newFlagSet("config", env)
@@ -16,5 +19,20 @@ func runConfig(_ context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer w.close()
-	return w.loaded.Print(env.Stdout, o.json)
+	if w.loaded.Config.StateDir == "" {
+		root, err := stateRoot(env, w.cfg)
+		if err != nil {
+			return err
+		}
+		w.loaded.Config.StateDir = root
+	}
+	if err := w.loaded.Print(env.Stdout, o.json); err != nil || o.json {
+		return err
+	}
+	how := "under state_dir"
+	if !w.keyed {
+		how = "LOOPBREAKER_DIR"
+	}
+	_, err = fmt.Fprintf(env.Stdout, "\nthis project's state: %s (%s)\n", w.stateDir, how)
+	return err
 }

@@ -50,6 +50,6 @@ func printHookUsage(w io.Writer) {
 
 Hooks use the session named by LOOPBREAKER_SESSION, else the tool's name, so
 that counters survive agent restarts in a loop. They act only in projects
-with loopbreaker.yaml or .loopbreaker/ (run `+"`loopbreaker init`"+`).
+with loopbreaker.yaml, or a legacy .loopbreaker/ (run `+"`loopbreaker init`"+`).
 `)
 }

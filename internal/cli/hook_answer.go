@@ -26,7 +26,7 @@ type hookAnswerOptions struct {
 func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string) (err error) {
 	var o hookAnswerOptions
 	fs := newFlagSet("hook "+string(tool), env)
-	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent of the working directory with loopbreaker.yaml or .loopbreaker/)")
+	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent of the working directory with loopbreaker.yaml (or a legacy .loopbreaker/))")
 	def := env.Getenv("LOOPBREAKER_SESSION")
 	if def == "" {
 		def = string(tool)
@@ -67,7 +67,7 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 	project, active := hookProject(env, p.Tool, o.project)
 	if !active {
 		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: no %s or %s/ in %s or above: the hook is inactive here (run `loopbreaker init` to activate it)\n",
-			p.Tool, config.ProjectFile, StateDirName, project)
+			p.Tool, config.ProjectFile, legacyStateDirName, project)
 		return hook.Render(p.Tool, p.Event, hook.Allow, "")
 	}
 	c := common{project: project, session: o.session, caller: o.caller, sets: o.sets}
@@ -76,7 +76,7 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 		if w != nil {
 			onError = w.cfg.OnError
 		}
-		markSeen(env, project, p)
+		markSeen(env, project, "", p)
 		return hookpolicy.Failure(p, o.session, onError, err, env.Stderr)
 	}
 	defer w.close()
@@ -90,7 +90,7 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 	}
 	ans = pol.Answer(ctx, p)
 	if ans.Failed {
-		markSeen(env, project, p)
+		markSeen(env, project, w.stateDir, p)
 	}
 	return ans
 }
@@ -99,14 +99,24 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 // state (where the calls of every agent session are noted), so that `hook
 // status` still tells a CLI whose hooks run and fail from one whose hooks
 // never run.
-func markSeen(env *Env, project string, p *hook.Payload) {
-	if err := hook.RecordSeen(resolveStateDir(env, project), p.Tool, p.SessionID, p.Event, env.Now()); err != nil {
+// stateDir is the project's state directory, "" when the project could
+// not be opened (then it is found as `hook status` finds it).
+func markSeen(env *Env, project, stateDir string, p *hook.Payload) {
+	if stateDir == "" {
+		dir, _, err := stateDirOf(env, project)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "loopbreaker: warning: cannot mark this hook call for `hook status`: %v\n", err)
+			return
+		}
+		stateDir = dir
+	}
+	if err := hook.RecordSeen(stateDir, p.Tool, p.SessionID, p.Event, env.Now()); err != nil {
 		fmt.Fprintf(env.Stderr, "loopbreaker: warning: cannot mark this hook call for `hook status`: %v\n", err)
 	}
 }
 
 // hookProject finds the project directory and whether loopbreaker is
-// active there: a loopbreaker.yaml or state directory in it, or
+// active there: a loopbreaker.yaml or legacy state directory in it, or
 // LOOPBREAKER_DIR. Without -C it starts from the directory the agent CLI
 // names, else the working directory.
 func hookProject(env *Env, tool hook.Tool, flag string) (string, bool) {

@@ -25,10 +25,10 @@ func hookGuard(env *Env, w *workspace) *hookpolicy.Guard {
 		Project:   w.project,
 		Home:      home,
 		StateDir:  w.stateDir,
-		StateRoot: stateRoot(env, home),
+		StateRoot: guardStateRoot(env, w),
 		Vars:      map[string]string{},
 	}
-	for _, name := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "LOOPBREAKER_DIR"} {
+	for _, name := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "LOOPBREAKER_DIR", "LOOPBREAKER_STATE_DIR"} {
 		if v := env.Getenv(name); v != "" {
 			p.Vars[name] = v
 		}
@@ -64,16 +64,14 @@ func hookGuard(env *Env, w *workspace) *hookpolicy.Guard {
 	return &hookpolicy.Guard{Protected: p, Fingerprint: guardFingerprint(env, w)}
 }
 
-// stateRoot is the directory of every project's state:
-// $XDG_STATE_HOME/loopbreaker, else ~/.local/state/loopbreaker.
-func stateRoot(env *Env, home string) string {
-	if dir := env.Getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
-		return filepath.Join(dir, "loopbreaker")
-	}
-	if home == "" {
+// guardStateRoot is the directory of every project's state, as this
+// call's configuration places it (state_dir); "" when there is none.
+func guardStateRoot(env *Env, w *workspace) string {
+	root, err := stateRoot(env, w.cfg)
+	if err != nil {
 		return ""
 	}
-	return filepath.Join(home, ".local", "state", "loopbreaker")
+	return root
 }
 
 func absIn(dir, path string) string {

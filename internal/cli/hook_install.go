@@ -28,7 +28,7 @@ type hookInstallOptions struct {
 func runHookInstall(ctx context.Context, env *Env, verb string, args []string) error {
 	var o hookInstallOptions
 	fs := newFlagSet("hook "+verb, env)
-	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml or .loopbreaker/, else the working directory)")
+	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
 	fs.BoolVar(&o.user, "user", false, "edit the user's settings (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json)")
 	fs.BoolVar(&o.proj, "project", false, "edit the project's settings (.claude/settings.json, .codex/hooks.json, .gemini/settings.json; the default)")
 	fs.StringVar(&o.command, "command", "", "the `program` the hooks run (default: the absolute path of this loopbreaker binary); the entry runs `PROGRAM hook TOOL`, and does nothing but warn when PROGRAM is gone")
@@ -88,12 +88,20 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 				return err
 			}
 		}
-		res, err = hook.InstallFileWith(tool, path, command, opts)
+		if o.user {
+			res, err = hook.InstallFileWith(tool, path, command, opts)
+		} else {
+			res, err = hook.InstallProjectFile(tool, project, command, opts)
+		}
 	} else {
 		if tool == hook.Codex {
 			codexUntrustBeforeUninstall(ctx, env, project, path, command)
 		}
-		res, err = hook.UninstallFile(tool, path, command)
+		if o.user {
+			res, err = hook.UninstallFile(tool, path, command)
+		} else {
+			res, err = hook.UninstallProjectFile(tool, project, command)
+		}
 	}
 	if err != nil {
 		return err
@@ -159,15 +167,15 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 		geminiTrustNotes(env, o, project)
 	}
 	if o.user {
-		fmt.Fprintln(out, "  the hooks act only in projects with loopbreaker.yaml or .loopbreaker/ (run `loopbreaker init` there)")
+		fmt.Fprintln(out, "  the hooks act only in projects with loopbreaker.yaml (run `loopbreaker init` there)")
 	} else if !hasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" {
-		fmt.Fprintf(out, "  next: run `loopbreaker init` in %s: the hooks act only in projects with loopbreaker.yaml or .loopbreaker/\n", project)
+		fmt.Fprintf(out, "  next: run `loopbreaker init` in %s: the hooks act only in projects with loopbreaker.yaml\n", project)
 	}
 	return nil
 }
 
 func hasProjectMarker(dir string) bool {
-	for _, name := range []string{config.ProjectFile, "loopbreaker.yml", StateDirName} {
+	for _, name := range []string{config.ProjectFile, "loopbreaker.yml", legacyStateDirName} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			return true
 		}

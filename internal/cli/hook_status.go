@@ -73,7 +73,7 @@ type hookInstallPlace struct {
 func runHookStatus(ctx context.Context, env *Env, args []string) error {
 	var o hookStatusOptions
 	fs := newFlagSet("hook status", env)
-	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml or .loopbreaker/, else the working directory)")
+	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of text")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -82,7 +82,17 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		return usagef("hook status: unexpected argument %q (it reports on claude, codex and gemini together)", fs.Arg(0))
 	}
 	project := resolveProject(env, o.project)
-	rep := hookStatusReport{Project: project, StateDir: resolveStateDir(env, project), Warnings: []string{}}
+	rep := hookStatusReport{Project: project, Warnings: []string{}}
+	stateDir, keyed, err := stateDirOf(env, project)
+	if err != nil {
+		return err
+	}
+	rep.StateDir = stateDir
+	if keyed && hasProjectMarker(project) {
+		if err := settleState(env, project, stateDir); err != nil {
+			rep.Warnings = append(rep.Warnings, err.Error())
+		}
+	}
 	seen, err := hook.ReadSeen(rep.StateDir)
 	if err != nil {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("cannot read the hook call marks in %s: %v", rep.StateDir, err))
@@ -99,7 +109,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 	rep.Unseen = []hook.AgentSession{}
 	rep.Stopped = []stoppedSession{}
 	if !hasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no loopbreaker.yaml or .loopbreaker/ in %s: installed hooks do nothing here (run `loopbreaker init`)", project))
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no loopbreaker.yaml in %s: installed hooks do nothing here (run `loopbreaker init`)", project))
 	}
 	for _, tool := range hook.AllTools() {
 		ts := toolStatus(ctx, env, tool, project)
@@ -326,7 +336,7 @@ func programThere(env *Env, prog string) bool {
 func printHookStatus(env *Env, rep hookStatusReport) {
 	w := env.Stdout
 	now := env.Now()
-	fmt.Fprintf(w, "project: %s\n", rep.Project)
+	fmt.Fprintf(w, "project: %s\nstate:   %s\n", rep.Project, rep.StateDir)
 	for _, ts := range rep.Tools {
 		fmt.Fprintf(w, "\n%s\n", ts.Tool)
 		switch {

@@ -155,7 +155,8 @@ func TestInstalledHookWithTheBinaryDeleted(t *testing.T) {
 	}
 	root := t.TempDir()
 	project := filepath.Join(root, "proj")
-	os.MkdirAll(filepath.Join(project, ".loopbreaker"), 0o755)
+	os.MkdirAll(project, 0o755)
+	os.WriteFile(filepath.Join(project, "loopbreaker.yaml"), nil, 0o644)
 	copyBin := filepath.Join(root, "opt", "loopbreaker")
 	os.MkdirAll(filepath.Dir(copyBin), 0o755)
 	b, _ := os.ReadFile(bin)

@@ -34,7 +34,7 @@ func TestMCPOverStdio(t *testing.T) {
 	}
 	dir := t.TempDir()
 	environ := func(now string) []string {
-		return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + dir + "/.xdg", "LOOPBREAKER_NOW=" + now}
+		return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + dir + "/.xdg", "XDG_STATE_HOME=" + stateHome(dir), "LOOPBREAKER_NOW=" + now}
 	}
 	// Three iterations without progress open the session's breaker.
 	for i, want := range []int{0, 0, 2} {
@@ -52,7 +52,7 @@ func TestMCPOverStdio(t *testing.T) {
 			t.Fatalf("record %d exited %d, want %d:\n%s", i+1, got, want, out)
 		}
 	}
-	stateDir := filepath.Join(dir, StateDirName)
+	stateDir := testStateDir(dir)
 	before := fingerprint(t, stateDir)
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -28,7 +28,7 @@ func runLB(t *testing.T, dir string, env []string, args ...string) (string, stri
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LOOPBREAKER_NOW=2026-11-21T09:00:00Z", "XDG_CONFIG_HOME="+dir+"/.xdg", "HOME="+dir+"/.home")
+	cmd.Env = append(os.Environ(), "LOOPBREAKER_NOW=2026-11-21T09:00:00Z", "XDG_CONFIG_HOME="+dir+"/.xdg", "HOME="+dir+"/.home", "XDG_STATE_HOME="+stateHome(dir))
 	cmd.Env = append(cmd.Env, env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -43,7 +43,8 @@ func runLB(t *testing.T, dir string, env []string, args ...string) (string, stri
 	return out.String(), errb.String(), code
 }
 
-// statusAll is `status --json` of every scope of the store env points at.
+// statusAll is `status --json` of every scope of the store env points at,
+// without the lines that say where the store is.
 func statusAll(t *testing.T, dir string, env []string, scopes []string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -52,7 +53,13 @@ func statusAll(t *testing.T, dir string, env []string, scopes []string) map[stri
 		if code != 0 {
 			t.Fatalf("status --scope %s: exit %d: %s", sc, code, e)
 		}
-		out[sc] = o
+		var kept []string
+		for _, line := range strings.Split(o, "\n") {
+			if !strings.Contains(line, `"state_dir":`) && !strings.Contains(line, `"store":`) {
+				kept = append(kept, line)
+			}
+		}
+		out[sc] = strings.Join(kept, "\n")
 	}
 	return out
 }

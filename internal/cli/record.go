@@ -13,8 +13,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/errsig"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
-	"github.com/loopbreaker/loopbreaker/hook"
-	"github.com/loopbreaker/loopbreaker/hookpolicy"
+	"github.com/loopbreaker/loopbreaker/worktree"
 )
 
 // maxErrorFileBytes bounds how much of an --error-file is read: enough for
@@ -157,13 +156,22 @@ func runRecord(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// git reads the working tree while the store opens.
+	var measuring *worktree.Pending
+	if !o.filesChanged.set {
+		if project, err := projectDir(env, o.project); err == nil {
+			mctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			measuring = worktree.Start(mctx, project)
+		}
+	}
 	w, err := o.open(env)
 	if err != nil {
 		return err
 	}
 	defer w.close()
-	if !o.filesChanged.set {
-		if err := w.measureFiles(ctx, o.session, it, o.inputFiles()...); err != nil {
+	if measuring != nil {
+		if err := w.measureFiles(ctx, measuring, o.session, it, o.inputFiles()...); err != nil {
 			fmt.Fprintf(env.Stderr, "loopbreaker: files changed not measured (%v); pass --files-changed N\n", err)
 		}
 	}
@@ -306,39 +314,34 @@ func (o *recordOptions) inputFiles() []string {
 	return files
 }
 
-// measureFiles fills FilesChanged from git: the working tree (committed,
-// staged, unstaged and new files) is compared with the snapshot taken at
-// the previous record of this session (or at `check --start`), not with
-// HEAD. The first record of a session without either compares with HEAD.
-// loopbreaker's own files are left out: the inputs record reads, the state
-// directory and the project's hook files.
-func (w *workspace) measureFiles(ctx context.Context, session string, it *lb.Iteration, inputs ...string) error {
-	exclude := hook.OwnFiles(w.project, w.stateDir)
+// measureFiles fills FilesChanged from git (worktree.Since): the working
+// tree compared with the state kept at the previous record of this session
+// (or at `check --start`), not with HEAD; the first record of a session
+// without either compares with HEAD. A commit or another move of HEAD is
+// change too (HeadMoved). loopbreaker's own files are left out, and so are
+// the inputs record reads.
+func (w *workspace) measureFiles(ctx context.Context, m *worktree.Pending, session string, it *lb.Iteration, inputs ...string) error {
+	var also []string
 	for _, f := range inputs {
-		exclude = append(exclude, abs(w.env, f))
+		also = append(also, abs(w.env, f))
 	}
-	files, err := gitrepo.ChangedSinceMark(ctx, w.project, w.snapshotFile(session), exclude)
+	ch, err := m.Since(ctx, w.stateDir, session, also...)
 	if err != nil {
 		return err
 	}
-	n := len(files)
-	it.FilesChanged, it.Files = &n, files
+	n := len(ch.Files)
+	it.FilesChanged, it.Files, it.HeadMoved = &n, ch.Files, ch.HeadMoved
 	return nil
 }
 
 // saveBaseline takes the working tree as it is at the start of a loop as
-// the session's previous snapshot, so that the loop's first record counts
+// the session's previous state, so that the loop's first record counts
 // only what changed since (not edits made by hand between two loops).
 // Outside a git repository there is nothing to take.
 func (w *workspace) saveBaseline(ctx context.Context, session string) error {
-	_, err := gitrepo.ChangedSinceMark(ctx, w.project, w.snapshotFile(session), hook.OwnFiles(w.project, w.stateDir))
+	_, err := worktree.Since(ctx, w.project, w.stateDir, session)
 	if err != nil && !errors.Is(err, gitrepo.ErrNotRepo) {
 		return err
 	}
 	return nil
-}
-
-// snapshotFile is where a session's previous working-tree snapshot is kept.
-func (w *workspace) snapshotFile(session string) string {
-	return filepath.Join(w.stateDir, "snapshots", hookpolicy.EscapeFileName(session))
 }

@@ -54,7 +54,7 @@ func tryServer(t testing.TB, project string, env []string, args ...string) (*ser
 		t.Fatalf("the test binary is not on PATH as loopbreaker: %v", err)
 	}
 	cmd := exec.Command(bin, append([]string{"serve", "-C", project, "--addr", "127.0.0.1:0"}, args...)...)
-	cmd.Env = append(os.Environ(), "LOOPBREAKER_NOW=2026-11-21T09:00:00Z", "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir())
+	cmd.Env = append(os.Environ(), "LOOPBREAKER_NOW=2026-11-21T09:00:00Z", "XDG_CONFIG_HOME="+t.TempDir(), "HOME="+t.TempDir(), "XDG_STATE_HOME="+stateHome(project))
 	cmd.Env = append(cmd.Env, env...)
 	pipe, err := cmd.StderrPipe()
 	if err != nil {

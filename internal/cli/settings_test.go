@@ -67,7 +67,7 @@ func TestEverySurfaceResolvesTheSameSettings(t *testing.T) {
 	dir := project(t, settingsConfig)
 	environ := func(now string, extra ...string) []string {
 		return append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + dir + "/.xdg",
-			"LOOPBREAKER_NOW=" + now}, extra...)
+			"XDG_STATE_HOME=" + stateHome(dir), "LOOPBREAKER_NOW=" + now}, extra...)
 	}
 	run := func(env []string, stdin string, args ...string) (string, int) {
 		t.Helper()

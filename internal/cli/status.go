@@ -12,6 +12,8 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/hookpolicy"
+	"github.com/loopbreaker/loopbreaker/redisstore"
 )
 
 // runStatus prints state, reason, every counter against its threshold,
@@ -30,17 +32,54 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	out := w.output(st, nil)
+	out := statusOutput{output: w.output(st, nil), StateDir: w.stateDir}
+	if rs, ok := w.store.(*redisstore.Store); ok {
+		out.Store = rs.String()
+	}
+	if w.keyed && !dirExists(w.stateDir) {
+		out.StaleStates = staleStates(w.stateDir, w.project)
+	}
 	if o.json {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
 	return shownBy(env.Stdout, func(b io.Writer) error {
-		printStatus(b, out, env.Now())
+		printStatus(b, out.output, env.Now())
 		w.printOthers(ctx, b)
+		printWhere(b, out)
 		return nil
 	})
+}
+
+// statusOutput is `status --json`: the breaker's status and where the
+// project's state lives.
+type statusOutput struct {
+	output
+	// StateDir is the project's state directory (outside the project
+	// unless LOOPBREAKER_DIR or state_dir put it inside).
+	StateDir string `json:"state_dir"`
+	// Store is the Redis store when the breakers live there.
+	Store string `json:"store,omitempty"`
+	// StaleStates are the state directories of projects of this name
+	// that no longer exist, when this project has none yet: where its
+	// state is if it was moved.
+	StaleStates []staleState `json:"stale_states,omitempty"`
+}
+
+// printWhere says where the state lives and, for a project with none yet,
+// where the state of a project it may have been moved from is.
+func printWhere(w io.Writer, o statusOutput) {
+	if o.Store != "" {
+		fmt.Fprintf(w, "\nbreakers in %s; other state in %s\n", o.Store, o.StateDir)
+	} else {
+		fmt.Fprintf(w, "\nstate in %s\n", o.StateDir)
+	}
+	for _, s := range o.StaleStates {
+		fmt.Fprintf(w, "note: %s holds the state of %s, which no longer exists; if this project was moved from there:\n"+
+			"  `loopbreaker migrate --from %s` copies its breakers here, or `mv %s %s` takes all of it (before this project writes state)\n",
+			s.StateDir, s.Project, hookpolicy.ShellWord(s.Project), hookpolicy.ShellWord(s.StateDir), hookpolicy.ShellWord(o.StateDir))
+	}
 }
 
 // printOthers lists the project's other breakers, so that someone who
@@ -125,6 +164,9 @@ func printStatus(w io.Writer, o output, now time.Time) {
 	fmt.Fprintf(w, "iterations:  %d (opened %d times)\n", o.Iterations, o.TotalOpens)
 	if !o.LastProgressAt.IsZero() {
 		fmt.Fprintf(w, "progress:    last at %s (%s ago)\n", o.LastProgressAt.UTC().Format(time.RFC3339), humanDuration(now.Sub(o.LastProgressAt)))
+		if o.LastProgressReason != "" {
+			fmt.Fprintf(w, "             %s\n", oneLine(o.LastProgressReason))
+		}
 	}
 	if o.State == lb.Open && o.RetryAt != nil {
 		if o.CooldownRemaining > 0 {

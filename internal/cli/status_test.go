@@ -18,7 +18,7 @@ import (
 // session breaker into project's state directory.
 func serverScopes(t testing.TB, project string, n int) {
 	t.Helper()
-	st, err := filestore.Open(filepath.Join(project, ".loopbreaker"), filestore.Options{})
+	st, err := filestore.Open(testStateDir(project), filestore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func serverScopes(t testing.TB, project string, n int) {
 func runStatusIn(t testing.TB, project string) string {
 	t.Helper()
 	var out, errb bytes.Buffer
-	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: project, Environ: []string{"HOME=" + project}}
+	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Dir: project, Environ: []string{"HOME=" + project, "XDG_STATE_HOME=" + stateHome(project)}}
 	if err := Run(context.Background(), []string{"status", "-C", project}, env); err != nil {
 		t.Fatalf("status: %v\n%s", err, errb.String())
 	}

@@ -17,9 +17,6 @@ import (
 	"github.com/loopbreaker/loopbreaker/session"
 )
 
-// StateDirName is the state directory inside a project.
-const StateDirName = ".loopbreaker"
-
 // common are the flags every breaker command takes.
 type common struct {
 	project string
@@ -44,7 +41,7 @@ func (c *common) register(fs *flag.FlagSet, env *Env, withJSON bool) {
 // registerProject registers -C and --set, starting from the global flags
 // given before the command.
 func (c *common) registerProject(fs *flag.FlagSet, env *Env) {
-	fs.StringVar(&c.project, "C", env.globals.project, "project `dir`ectory (default: the nearest parent with loopbreaker.yaml or .loopbreaker/, else the working directory)")
+	fs.StringVar(&c.project, "C", env.globals.project, "project `dir`ectory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
 	c.sets = append(multiFlag(nil), env.globals.sets...)
 	fs.Var(&c.sets, "set", "override a configuration `key=value` (repeatable; highest priority)")
 	fs.StringVar(&c.store, "store", "", "where the breakers live: redis://host:6379/0 for a fleet (default: the store setting, else the state directory; env LOOPBREAKER_STORE)")
@@ -77,20 +74,23 @@ type workspace struct {
 	sess     *session.Session
 	project  string
 	stateDir string
-	loaded   *config.Loaded
-	cfg      lb.Config
-	store    lb.Store
-	svc      *breaker.Service
-	session  string
-	scope    string
-	caller   string
+	// keyed: stateDir is the project's own directory under the state
+	// root (not LOOPBREAKER_DIR), which records the project's path.
+	keyed   bool
+	loaded  *config.Loaded
+	cfg     lb.Config
+	store   lb.Store
+	svc     *breaker.Service
+	session string
+	scope   string
+	caller  string
 }
 
 // findProject returns the nearest directory from start upwards that holds
-// loopbreaker.yaml or a state directory, or start itself.
+// loopbreaker.yaml or a legacy state directory, or start itself.
 func findProject(start string) string {
 	for dir := start; ; {
-		for _, name := range []string{config.ProjectFile, "loopbreaker.yml", StateDirName} {
+		for _, name := range []string{config.ProjectFile, "loopbreaker.yml", legacyStateDirName} {
 			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 				return dir
 			}
@@ -105,7 +105,7 @@ func findProject(start string) string {
 
 // resolveProject is the project directory: the -C flag (relative to the
 // working directory), else the nearest parent holding loopbreaker.yaml or
-// a state directory, else the working directory. It does not check that a
+// a legacy state directory, else the working directory. It does not check that a
 // -C directory exists; projectDir does.
 func resolveProject(env *Env, flag string) string {
 	if flag == "" {
@@ -134,15 +134,6 @@ func projectDir(env *Env, flag string) (string, error) {
 	return dir, nil
 }
 
-// resolveStateDir is the state directory: LOOPBREAKER_DIR (relative to the
-// working directory), else .loopbreaker in the project.
-func resolveStateDir(env *Env, project string) string {
-	if dir := env.Getenv("LOOPBREAKER_DIR"); dir != "" {
-		return abs(env, dir)
-	}
-	return filepath.Join(project, StateDirName)
-}
-
 // open opens the project for a command that changes the state: the state
 // directory is created when missing.
 func (c *common) open(env *Env) (*workspace, error) { return c.openMode(env, false) }
@@ -168,8 +159,20 @@ func (c *common) openMode(env *Env, readOnly bool) (*workspace, error) {
 	if c.store != "" {
 		flags["store"] = c.store
 	}
+	keyed := false
 	sess, err := session.Open(session.Options{
-		Project: project, StateDir: resolveStateDir(env, project),
+		Project: project,
+		// Where the state lives depends on the configuration
+		// (state_dir); a legacy directory in the project moves there
+		// before the store opens.
+		StateDirFor: func(cfg lb.Config) (string, error) {
+			dir, k, err := stateDirFor(env, project, cfg)
+			if err == nil && k {
+				err = settleState(env, project, dir)
+			}
+			keyed = k
+			return dir, err
+		},
 		Name: c.session, Caller: c.caller, Scope: c.scope, Flags: flags,
 		Environ: env.Environ, Getenv: env.Getenv, Now: env.Now, ReadOnly: readOnly, Warn: env.Stderr,
 	})
@@ -184,9 +187,24 @@ func (c *common) openMode(env *Env, readOnly bool) (*workspace, error) {
 		}
 		return nil, err
 	}
-	w := &workspace{env: env}
+	w := &workspace{env: env, keyed: keyed}
 	w.adopt(sess)
+	if !readOnly {
+		if err := w.recordProject(); err != nil {
+			w.close()
+			return nil, err
+		}
+	}
 	return w, nil
+}
+
+// recordProject writes the project's path into its own state directory
+// once it is open for writing.
+func (w *workspace) recordProject() error {
+	if !w.keyed {
+		return nil
+	}
+	return recordProject(w.stateDir, w.project)
 }
 
 // adopt makes sess the workspace's session.
@@ -206,7 +224,7 @@ func (w *workspace) writable() error {
 		return err
 	}
 	w.adopt(w.sess)
-	return nil
+	return w.recordProject()
 }
 
 // applyReadFirst applies ev without creating or writing anything when it
@@ -233,9 +251,11 @@ func (w *workspace) apply(ctx context.Context, ev lb.Event) (breaker.Result, err
 // with the decision of this call folded in.
 type output struct {
 	lb.Status
-	Progress   *bool          `json:"progress,omitempty"`
-	HoldsProbe bool           `json:"holds_probe,omitempty"`
-	Transition *lb.Transition `json:"transition,omitempty"`
+	Progress *bool `json:"progress,omitempty"`
+	// ProgressReason says which progress rule saw progress (record).
+	ProgressReason string         `json:"progress_reason,omitempty"`
+	HoldsProbe     bool           `json:"holds_probe,omitempty"`
+	Transition     *lb.Transition `json:"transition,omitempty"`
 }
 
 func (w *workspace) output(st *lb.BreakerState, d *lb.Decision) output {

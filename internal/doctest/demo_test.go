@@ -59,6 +59,10 @@ func TestDemoKeepsItsProjectAndItsCommandsRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "project", "loopbreaker.yaml")); err != nil {
 		t.Errorf("the rollback removed the project's loopbreaker.yaml: %v", err)
 	}
+	// Everything the demo made is under its directory, the state too.
+	if m, _ := filepath.Glob(filepath.Join(dir, "state", "projects", "project-*", "scopes")); len(m) != 1 {
+		t.Errorf("the demo's state is not in %s", filepath.Join(dir, "state"))
+	}
 }
 
 func goEnv(t *testing.T, key string) string {

@@ -56,6 +56,7 @@ func userEnv(t *testing.T, extraPath ...string) []string {
 		"PATH=" + path,
 		"HOME=" + home,
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
 		"CODEX_HOME=" + filepath.Join(home, ".codex"),
 		"CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
 		"GIT_CONFIG_GLOBAL=" + filepath.Join(home, ".gitconfig"),

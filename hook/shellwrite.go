@@ -1,0 +1,343 @@
+package hook
+
+import (
+	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
+)
+
+// Agents change files and history through shell commands as much as
+// through their edit tools: in-place editors, moves and copies, output
+// redirected into a file, and version control (a commit, a rebase, a new
+// jj change). ShellEdit recognises the usual ways, so that such a command
+// counts as an edit (a new attempt, progress for its turn) as an Edit call
+// does, with the files it names when they can be read off the command.
+
+// scriptWrites are writes that the words of a command do not show: a
+// script that opens a file for writing, a patch applied from stdin.
+var scriptWrites = []*lazyre.RE{
+	lazyre.New(`\bopen\([^)]*,\s*['"][wa]`),
+	lazyre.New(`\.write_text\(|\.write_bytes\(`),
+	lazyre.New(`\bapply_patch\b`),
+	lazyre.New(`\bpatch\s+(-p\d|<)`),
+}
+
+// gitWrites reports whether a git subcommand changes the work tree, the
+// index, a commit or a branch.
+func gitWrites(sub string) bool {
+	switch sub {
+	case "commit", "rebase", "cherry-pick", "am", "merge", "revert", "reset", "checkout", "switch",
+		"restore", "pull", "mv", "rm", "apply", "update-ref":
+		return true
+	}
+	return false
+}
+
+// jjWrites reports whether a jj (Jujutsu) subcommand makes or rewrites a
+// change.
+func jjWrites(sub string) bool {
+	switch sub {
+	case "new", "commit", "ci", "squash", "describe", "desc", "edit", "abandon", "rebase", "split",
+		"restore", "undo", "backout", "absorb", "duplicate", "resolve", "diffedit":
+		return true
+	}
+	return false
+}
+
+// ShellWrites is what a shell command writes, as far as its words tell.
+type ShellWrites struct {
+	// Files are the files it names that it writes, as written.
+	Files []string
+	// Unnamed: it writes what its words do not name: a commit, a rebase,
+	// a jj change, a patch, a script that opens a file.
+	Unnamed bool
+}
+
+// Edit reports whether the command writes anything.
+func (w ShellWrites) Edit() bool { return w.Unnamed || len(w.Files) > 0 }
+
+// ShellEdit reads what a shell command writes: files and history.
+func ShellEdit(command string) ShellWrites {
+	var w ShellWrites
+	for _, words := range simpleCommands(command) {
+		files, unnamed := wordsEdit(words)
+		w.Unnamed = w.Unnamed || unnamed
+		for _, name := range files {
+			if !containsString(w.Files, name) {
+				w.Files = append(w.Files, name)
+			}
+		}
+	}
+	if !w.Edit() {
+		for _, r := range scriptWrites {
+			if r.MatchString(command) {
+				w.Unnamed = true
+				break
+			}
+		}
+	}
+	return w
+}
+
+// wordsEdit is ShellEdit for one simple command, split into words; a
+// redirection is the word ">" or ">>" followed by its target.
+func wordsEdit(words []string) (files []string, unnamed bool) {
+	var args []string
+	for i := 0; i < len(words); i++ {
+		if w := words[i]; w == ">" || w == ">>" {
+			if i+1 < len(words) {
+				i++
+				if t := words[i]; t != "/dev/null" && !strings.HasPrefix(t, "&") {
+					files = append(files, t)
+				}
+			}
+			continue
+		}
+		args = append(args, words[i])
+	}
+	// Wrappers that run the command that follows them.
+	for len(args) > 0 && (strings.Contains(args[0], "=") && !strings.HasPrefix(args[0], "-") ||
+		args[0] == "sudo" || args[0] == "env" || args[0] == "command" || args[0] == "time" || args[0] == "nohup" || args[0] == "exec") {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return files, false
+	}
+	name := args[0]
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	switch name {
+	case "sed", "perl":
+		if inPlace(args[1:], name) {
+			named := editorFiles(args[1:])
+			files = append(files, named...)
+			unnamed = len(named) == 0
+		}
+	case "mv", "cp", "rm", "tee", "truncate":
+		files = append(files, nonOptions(args[1:])...)
+	case "git":
+		sub, rest := gitSubcommand(args[1:])
+		if gitWrites(sub) && !readOnlyGit(sub, rest) {
+			unnamed = true
+			if sub == "mv" || sub == "rm" {
+				files = append(files, nonOptions(rest)...)
+			}
+		}
+	case "jj":
+		unnamed = jjWrites(firstNonOption(args[1:]))
+	case "apply_patch", "patch":
+		unnamed = true
+	}
+	return files, unnamed
+}
+
+// readOnlyGit: forms of a writing subcommand that only report.
+func readOnlyGit(sub string, rest []string) bool {
+	for _, a := range rest {
+		switch a {
+		case "--dry-run", "-n", "--abort", "--show-current-patch", "--check", "--stat", "--numstat", "--summary":
+			if sub != "rm" || a != "-n" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gitSubcommand skips git's own options (-C dir, -c key=value, --no-pager)
+// and returns the subcommand and its arguments.
+func gitSubcommand(args []string) (string, []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a, args[i+1:]
+		}
+	}
+	return "", nil
+}
+
+func firstNonOption(args []string) string {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
+}
+
+// nonOptions are the arguments that are not options ("--" ends options).
+func nonOptions(args []string) []string {
+	var out []string
+	opts := true
+	for _, a := range args {
+		switch {
+		case opts && a == "--":
+			opts = false
+		case opts && strings.HasPrefix(a, "-") && a != "-":
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// inPlace reports whether sed or perl edits its files in place.
+func inPlace(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--in-place" || strings.HasPrefix(a, "--in-place=") {
+			return true
+		}
+		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsRune(a[1:], 'i') {
+			if name == "perl" || !strings.ContainsAny(a[1:strings.IndexRune(a, 'i')], "ef") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// editorFiles are the files sed or perl edits: its operands but the
+// script, which is the first operand unless an option (-e, -f, -pe) gave
+// it.
+func editorFiles(args []string) []string {
+	var files []string
+	script := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			files = append(files, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(a, "--expression") || strings.HasPrefix(a, "--file"):
+			script = true
+			if !strings.Contains(a, "=") {
+				i++
+			}
+		case len(a) > 1 && a[0] == '-' && a[1] != '-' && (a[len(a)-1] == 'e' || a[len(a)-1] == 'f'):
+			script = true
+			i++
+		case strings.HasPrefix(a, "-") && a != "-":
+		default:
+			files = append(files, a)
+		}
+	}
+	if !script && len(files) > 0 {
+		files = files[1:]
+	}
+	return files
+}
+
+// simpleCommands splits a command line into its simple commands (split at
+// unquoted ;, &, |, newlines, parentheses) and each into words, honouring
+// quotes and backslashes; unquoted > and >> become words of their own, and
+// a redirection that names a file descriptor (2>, 2>&1) is dropped. It
+// reads commands well enough to see what they write, not to run them.
+func simpleCommands(s string) [][]string { return splitShell(s, true) }
+
+// splitShell splits s into words, and with ops into simple commands too
+// (see simpleCommands); without, it is one command of words.
+func splitShell(s string, ops bool) [][]string {
+	var cmds [][]string
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	var quote byte
+	flushWord := func() {
+		if inWord {
+			words = append(words, cur.String())
+			cur.Reset()
+			inWord = false
+		}
+	}
+	flushCmd := func() {
+		flushWord()
+		if len(words) > 0 {
+			cmds = append(cmds, words)
+			words = nil
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else if c == '\\' && quote == '"' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+				i++
+				cur.WriteByte(s[i])
+			} else {
+				cur.WriteByte(c)
+			}
+		case c == '\'' || c == '"':
+			quote, inWord = c, true
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		case !ops && !isSpace(c):
+			cur.WriteByte(c)
+			inWord = true
+		case ops && (c == ';' || c == '&' || c == '|' || c == '\n' || c == '(' || c == ')'):
+			if c == '&' && i > 0 && s[i-1] == '>' {
+				continue
+			}
+			flushCmd()
+		case c == '>':
+			fd := inWord && isDigits(cur.String())
+			if fd {
+				cur.Reset()
+				inWord = false
+			}
+			flushWord()
+			op := ">"
+			if i+1 < len(s) && s[i+1] == '>' {
+				op, i = ">>", i+1
+			}
+			if i+1 < len(s) && s[i+1] == '&' {
+				// >&2, 2>&1: a descriptor, not a file.
+				i++
+				for i+1 < len(s) && (s[i+1] >= '0' && s[i+1] <= '9' || s[i+1] == '-') {
+					i++
+				}
+				continue
+			}
+			if fd {
+				// 2> file: a log of the command's errors, not work.
+				for i+1 < len(s) && isSpace(s[i+1]) {
+					i++
+				}
+				for i+1 < len(s) && !isSpace(s[i+1]) && strings.IndexByte(";&|\n", s[i+1]) < 0 {
+					i++
+				}
+				continue
+			}
+			words = append(words, op)
+		case c == '<':
+			flushWord()
+		case isSpace(c):
+			flushWord()
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	flushCmd()
+	return cmds
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

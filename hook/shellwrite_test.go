@@ -1,0 +1,59 @@
+package hook_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/loopbreaker/loopbreaker/hook"
+)
+
+func TestShellEdit(t *testing.T) {
+	for _, c := range []struct {
+		cmd   string
+		edit  bool
+		files []string
+	}{
+		{"sed -i 's/a/b/' x.py", true, []string{"x.py"}},
+		{"sed -i.bak -e 's/a/b/' -e 's/c/d/' x.py y.py", true, []string{"x.py", "y.py"}},
+		{"sed --in-place=.orig 's/a/b/' src/x.go", true, []string{"src/x.go"}},
+		{"sed -n '/a/p' x.py", false, nil},
+		{"perl -pi -e 's/a/b/' x.pl", true, []string{"x.pl"}},
+		{"mv old.go new.go", true, []string{"old.go", "new.go"}},
+		{"cp -r tmpl/ out/", true, []string{"tmpl/", "out/"}},
+		{"rm -f stale.txt", true, []string{"stale.txt"}},
+		{"cat > reproduce.py << 'EOF'\nprint(1)\nEOF", true, []string{"reproduce.py"}},
+		{"echo hi >> notes.txt", true, []string{"notes.txt"}},
+		{"echo hi | tee -a log.md", true, []string{"log.md"}},
+		{"python -c \"open('a.py','w').write('x')\"", true, nil},
+		{"git apply fix.patch", true, nil},
+		{"git commit -am 'fix: a > b'", true, nil},
+		{"git -C sub commit --amend --no-edit", true, nil},
+		{"git add -A && git commit -qm wip", true, nil},
+		{"git rebase -i main", true, nil},
+		{"git rebase --abort", false, nil},
+		{"git cherry-pick abc123", true, nil},
+		{"git am < 0001.patch", true, nil},
+		{"git mv a.go b.go", true, []string{"a.go", "b.go"}},
+		{"GIT_EDITOR=true git merge --continue", true, nil},
+		{"jj new", true, nil},
+		{"jj commit -m 'x'", true, nil},
+		{"jj squash", true, nil},
+		{"jj describe -m 'better'", true, nil},
+		{"jj log -r @", false, nil},
+		{"git status && git log --oneline | head", false, nil},
+		{"git diff HEAD~1 > /dev/null", false, nil},
+		{"grep -rn 'a > b' src/", false, nil},
+		{"python reproduce.py 2>&1", false, nil},
+		{"go test ./... 2> errors.log", false, nil},
+		{"ls -la > /dev/null", false, nil},
+		{"cat setup.py | head -20", false, nil},
+		{"find . -name '*.py'", false, nil},
+		{"echo hi | tee", false, nil},
+		{"echo 'git commit -am x'", false, nil},
+	} {
+		w := hook.ShellEdit(c.cmd)
+		if w.Edit() != c.edit || !slices.Equal(w.Files, c.files) {
+			t.Errorf("ShellEdit(%q) = %+v; want edit %v, files %q", c.cmd, w, c.edit, c.files)
+		}
+	}
+}

@@ -1,0 +1,214 @@
+// Package worktree measures what changed in the project's working tree
+// since the previous measurement: the one measurer behind `loopbreaker
+// record`, the turn-end hooks and `loopbreaker run`, with one list of the
+// files that are loopbreaker's own and never the agent's work.
+package worktree
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/loopbreaker/loopbreaker/fsname"
+	"github.com/loopbreaker/loopbreaker/gitrepo"
+	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
+)
+
+// OwnFiles are loopbreaker's own files in a project, which a measurement
+// leaves out: the state directory (when it lies in the work tree), the
+// configuration file, and the hook settings a project install wrote with
+// their backups (hook.ProjectFiles). Installing the hooks or editing the
+// configuration between two iterations is not the agent's progress.
+func OwnFiles(project, stateDir string) []string {
+	own := []string{filepath.Join(project, "loopbreaker.yaml"), filepath.Join(project, "loopbreaker.yml")}
+	if stateDir != "" {
+		own = append(own, stateDir)
+	}
+	return append(own, hook.ProjectFiles(project)...)
+}
+
+// Tree is a project's working tree being measured, with the State of the
+// previous measurement held in memory.
+type Tree struct {
+	Repo *gitrepo.Repo
+	prev *gitrepo.State
+}
+
+// Open finds the work tree around project and excludes OwnFiles and the
+// files in also (absolute, or relative to the work tree's root): files
+// loopbreaker reads or writes for this caller, such as the output it was
+// given or the guidance it writes for the agent.
+func Open(project, stateDir string, also ...string) (*Tree, error) {
+	repo, err := gitrepo.Locate(project)
+	if err != nil {
+		return nil, err
+	}
+	return New(repo, project, stateDir, also...), nil
+}
+
+// New measures an open repository (whose Exclude then lists what the
+// measurement leaves out, and what a rollback keeps).
+func New(repo *gitrepo.Repo, project, stateDir string, also ...string) *Tree {
+	for _, p := range OwnFiles(project, stateDir) {
+		repo.ExcludePath(p)
+	}
+	for _, p := range also {
+		repo.ExcludePath(p)
+	}
+	return &Tree{Repo: repo}
+}
+
+// Measure compares the working tree with the previous measurement (with
+// HEAD the first time) and keeps the new State for the next one.
+func (t *Tree) Measure(ctx context.Context) (gitrepo.Change, error) {
+	cur, ch, err := t.Repo.Measure(ctx, t.prev, t.Repo.Excluded)
+	if err != nil {
+		return gitrepo.Change{}, err
+	}
+	t.prev = cur
+	return ch, nil
+}
+
+// MarkFile is where a session's previous State is kept between two
+// processes: one file per session in the state directory, named by the
+// one escaper (any session name is one safe file name).
+func MarkFile(stateDir, session string) string {
+	return filepath.Join(stateDir, "snapshots", fsname.Escape(session))
+}
+
+// markVersion tells a State this package wrote from anything else the
+// file may hold (an older loopbreaker kept a tree id there).
+const markVersion = 2
+
+type mark struct {
+	Version int            `json:"version"`
+	State   *gitrepo.State `json:"state"`
+}
+
+// Since measures what changed since the session's previous measurement,
+// whose State the session's mark file holds, and moves the mark. Without
+// a readable mark (the first measurement of a session) it compares with
+// HEAD.
+func Since(ctx context.Context, project, stateDir, session string, also ...string) (gitrepo.Change, error) {
+	return Start(ctx, project).Since(ctx, stateDir, session, also...)
+}
+
+// Pending is a measurement whose `git status` runs while its caller
+// opens its store and loads its configuration: reading a large working
+// tree is most of a measurement's time.
+type Pending struct {
+	project string
+	repo    *gitrepo.Repo
+	status  *gitrepo.Status
+	err     error
+}
+
+// Start finds the work tree around project and starts reading it; Since
+// finishes the measurement. Cancel ctx to drop a measurement not wanted
+// after all.
+func Start(ctx context.Context, project string) *Pending {
+	p := &Pending{project: project}
+	p.repo, p.err = gitrepo.Locate(project)
+	if p.err == nil {
+		p.status = p.repo.StartStatus(ctx)
+	}
+	return p
+}
+
+// Since finishes a measurement begun by Start (see the function Since).
+func (p *Pending) Since(ctx context.Context, stateDir, session string, also ...string) (gitrepo.Change, error) {
+	if p.err != nil {
+		return gitrepo.Change{}, p.err
+	}
+	t := New(p.repo, p.project, stateDir, also...)
+	path, name := MarkFile(stateDir, session), markName(session)
+	prev, err := readMark(stateDir, name)
+	if err != nil {
+		return gitrepo.Change{}, err
+	}
+	cur, ch, err := t.Repo.MeasureStatus(ctx, p.status, prev, t.Repo.Excluded)
+	if err != nil {
+		return gitrepo.Change{}, err
+	}
+	t.prev = cur
+	if err := writeMark(stateDir, name, t.prev); err != nil {
+		return gitrepo.Change{}, fmt.Errorf("worktree: keep the working tree's state for the next measurement in %s: %w: check that the state directory is writable", path, err)
+	}
+	return ch, nil
+}
+
+// markName is the mark file of a session, below the state directory.
+func markName(session string) string { return "snapshots/" + fsname.Escape(session) }
+
+// readMark reads the mark file name below stateDir; a missing, unreadable
+// or foreign one is no previous measurement. A link or a file of another
+// type in its place (or in snapshots/'s) is an error that names it: the
+// state directory may come from a cloned repository.
+func readMark(stateDir, name string) (*gitrepo.State, error) {
+	root, err := nofollow.OpenRoot(stateDir, nofollow.StateHint)
+	if err != nil {
+		return nil, nil
+	}
+	defer root.Close()
+	b, err := root.ReadFile(name)
+	if errors.Is(err, nofollow.ErrUnexpected) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, nil
+	}
+	var m mark
+	if json.Unmarshal(b, &m) != nil || m.Version != markVersion || m.State == nil || m.State.Paths == nil {
+		return nil, nil
+	}
+	return m.State, nil
+}
+
+// writeMark replaces the mark file name below stateDir atomically. The
+// state directory may come from a cloned repository with links in it:
+// nothing below it is followed, a link where the mark, its temporary
+// file or snapshots/ belongs is an error that names it.
+func writeMark(stateDir, name string, st *gitrepo.State) error {
+	b, err := json.Marshal(mark{Version: markVersion, State: st})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(stateDir, 0o755); err != nil {
+		return err
+	}
+	root, err := nofollow.OpenRoot(stateDir, nofollow.StateHint)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	dir, err := root.MkdirAll(path.Dir(name), 0o755)
+	if err != nil {
+		return err
+	}
+	dir.Close()
+	tmp := fmt.Sprintf("%s.%d.tmp", name, os.Getpid())
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Rename(tmp, name)
+	}
+	if err != nil {
+		if rmErr := root.Remove(tmp); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) && !errors.Is(rmErr, nofollow.ErrUnexpected) {
+			return errors.Join(err, rmErr)
+		}
+		return err
+	}
+	return nil
+}
