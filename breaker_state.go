@@ -389,9 +389,5 @@ func (st *BreakerState) Clone() *BreakerState {
 		out.Attempts[i].Files = slices.Clone(out.Attempts[i].Files)
 		out.Attempts[i].Failed = slices.Clone(out.Attempts[i].Failed)
 	}
-	out.Tampers = slices.Clone(st.Tampers)
-	for i := range out.Tampers {
-		out.Tampers[i].What = slices.Clone(out.Tampers[i].What)
-	}
 	return &out
 }
