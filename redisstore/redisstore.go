@@ -102,8 +102,9 @@ type Store struct {
 	redacted string
 	closed   chan struct{}
 	once     sync.Once
-	// local serializes this process's own updates of a scope, so that its
-	// goroutines queue instead of failing each other's compare-and-set.
+	// local keeps this process's batches and its WATCH writes (admin.go)
+	// of a scope apart, so that they queue instead of failing each
+	// other's compare-and-set.
 	local stripes
 	// batch combines concurrent updates into one compare-and-set (batch.go).
 	batch batcher
