@@ -121,3 +121,49 @@ func TestBatchCombinesConcurrentUpdates(t *testing.T) {
 		}
 	}
 }
+
+// A breaker of another Redis type in a batch fails its own update only:
+// the others of the batch are saved, each caller gets its own answer.
+func TestBatchWithACorruptBreaker(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	s := open(t, srv, Options{})
+	ctx := context.Background()
+	storetest.MustUpdate(t, s, storetest.Iterate("warm"), "global")
+	s.Client().RPush(ctx, "{loopbreaker}:s:agent:bad", "a", "b")
+
+	release, entered := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- s.Update(ctx, []string{"global"}, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
+			close(entered)
+			<-release
+			return storetest.Iterate("first")(states)
+		})
+	}()
+	<-entered
+	agents := []string{"agent:a", "agent:bad", "agent:b"}
+	errs := make([]error, len(agents))
+	var wg sync.WaitGroup
+	for i, a := range agents {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.Update(ctx, []string{"global", a}, storetest.Iterate("batched"))
+		}()
+	}
+	queued(s, len(agents))
+	close(release)
+	wg.Wait()
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(errs[1], lb.ErrCorruptState) || !strings.Contains(errs[1].Error(), "agent:bad") {
+		t.Fatalf("the update of the corrupt breaker returned %v, want ErrCorruptState naming it", errs[1])
+	}
+	if errs[0] != nil || errs[2] != nil {
+		t.Fatalf("the other updates of the batch failed: %v, %v", errs[0], errs[2])
+	}
+	checkJournal(t, s, "global", 4)
+	checkJournal(t, s, "agent:a", 1)
+	checkJournal(t, s, "agent:b", 1)
+}
