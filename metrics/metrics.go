@@ -40,6 +40,15 @@ type Sources struct {
 	// Live counts the breakers in memory and those evicted
 	// (scoped.Manager.Stats).
 	Live func() scoped.Stats
+	// Store returns a shared store's counters (nil: none).
+	Store func() StoreCounters
+}
+
+// StoreCounters are a shared (Redis) store's totals: the updates asked
+// for, the compare-and-set scripts that carried them, the scripts that
+// lost to another writer, and the round trips.
+type StoreCounters struct {
+	Updates, Scripts, Conflicts, RoundTrips int64
 }
 
 // Metrics holds the metric set and the instruments the server updates.
@@ -143,6 +152,9 @@ func (m *Metrics) WritePrometheus(ctx context.Context, w io.Writer) {
 	}
 	if m.src.Notify != nil {
 		writeNotify(w, m.src.Notify())
+	}
+	if m.src.Store != nil {
+		writeStore(w, m.src.Store())
 	}
 	vm.WriteProcessMetrics(w)
 	writeGOGC(w)
@@ -337,6 +349,21 @@ func writeNotify(w io.Writer, s notify.Stats) {
 		v    uint64
 	}{{"sent", s.Sent}, {"failed", s.Failed}, {"retried", s.Retries}, {"dropped", s.Dropped}, {"coalesced", s.Coalesced}} {
 		fmt.Fprintf(w, "loopbreaker_notifications_total{result=\"%s\"} %d\n", kv.name, kv.v)
+	}
+}
+
+func writeStore(w io.Writer, c StoreCounters) {
+	for _, kv := range []struct {
+		name, help string
+		v          int64
+	}{
+		{"loopbreaker_store_updates_total", "Checks and outcomes sent to the shared store (each one store update).", c.Updates},
+		{"loopbreaker_store_scripts_total", "Compare-and-set scripts sent; concurrent updates of this server share one.", c.Scripts},
+		{"loopbreaker_store_conflicts_total", "Scripts that found a breaker changed by another writer and were decided again.", c.Conflicts},
+		{"loopbreaker_store_round_trips_total", "Round trips to the shared store, all calls.", c.RoundTrips},
+	} {
+		family(w, kv.name, "counter", kv.help)
+		fmt.Fprintf(w, "%s %d\n", kv.name, kv.v)
 	}
 }
 

@@ -102,9 +102,13 @@ type Store struct {
 	redacted string
 	closed   chan struct{}
 	once     sync.Once
-	// local serializes this process's own updates of a scope, so that its
-	// goroutines queue instead of failing each other's compare-and-set.
+	// local keeps this process's batches and its WATCH writes (admin.go)
+	// of a scope apart, so that they queue instead of failing each
+	// other's compare-and-set.
 	local stripes
+	// batch combines concurrent updates into one compare-and-set (batch.go).
+	batch batcher
+	count counters
 	// cache holds decoded states by version token (cache.go).
 	cache stateCache
 	// schema is the layout found under the prefix ("": not read yet);
@@ -187,13 +191,15 @@ func Open(opts Options) (*Store, error) {
 	}
 	opts.URL = ""
 	opts.Password = ""
-	return &Store{
+	s := &Store{
 		client: client, keys: newKeys(prefix), opts: opts,
 		redacted: redacted, closed: make(chan struct{}),
 		cache:       stateCache{max: opts.CachedStates},
 		readTimeout: readTimeout,
 		retries:     q.Has("max_retries") && q.Get("max_retries") != "-1",
-	}, nil
+	}
+	client.AddHook(&s.count.roundTrips)
+	return s, nil
 }
 
 // Client is the underlying go-redis client (benchmarks add hooks to it).

@@ -43,42 +43,8 @@ func (s *Store) Update(ctx context.Context, scopes []string, fn lb.UpdateFunc) e
 			return fmt.Errorf("redisstore: scope %q is listed twice in one Update; list each scope once", sc)
 		}
 	}
-	start := time.Now()
-	unlock := s.local.lock(scopes)
-	defer unlock()
-	if s.stalledSince(start) {
-		// The update this one queued behind timed out: Redis is not
-		// answering, and waiting in turn would make every queued caller
-		// wait a whole timeout more.
-		return fmt.Errorf("redisstore: Redis at %s stopped answering while this update waited for another of the same breaker: %w (is redis-server stopped, or overloaded?)", s.redacted, lb.ErrStoreUnavailable)
-	}
-	var cur []loaded // the states to decide on; nil: read them
-	for attempt := 0; attempt < s.opts.MaxAttempts; attempt++ {
-		if attempt == 0 {
-			cur = s.cached(scopes) // later attempts read what is current
-		}
-		r, err := s.tryUpdate(ctx, scopes, fn, cur)
-		if err != nil || r.done {
-			return err
-		}
-		cur = r.next
-		if r.stale || (cur != nil && attempt < immediateRetries) {
-			// The cache was behind, or the conflict returned the current
-			// states: decide again at once, while they are current.
-			continue
-		}
-		// Another writer keeps getting there first: wait a little, growing
-		// with the attempts and jittered so that the losers do not collide
-		// again, then read afresh (what the conflict returned is old now).
-		cur = nil
-		wait := retryWait(attempt)
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return fmt.Errorf("%w: scopes %s changed under %d update attempts in a row; nothing saved, try again", ErrContention, strings.Join(scopes, ", "), s.opts.MaxAttempts)
+	s.count.updates.Add(1)
+	return s.submit(&request{ctx: ctx, scopes: scopes, fn: fn, start: time.Now(), wake: make(chan bool, 1)})
 }
 
 // retryWait is how long a retry after attempt (0-based) waits before it
@@ -132,9 +98,10 @@ type attempt struct {
 	next  []loaded // the current states, when the try learnt them
 }
 
-// tryUpdate is one attempt on cur (nil: read first): done is false on a
-// conflict, when next may hold the states the conflict returned.
-func (s *Store) tryUpdate(ctx context.Context, scopes []string, fn lb.UpdateFunc, cur []loaded) (attempt, error) {
+// tryUpdate is one attempt of reqs on cur (nil: read first), the states
+// of scopes, the union of theirs: done is false on a conflict, when next
+// may hold the states the conflict returned.
+func (s *Store) tryUpdate(ctx context.Context, scopes []string, reqs []*request, cur []loaded) (attempt, error) {
 	fromCache := cur != nil && cur[0].cached
 	if cur == nil {
 		var err error
@@ -146,19 +113,12 @@ func (s *Store) tryUpdate(ctx context.Context, scopes []string, fn lb.UpdateFunc
 	for i := range cur {
 		states[i] = cur[i].state
 	}
-	baseSeq := make([]uint64, len(states))
-	for i, st := range states {
-		baseSeq[i] = st.Seq
-	}
-	entries, err := fn(states)
+	now := s.opts.Now()
+	entries, err := s.decide(states, reqs, now)
 	if err != nil {
 		return attempt{}, err
 	}
-	if len(entries) > len(states) {
-		return attempt{}, fmt.Errorf("redisstore: UpdateFunc returned entries for %d states, it was given %d", len(entries), len(states))
-	}
 	token := newToken()
-	now := s.opts.Now()
 	keys := make([]string, 0, 2+2*len(scopes))
 	keys = append(keys, s.keys.schema, s.keys.scopes)
 	args := make([]any, 0, 5+6*len(scopes)+4)
@@ -176,25 +136,6 @@ func (s *Store) tryUpdate(ctx context.Context, scopes []string, fn lb.UpdateFunc
 			continue
 		}
 		st := states[i]
-		if st == nil || st.Scope != sc {
-			return attempt{}, fmt.Errorf("redisstore: UpdateFunc replaced the state of scope %q (change it in place instead); nothing saved", sc)
-		}
-		seq := baseSeq[i]
-		for j := range es {
-			e := &es[j]
-			if e.Type == "" {
-				return attempt{}, fmt.Errorf("redisstore: journal entry %d for scope %q has no type; nothing saved", j, sc)
-			}
-			seq++
-			e.Seq, e.Scope = seq, sc
-			if e.Time.IsZero() {
-				e.Time = now
-			}
-		}
-		st.Seq = seq
-		if err := st.CheckInvariants(); err != nil {
-			return attempt{}, fmt.Errorf("redisstore: not saving scope %q: %w", sc, err)
-		}
 		buf := valueBufs.Get().(*bytes.Buffer)
 		defer valueBufs.Put(buf)
 		if err := encodeValueTo(buf, token, schema, st); err != nil {
@@ -223,6 +164,7 @@ func (s *Store) tryUpdate(ctx context.Context, scopes []string, fn lb.UpdateFunc
 		}
 		return attempt{done: current, stale: !current}, err
 	}
+	s.count.scripts.Add(1)
 	res, err := casScript.Run(ctx, s.client, keys, args...).Result()
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "LBSCHEMA") {
@@ -258,6 +200,7 @@ func (s *Store) tryUpdate(ctx context.Context, scopes []string, fn lb.UpdateFunc
 	}
 	// A conflict: the script returned the current values, decide on them
 	// without reading again (a missing one is read again, with its checks).
+	s.count.conflicts.Add(1)
 	vals, _ := res.([]any)
 	if len(vals) != len(scopes) {
 		return attempt{}, nil

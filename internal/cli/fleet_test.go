@@ -168,6 +168,12 @@ func TestFleetLosesNoUpdate(t *testing.T) {
 			t.Fatalf("spread over %d scopes: %d events journaled, want exactly 4000", spread, total)
 		}
 	}
+	// The servers count what they sent: one update per outcome, carried
+	// by at most as many scripts.
+	c := storeCounters(t, http.DefaultClient, []*server{a, b})
+	if c["updates"] != 6000 || c["scripts"] < 1 || c["scripts"] > c["updates"]+c["conflicts"] || c["round_trips"] < c["scripts"] {
+		t.Fatalf("store counters of the two servers: %v; want 6000 updates in 1 to 6000 scripts (plus conflicts)", c)
+	}
 }
 
 // A HALF_OPEN breaker: 32 concurrent checks spread over 4 servers grant

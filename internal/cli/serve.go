@@ -125,6 +125,12 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if notifier != nil {
 		src.Notify = notifier.Stats
 	}
+	if fleet {
+		src.Store = func() metrics.StoreCounters {
+			c := rs.Counters()
+			return metrics.StoreCounters{Updates: c.Updates, Scripts: c.Scripts, Conflicts: c.Conflicts, RoundTrips: c.RoundTrips}
+		}
+	}
 	mt := metrics.New(src)
 	walDir := ""
 	if !o.writeThrough && !fleet {

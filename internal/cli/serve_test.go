@@ -23,7 +23,7 @@ import (
 // server is `loopbreaker serve` running as a real process (the test
 // binary, re-executed through the PATH entry testscript.Main made).
 type server struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	url    string
 	mu     sync.Mutex
@@ -32,7 +32,7 @@ type server struct {
 }
 
 // startServer starts a server for project and waits until it listens.
-func startServer(t *testing.T, project string, env []string, args ...string) *server {
+func startServer(t testing.TB, project string, env []string, args ...string) *server {
 	t.Helper()
 	s, err := tryServer(t, project, env, args...)
 	if err != nil {
@@ -47,7 +47,7 @@ func startServer(t *testing.T, project string, env []string, args ...string) *se
 	return s
 }
 
-func tryServer(t *testing.T, project string, env []string, args ...string) (*server, error) {
+func tryServer(t testing.TB, project string, env []string, args ...string) (*server, error) {
 	t.Helper()
 	bin, err := exec.LookPath("loopbreaker")
 	if err != nil {
@@ -176,7 +176,7 @@ func (s *server) fail(ctx map[string]any) decision {
 	return o
 }
 
-func project(t *testing.T, yaml string) string {
+func project(t testing.TB, yaml string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "loopbreaker.yaml"), []byte(yaml), 0o644); err != nil {
