@@ -38,12 +38,43 @@ func hookProgram(env *Env, exe string) (program, note string, err error) {
 		if transientPlace(p) != "" {
 			continue
 		}
-		if real, err := filepath.EvalSymlinks(p); err != nil || transientPlace(real) != "" {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil || transientPlace(real) != "" {
 			continue
+		}
+		if bin := npmPlatformBinary(real, name); bin != "" {
+			p = bin
 		}
 		return p, fmt.Sprintf("this loopbreaker runs from %s (%s): the hooks run %s, the one on PATH", exe, why, p), nil
 	}
 	return "", "", fmt.Errorf("this loopbreaker runs from %s (%s), and the hooks would stop working when it is gone: install loopbreaker first (npm install -g loopbreaker, or see docs/install.md), then run `loopbreaker hook install` again; or pass --command PROGRAM", exe, why)
+}
+
+// npmPlatformBinary is the binary the npm package's launcher at launcher
+// runs (NODE_MODULES/loopbreaker/bin/loopbreaker.js runs
+// NODE_MODULES/@loopbreaker/OS-CPU/bin/loopbreaker), or "" when launcher
+// is not that launcher: a hook that runs the binary itself does not start
+// node on every tool call.
+func npmPlatformBinary(launcher, name string) string {
+	if filepath.Base(launcher) != "loopbreaker.js" {
+		return ""
+	}
+	pkg := filepath.Dir(filepath.Dir(launcher))
+	if filepath.Base(pkg) != "loopbreaker" {
+		return ""
+	}
+	goos, arch := runtime.GOOS, runtime.GOARCH
+	if goos == "windows" {
+		goos = "win32"
+	}
+	if arch == "amd64" {
+		arch = "x64"
+	}
+	bin := filepath.Join(filepath.Dir(pkg), "@loopbreaker", goos+"-"+arch, "bin", name)
+	if fi, err := os.Stat(bin); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return ""
+	}
+	return bin
 }
 
 // transientPlace says why path is in a place that does not last, or "".

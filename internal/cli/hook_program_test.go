@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -64,5 +65,34 @@ func TestHookProgramGoRunAndTempDir(t *testing.T) {
 	program, note, err := hookProgram(env, loose)
 	if err != nil || program != loose || !strings.Contains(note, "temporary directory") {
 		t.Errorf("binary in TMPDIR: %q, %q, %v; want it kept with a note about the temporary directory", program, note, err)
+	}
+}
+
+// A loopbreaker on PATH that is the npm package's launcher is replaced by
+// the platform binary it runs, so that each hook call starts no node.
+func TestHookProgramSkipsTheNpmLauncher(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("npm links a .cmd shim on Windows, not a symlink")
+	}
+	prefix := t.TempDir()
+	modules := filepath.Join(prefix, "lib", "node_modules")
+	writeExe(t, filepath.Join(modules, "loopbreaker", "bin", "loopbreaker.js"))
+	cpu := map[string]string{"amd64": "x64"}[runtime.GOARCH]
+	if cpu == "" {
+		cpu = runtime.GOARCH
+	}
+	platformBin := writeExe(t, filepath.Join(modules, "@loopbreaker", runtime.GOOS+"-"+cpu, "bin", "loopbreaker"))
+	bin := filepath.Join(prefix, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../lib/node_modules/loopbreaker/bin/loopbreaker.js", filepath.Join(bin, "loopbreaker")); err != nil {
+		t.Fatal(err)
+	}
+	npxExe := writeExe(t, filepath.Join(t.TempDir(), ".npm", "_npx", "ab12", "node_modules", "@loopbreaker", "x", "bin", "loopbreaker"))
+	env := &Env{Environ: []string{"PATH=" + bin}}
+	program, _, err := hookProgram(env, npxExe)
+	if err != nil || program != platformBin {
+		t.Errorf("program %q, err %v; want the platform binary %s", program, err, platformBin)
 	}
 }

@@ -141,6 +141,44 @@ func testNpmPackage(t *testing.T, r release) {
 	if after := runIn(t, project, env, "", lb, "hook", "status", "--json"); !strings.Contains(after, session) {
 		t.Errorf("after the hook call, hook status does not list session %s:\n%s", session, after)
 	}
+
+	// npx runs the package from npm's cache, which npm prunes: the hooks
+	// must run the installed loopbreaker instead, or the install refuses.
+	npx := append([]string{"--offline", "--registry", "http://127.0.0.1:9/", "--yes"}, packageArgs(tarballs)...)
+	npx = append(npx, "--", "loopbreaker", "hook", "install", "claude", "--agent-version", "2.1.0")
+	other := newRepo(t, env)
+	runIn(t, other, env, "", "npx", npx...)
+	platformBin := preToolUseProgram(t, filepath.Join(other, ".claude", "settings.json"))
+	if !strings.HasPrefix(platformBin, filepath.Join(prefix, "lib", "node_modules", "@loopbreaker")+string(filepath.Separator)) {
+		t.Errorf("installed through npx, the hook runs %s; want the platform binary of the global install under %s", platformBin, prefix)
+	}
+	noGlobal := cleanEnv(t)
+	noGlobal = append(noGlobal, "npm_config_cache="+filepath.Join(home, ".npm"))
+	cmd := exec.Command("npx", npx...)
+	cmd.Dir, cmd.Env = newRepo(t, noGlobal), noGlobal
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "install loopbreaker first") {
+		t.Errorf("hook install through npx with no installed loopbreaker: %v, want a refusal saying to install first\n%s", err, out)
+	}
+}
+
+func packageArgs(tarballs []string) []string {
+	var args []string
+	for _, f := range tarballs {
+		args = append(args, "--package", f)
+	}
+	return args
+}
+
+// preToolUseProgram is the program loopbreaker's PreToolUse hook runs.
+func preToolUseProgram(t *testing.T, settings string) string {
+	t.Helper()
+	command := preToolUseCommand(t, settings)
+	_, rest, ok := strings.Cut(command, "exec ")
+	if !ok {
+		t.Fatalf("the hook command has no exec: %s", command)
+	}
+	prog, _, _ := strings.Cut(rest, " hook ")
+	return strings.Trim(prog, "'")
 }
 
 // preToolUseCommand is the command of loopbreaker's PreToolUse hook in a
