@@ -17,7 +17,7 @@ set -eu
 
 version=${LOOPBREAKER_VERSION:-@VERSION@}
 base_url=${LOOPBREAKER_INSTALL_BASE_URL:-@BASE_URL@}
-prefix=${HOME:?install.sh: HOME is not set: give --prefix DIR}/.local
+prefix=""
 
 die() { echo "install.sh: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
@@ -36,6 +36,7 @@ done
 case $version in @*@) die "no version known: this is the unreleased script; give --version V (and --base-url)" ;; esac
 case $base_url in @*@) die "no base URL known: this is the unreleased script; give --base-url URL" ;; esac
 base_url=${base_url%/}
+[ -n "$prefix" ] || prefix=${HOME:?install.sh: HOME is not set: give --prefix DIR}/.local
 
 case $(uname -s) in
   Linux) os=linux ;;
