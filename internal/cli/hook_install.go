@@ -69,12 +69,19 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 		return err
 	}
 	program := o.command
+	var programNote string
 	if program == "" {
 		exe, err := os.Executable()
 		if err != nil {
 			return fmt.Errorf("cannot find this program's path (%v): pass --command loopbreaker (or its absolute path)", err)
 		}
-		program = exe
+		if verb == "install" {
+			if program, programNote, err = hookProgram(env, exe); err != nil {
+				return err
+			}
+		} else {
+			program = exe
+		}
 	}
 	command := hook.Command(program, tool)
 	out := env.Stdout
@@ -150,6 +157,9 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	if verb == "install" {
 		fmt.Fprintf(out, "  command: %s\n", hook.PlainCommand(program, tool))
 		fmt.Fprintf(out, "  (it does nothing but warn when %s is moved or deleted, so that the agent is never blocked by a missing loopbreaker)\n", program)
+		if programNote != "" {
+			fmt.Fprintf(out, "  %s\n", programNote)
+		}
 	}
 	if versionNote != "" {
 		fmt.Fprintf(out, "  %s\n", versionNote)

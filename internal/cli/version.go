@@ -2,83 +2,62 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"runtime/debug"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/buildinfo"
 )
 
-// runVersion prints the module version and the VCS revision, time and
-// state the binary was built from.
+// runVersion prints the version and the revision the binary was built
+// from, and how it was built, so that a bug report names its build.
 func runVersion(_ context.Context, env *Env, args []string) error {
 	fs := newFlagSet("version", env)
+	asJSON := fs.Bool("json", false, "print version, revision, go_version, os, arch and built (release, go install, go build) as JSON")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	bi, _ := debug.ReadBuildInfo()
-	fmt.Fprintln(env.Stdout, versionLine(bi))
+	in := buildinfo.Read()
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(in)
+	}
+	fmt.Fprintln(env.Stdout, versionLine(in))
 	return nil
 }
 
-// versionLine is `loopbreaker VERSION (revision REV, TIME, modified; GO)`.
-// A binary built by `go build` inside the repository carries its git
-// revision; `go install module@version` carries the module version.
-func versionLine(bi *debug.BuildInfo) string {
-	if bi == nil {
-		return "loopbreaker (unknown version: built without module information)"
-	}
-	version := bi.Main.Version
-	if version == "" {
-		version = "(devel)"
-	}
-	var rev, when string
-	modified := false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			when = s.Value
-		case "vcs.modified":
-			modified = s.Value == "true"
-		}
-	}
+// versionLine is `loopbreaker VERSION (revision REV, TIME, modified; HOW;
+// GO OS/ARCH)`; a build that does not know its revision says why.
+func versionLine(in buildinfo.Info) string {
 	var details []string
-	if rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
+	switch {
+	case in.Revision != "":
+		rev := []string{"revision " + in.Short()}
+		if in.Time != "" {
+			rev = append(rev, in.Time)
 		}
-		details = append(details, "revision "+rev)
-		if when != "" {
-			details = append(details, when)
+		if in.Modified {
+			rev = append(rev, "modified")
 		}
-		if modified {
-			details = append(details, "modified")
-		}
-	} else if version == "(devel)" {
-		details = append(details, "no VCS revision: built outside a git checkout or with -buildvcs=false")
+		details = append(details, strings.Join(rev, ", "), in.Built)
+	case in.Built == buildinfo.BuiltNoVCS:
+		details = append(details, "revision unknown: built with -buildvcs=false or outside a git checkout; scripts/release stamps it in")
+	case in.Built == buildinfo.BuiltNoModInfo:
+		details = append(details, "revision unknown: built without module information")
+	default:
+		details = append(details, in.Built)
 	}
-	line := "loopbreaker " + version
-	tail := bi.GoVersion
-	if len(details) > 0 {
-		tail = strings.Join(details, ", ") + "; " + tail
-	}
-	return line + " (" + tail + ")"
+	details = append(details, in.GoVersion+" "+in.OS+"/"+in.Arch)
+	return "loopbreaker " + in.Version + " (" + strings.Join(details, "; ") + ")"
 }
 
-// buildVersion is the module version the binary was built from, with its
+// buildVersion is the version the binary was built from, with its
 // revision when it is a development build.
 func buildVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(devel)"
+	in := buildinfo.Read()
+	if in.Version == "(devel)" && in.Revision != "" {
+		return in.Version + " " + in.Short()
 	}
-	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			return "(devel) " + s.Value[:12]
-		}
-	}
-	return "(devel)"
+	return in.Version
 }

@@ -1,38 +1,34 @@
 package cli
 
 import (
-	"runtime/debug"
 	"testing"
 	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/buildinfo"
 )
 
 func TestVersionLine(t *testing.T) {
-	settings := func(kv ...string) []debug.BuildSetting {
-		var s []debug.BuildSetting
-		for i := 0; i < len(kv); i += 2 {
-			s = append(s, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
-		}
-		return s
-	}
+	base := buildinfo.Info{GoVersion: "go1.26.8", OS: "linux", Arch: "amd64"}
+	with := func(f func(*buildinfo.Info)) buildinfo.Info { in := base; f(&in); return in }
 	tests := []struct {
 		name string
-		bi   *debug.BuildInfo
+		in   buildinfo.Info
 		want string
 	}{
-		{"release", &debug.BuildInfo{GoVersion: "go1.24.2", Main: debug.Module{Version: "v1.2.3"}},
-			"loopbreaker v1.2.3 (go1.24.2)"},
-		{"git checkout, modified", &debug.BuildInfo{GoVersion: "go1.24.2", Main: debug.Module{Version: "(devel)"},
-			Settings: settings("vcs.revision", "0123456789abcdef0123", "vcs.time", "2026-11-21T09:00:00Z", "vcs.modified", "true")},
-			"loopbreaker (devel) (revision 0123456789ab, 2026-11-21T09:00:00Z, modified; go1.24.2)"},
-		{"git checkout, clean", &debug.BuildInfo{GoVersion: "go1.24.2", Main: debug.Module{Version: "v0.0.0-20261121090000-0123456789ab"},
-			Settings: settings("vcs.revision", "0123456789abcdef0123", "vcs.modified", "false")},
-			"loopbreaker v0.0.0-20261121090000-0123456789ab (revision 0123456789ab; go1.24.2)"},
-		{"no vcs", &debug.BuildInfo{GoVersion: "go1.24.2", Main: debug.Module{Version: "(devel)"}},
-			"loopbreaker (devel) (no VCS revision: built outside a git checkout or with -buildvcs=false; go1.24.2)"},
+		{"release", with(func(in *buildinfo.Info) {
+			in.Version, in.Revision, in.Time, in.Built = "1.2.3", "0123456789abcdef0123", "2026-11-21T09:00:00Z", buildinfo.BuiltRelease
+		}), "loopbreaker 1.2.3 (revision 0123456789ab, 2026-11-21T09:00:00Z; release; go1.26.8 linux/amd64)"},
+		{"go install", with(func(in *buildinfo.Info) { in.Version, in.Built = "v1.2.3", buildinfo.BuiltInstall }),
+			"loopbreaker v1.2.3 (go install; go1.26.8 linux/amd64)"},
+		{"git checkout, modified", with(func(in *buildinfo.Info) {
+			in.Version, in.Revision, in.Modified, in.Built = "(devel)", "0123456789abcdef0123", true, buildinfo.BuiltCheckout
+		}), "loopbreaker (devel) (revision 0123456789ab, modified; go build; go1.26.8 linux/amd64)"},
+		{"no vcs", with(func(in *buildinfo.Info) { in.Version, in.Built = "(devel)", buildinfo.BuiltNoVCS }),
+			"loopbreaker (devel) (revision unknown: built with -buildvcs=false or outside a git checkout; scripts/release stamps it in; go1.26.8 linux/amd64)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := versionLine(tt.bi); got != tt.want {
+			if got := versionLine(tt.in); got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
 		})
