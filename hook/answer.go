@@ -88,6 +88,14 @@ func NudgeReachesModel(tool Tool, event string) bool {
 		}
 		return false
 	}
+	if tool == Qwen {
+		// Qwen Code drops additionalContext on PreToolUse.
+		switch event {
+		case "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart":
+			return true
+		}
+		return false
+	}
 	switch event {
 	case "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "UserPromptSubmit", "SessionStart":
 		return true
@@ -176,6 +184,8 @@ func Render(tool Tool, event string, o Outcome, reason string) Answer {
 				out = &reply{Continue: stop, StopReason: r, SystemMessage: r}
 			}
 		}
+	case Qwen:
+		out = renderQwen(event, o, r)
 	case Gemini:
 		switch event {
 		case "BeforeTool":
@@ -219,6 +229,39 @@ func Render(tool Tool, event string, o Outcome, reason string) Answer {
 		}
 	}
 	return encode(tool, out)
+}
+
+// renderQwen puts an outcome in Qwen Code's words (PROTOCOLS.md, Qwen
+// Code 0.24). No continue:false anywhere: on PreToolUse, PostToolUse and
+// PostToolUseFailure it only replaces the tool's output and the run goes
+// on, and on Stop it is read as "keep going" (the stopReason becomes the
+// next prompt). What ends a run is a blocked UserPromptSubmit, which Qwen
+// fires before every model request, including the one that carries the
+// tool results: so an OPEN breaker refuses the call at PreToolUse (the
+// reason is the call's result for the model) and ends the turn at the
+// next request.
+func renderQwen(event string, o Outcome, r string) *reply {
+	ctx := &hookSpecific{HookEventName: event, AdditionalContext: r}
+	switch event {
+	case "PreToolUse":
+		// additionalContext is dropped here: a Nudge waits for the result.
+		if o == Deny || o == Stop {
+			return &reply{HookSpecificOutput: &hookSpecific{HookEventName: event, PermissionDecision: "deny", PermissionDecisionReason: r}}
+		}
+	case "PostToolUse", "PostToolUseFailure", "SessionStart":
+		// Added after the tool's real output; the stop comes at the next
+		// request's UserPromptSubmit.
+		return &reply{HookSpecificOutput: ctx}
+	case "UserPromptSubmit":
+		if o == Nudge {
+			return &reply{HookSpecificOutput: ctx}
+		}
+		return &reply{Decision: "block", Reason: r}
+	case "Stop", "SubagentStop":
+		// Shown to the person on stderr; never blocks.
+		return &reply{SystemMessage: r}
+	}
+	return nil
 }
 
 // encode prints r; nothing at all for Claude and Codex when there is

@@ -52,6 +52,11 @@ func EntriesFor(tool Tool, o Options) []Entry {
 			{"PreToolUse", ""}, {"PostToolUse", ""}, {"Stop", ""},
 			{"UserPromptSubmit", ""}, {"SessionStart", ""},
 		}
+	case Qwen:
+		return []Entry{
+			{"PreToolUse", "*"}, {"PostToolUse", "*"}, {"PostToolUseFailure", "*"},
+			{"Stop", ""}, {"UserPromptSubmit", ""}, {"SessionStart", ""},
+		}
 	case Gemini:
 		return []Entry{
 			{"BeforeTool", "*"}, {"AfterTool", "*"}, {"BeforeAgent", ""},
@@ -66,7 +71,7 @@ func EntriesFor(tool Tool, o Options) []Entry {
 const HandlerName = "loopbreaker"
 
 // handler is loopbreaker's handler object for tool: timeouts are 10 s
-// (Claude, Codex: seconds; Gemini: milliseconds).
+// (Claude, Codex, Qwen: seconds; Gemini: milliseconds).
 func handler(tool Tool, command string) json.RawMessage {
 	var v any
 	if tool == Gemini {
@@ -499,7 +504,7 @@ func Warnings(tool Tool, data []byte) []string {
 	}
 	var out []string
 	switch tool {
-	case Claude:
+	case Claude, Qwen:
 		var off bool
 		if json.Unmarshal(doc["disableAllHooks"], &off) == nil && off {
 			out = append(out, `"disableAllHooks": true in this file switches every hook off, loopbreaker's included; remove it for the hooks to run`)
@@ -573,7 +578,7 @@ func CodexConfigWarnings(dir string) []string {
 
 // SettingsPath is the file loopbreaker's hooks go into: the user's
 // (user=true) or the project's settings of tool. getenv reads HOME,
-// CLAUDE_CONFIG_DIR and CODEX_HOME.
+// CLAUDE_CONFIG_DIR, CODEX_HOME and QWEN_HOME.
 func SettingsPath(tool Tool, user bool, project string, getenv func(string) string) (string, error) {
 	if !user {
 		switch tool {
@@ -583,6 +588,8 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			return filepath.Join(project, ".codex", "hooks.json"), nil
 		case Gemini:
 			return filepath.Join(project, ".gemini", "settings.json"), nil
+		case Qwen:
+			return filepath.Join(project, ".qwen", "settings.json"), nil
 		}
 		return "", fmt.Errorf("unknown tool %q", tool)
 	}
@@ -607,6 +614,11 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 		return filepath.Join(home, ".codex", "hooks.json"), nil
 	case Gemini:
 		return filepath.Join(home, ".gemini", "settings.json"), nil
+	case Qwen:
+		if d := getenv("QWEN_HOME"); d != "" {
+			return filepath.Join(d, "settings.json"), nil
+		}
+		return filepath.Join(home, ".qwen", "settings.json"), nil
 	}
 	return "", fmt.Errorf("unknown tool %q", tool)
 }
@@ -653,7 +665,7 @@ func InstallFileWith(tool Tool, path, command string, o Options) (FileResult, er
 
 // UninstallFile removes loopbreaker's hooks from the settings file at
 // path, leaving nothing behind: a file the install created is deleted
-// (with its .claude/.codex/.gemini directory when that is left empty), a
+// (with its .claude/.codex/.gemini/.qwen directory when that is left empty), a
 // file that existed gets its original bytes back from the backup, which
 // is then removed. A missing file is nothing to do.
 func UninstallFile(tool Tool, path, command string) (FileResult, error) {
@@ -746,7 +758,7 @@ func uninstallFile(tool Tool, res *FileResult, out, original []byte, perm fs.Fil
 		res.Removed = true
 		dir := filepath.Dir(res.Path)
 		switch filepath.Base(dir) {
-		case ".claude", ".codex", ".gemini":
+		case ".claude", ".codex", ".gemini", ".qwen":
 			if os.Remove(dir) == nil { // only when empty
 				res.RemovedDir = dir
 			}
