@@ -200,7 +200,18 @@ func (p *Payload) Result() Result {
 		// Claude's); a result as Gemini's llmContent and returnDisplay.
 		if p.Event == "PostToolUseFailure" || p.Error != "" {
 			r.Text, r.Output, r.Failed = p.Error, p.Error, true
-			r.ExitCode = exitCodeLine(p.Error)
+			if shell {
+				// A command that exits non-zero fails: the error is the
+				// whole llmContent ("Command: …\nDirectory: …\nOutput: …
+				// \nExit Code: 1…").
+				r.ExitCode = exitCodeLine(p.Error)
+				r.Output = goTestSummaryTabs(shellOutput(qwenShellBody(p.Error)))
+				code := 1
+				if r.ExitCode != nil {
+					code = *r.ExitCode
+				}
+				r.Text = "exit " + strconv.Itoa(code) + "\n" + r.Output
+			}
 			return r
 		}
 		return geminiResult(p, shell)
