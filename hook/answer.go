@@ -232,15 +232,16 @@ func Render(tool Tool, event string, o Outcome, reason string) Answer {
 }
 
 // renderQwen puts an outcome in Qwen Code's words (PROTOCOLS.md, Qwen
-// Code 0.24). No continue:false anywhere: on PreToolUse, PostToolUse and
-// PostToolUseFailure it only replaces the tool's output and the run goes
-// on, and on Stop it is read as "keep going" (the stopReason becomes the
-// next prompt). What ends a run is a blocked UserPromptSubmit, which Qwen
-// fires before every model request, including the one that carries the
-// tool results: so an OPEN breaker refuses the call at PreToolUse (the
-// reason is the call's result for the model) and ends the turn at the
+// Code 0.24). continue:false never ends a run here: on PreToolUse and
+// PostToolUse it replaces the tool's result with stopReason (for the model, and on stderr for the person) and the run
+// goes on; on Stop it means "keep going" (stopReason becomes the next
+// prompt), so a turn end never gets it. What ends a run is a blocked
+// UserPromptSubmit, which Qwen fires before every model request,
+// including the one that carries the tool results: an OPEN breaker
+// refuses the call or replaces its result, then ends the turn at the
 // next request.
 func renderQwen(event string, o Outcome, r string) *reply {
+	f := false
 	ctx := &hookSpecific{HookEventName: event, AdditionalContext: r}
 	switch event {
 	case "PreToolUse":
@@ -248,9 +249,14 @@ func renderQwen(event string, o Outcome, r string) *reply {
 		if o == Deny || o == Stop {
 			return &reply{HookSpecificOutput: &hookSpecific{HookEventName: event, PermissionDecision: "deny", PermissionDecisionReason: r}}
 		}
-	case "PostToolUse", "PostToolUseFailure", "SessionStart":
-		// Added after the tool's real output; the stop comes at the next
-		// request's UserPromptSubmit.
+	case "PostToolUse":
+		if o == Stop {
+			return &reply{Continue: &f, StopReason: r}
+		}
+		return &reply{HookSpecificOutput: ctx}
+	case "PostToolUseFailure", "SessionStart":
+		// PostToolUseFailure reads additionalContext only (appended to
+		// the error the model gets).
 		return &reply{HookSpecificOutput: ctx}
 	case "UserPromptSubmit":
 		if o == Nudge {

@@ -92,14 +92,15 @@ func TestRender(t *testing.T) {
 		{Gemini, "Notification", Stop, "{}\n"},
 		{Gemini, "", Notice, obj(sys)},
 
-		// Qwen Code: no continue:false (ignored on tool events, "keep
-		// going" on Stop); a blocked UserPromptSubmit ends the run.
+		// Qwen Code: continue:false replaces a tool's result and never
+		// ends the run ("keep going" on Stop); a blocked UserPromptSubmit
+		// ends it.
 		{Qwen, "PreToolUse", Allow, ""},
 		{Qwen, "PreToolUse", Nudge, ""},
 		{Qwen, "PreToolUse", Deny, obj(denyPre)},
 		{Qwen, "PreToolUse", Stop, obj(denyPre)},
 		{Qwen, "PostToolUse", Nudge, obj(ctx("PostToolUse"))},
-		{Qwen, "PostToolUse", Stop, obj(ctx("PostToolUse"))},
+		{Qwen, "PostToolUse", Stop, obj(stopFields)},
 		{Qwen, "PostToolUseFailure", Stop, obj(ctx("PostToolUseFailure"))},
 		{Qwen, "UserPromptSubmit", Nudge, obj(ctx("UserPromptSubmit"))},
 		{Qwen, "UserPromptSubmit", Deny, obj(blockReason)},
