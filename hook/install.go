@@ -749,7 +749,7 @@ func uninstallFile(tool Tool, res *FileResult, out, original []byte, perm fs.Fil
 		}
 		res.BackupDropped = true
 		return removeIfThere(res.Backup)
-	case emptyDocument(out):
+	case emptyDocument(withoutAgentKeys(tool, out)):
 		// Nothing is left but what install started from: the file was
 		// created by install (a file that existed has a backup).
 		if err := os.Remove(res.Path); err != nil {
@@ -789,6 +789,30 @@ func hasOurHooks(tool Tool, data []byte) bool {
 	return err == nil && len(changes) > 0
 }
 
+// withoutAgentKeys drops from a settings document the keys the agent CLI
+// adds by itself when it reads the file, which are not the person's
+// changes: Qwen Code writes "$version" (its settings format) into every
+// settings file it loads. Uninstall then restores the original or removes
+// a file the install created; Qwen writes the key again when it needs it.
+func withoutAgentKeys(tool Tool, doc []byte) []byte {
+	if tool != Qwen {
+		return doc
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(doc, &m) != nil {
+		return doc
+	}
+	if _, ok := m["$version"]; !ok {
+		return doc
+	}
+	delete(m, "$version")
+	b, err := marshalNoEscape(m)
+	if err != nil {
+		return doc
+	}
+	return b
+}
+
 // emptyDocument: only whitespace, or an empty JSON object.
 func emptyDocument(b []byte) bool {
 	t := bytes.TrimSpace(b)
@@ -810,7 +834,7 @@ func untouchedSinceInstall(tool Tool, out, original []byte) bool {
 			return false
 		}
 		roundTrip, _, err := merge(tool, installed, "", nil)
-		if err == nil && sameDocument(out, roundTrip) {
+		if err == nil && sameDocument(withoutAgentKeys(tool, out), withoutAgentKeys(tool, roundTrip)) {
 			return true
 		}
 	}
