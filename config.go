@@ -63,6 +63,11 @@ type Config struct {
 	// directory (embedded), or redis://host:port/db (rediss:// for TLS)
 	// for breakers a fleet of machines shares.
 	Store string `yaml:"store"`
+	// TrustedStores are store URLs a project file (loopbreaker.yaml, which
+	// a cloned repository controls) may name; a store it names that is not
+	// listed is refused. Only the user file, the environment and flags can
+	// set it.
+	TrustedStores []string `yaml:"trusted_stores"`
 
 	// StateDir is the directory that holds the state of every project,
 	// one directory per project under projects/, outside the projects'

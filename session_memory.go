@@ -55,7 +55,7 @@ type SessionMemory struct {
 // Bounds on what a session remembers.
 const (
 	MaxPendingCalls  = 64
-	MaxCountedCalls  = 256
+	MaxCountedCalls  = 64
 	MaxAgentSessions = 32
 )
 

@@ -216,6 +216,9 @@ func Load(opts Options) (*Loaded, error) {
 	if err := l.Config.Validate(); err != nil {
 		return nil, l.blame(sch, err)
 	}
+	if err := l.checkStoreTrust(opts, env); err != nil {
+		return nil, err
+	}
 	return l, nil
 }
 
@@ -255,8 +258,10 @@ func (l *Loaded) fillList(sch *schema, s setting) error {
 	return nil
 }
 
-// userFile finds the user configuration file; "" when there is none.
-func userFile(opts Options, env map[string]string) (string, error) {
+// userFilePath is where the user configuration file is read from
+// (whether or not it exists); "" when neither XDG_CONFIG_HOME nor HOME
+// says.
+func userFilePath(opts Options, env map[string]string) string {
 	dir := opts.UserConfigDir
 	if dir == "" {
 		// The XDG spec says a relative XDG_CONFIG_HOME is invalid and must
@@ -266,10 +271,18 @@ func userFile(opts Options, env map[string]string) (string, error) {
 		} else if h := env["HOME"]; h != "" {
 			dir = filepath.Join(h, ".config")
 		} else {
-			return "", nil
+			return ""
 		}
 	}
-	path := filepath.Join(dir, "loopbreaker", "config.yaml")
+	return filepath.Join(dir, "loopbreaker", "config.yaml")
+}
+
+// userFile finds the user configuration file; "" when there is none.
+func userFile(opts Options, env map[string]string) (string, error) {
+	path := userFilePath(opts, env)
+	if path == "" {
+		return "", nil
+	}
 	if _, err := os.Stat(path); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return "", nil

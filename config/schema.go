@@ -519,7 +519,8 @@ func descriptions() map[string]string {
 		"journal.max_entries": "Redis store: trim each breaker's journal stream to about this many entries (a snapshot entry keeps it replayable); 0 never trims.",
 		"journal.max_age":     "Redis store: trim journal entries older than this (a duration); 0 never.",
 
-		"store": `Where the breakers live: "" for the project's state directory, or redis://[user@]host:port/db (rediss:// for TLS, ?prefix=NAME for the key prefix) for one set of breakers shared by a fleet; the password goes in LOOPBREAKER_REDIS_PASSWORD (or the URL) and is never printed.`,
+		"trusted_stores": `Store URLs (password left out) a project's loopbreaker.yaml may name in store; any other store there is refused. Set it in the user file, LOOPBREAKER_TRUSTED_STORES or --set, never in a project file.`,
+		"store":          `Where the breakers live: "" for the project's state directory, or redis://[user@]host:port/db (rediss:// for TLS, ?prefix=NAME for the key prefix) for one set of breakers shared by a fleet; the password goes in LOOPBREAKER_REDIS_PASSWORD (or the URL) and is never printed. A store set in a project file is refused unless trusted_stores lists it.`,
 
 		"state_dir": `Directory that holds loopbreaker's state of every project (one directory per project under projects/, outside the project so the agent's searches never find it); "" means $XDG_STATE_HOME/loopbreaker, else ~/.local/state/loopbreaker. An absolute path; set in the user file, LOOPBREAKER_STATE_DIR or --set, never in a project's loopbreaker.yaml. LOOPBREAKER_DIR names one project's state directory itself and wins over it.`,
 

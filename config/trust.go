@@ -10,7 +10,8 @@ import "fmt"
 // Only the person's own layers (user file, environment, flags) set them.
 func userOnlyKeys() map[string]string {
 	return map[string]string{
-		"state_dir": "a repository's file may not choose where loopbreaker writes outside the project",
+		"state_dir":      "a repository's file may not choose where loopbreaker writes outside the project",
+		"trusted_stores": "a repository cannot vouch for the store server it names",
 	}
 }
 

@@ -11,13 +11,14 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
 // loadFile reads one YAML layer. path is opened, name is shown in messages
 // and sources. A missing file is no layer unless mustExist (a file named
 // by LOOPBREAKER_CONFIG).
 func (s *schema) loadFile(path, name, kind string, mustExist bool) ([]setting, []error) {
-	data, err := os.ReadFile(path)
+	data, err := readConfigFile(path, name)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			if mustExist {
@@ -28,6 +29,41 @@ func (s *schema) loadFile(path, name, kind string, mustExist bool) ([]setting, [
 		return nil, []error{fmt.Errorf("%s config: %w", kind, err)}
 	}
 	return s.decodeYAML(data, name, kind)
+}
+
+// maxConfigBytes bounds a configuration file; real ones are a few KiB.
+const maxConfigBytes = 1 << 20
+
+// readConfigFile reads a configuration file. A project file comes with a
+// repository, which can ship it as a link to /dev/zero or an agent can
+// replace it with a named pipe: anything but a regular file is refused
+// before it is opened (a pipe would block the open), and so is a file
+// larger than maxConfigBytes, so that loading never hangs nor fills the
+// memory.
+func readConfigFile(path, name string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is %s, not a regular file; replace it with a YAML file", name, nofollow.Describe(fi.Mode()))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file; replace it with a YAML file", name)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxConfigBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes; a configuration file is a few KiB, check that it is the right file", name, maxConfigBytes)
+	}
+	return data, nil
 }
 
 // decodeYAML walks the document's nodes itself so that every value keeps its

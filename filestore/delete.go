@@ -3,7 +3,6 @@ package filestore
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/loopbreaker/loopbreaker"
@@ -27,12 +26,13 @@ func (s *Store) Delete(ctx context.Context, scope string, ok func(*loopbreaker.B
 	if err != nil {
 		return false, err
 	}
-	unlock, err := s.lock(ctx)
+	root, done, err := s.begin(ctx)
 	if err != nil {
 		return false, err
 	}
-	defer unlock()
-	if err := s.finishTxn(); err != nil {
+	defer done()
+	defer f.close()
+	if err := s.openScope(root, &f, false); err != nil {
 		return false, err
 	}
 	sf, exists, err := s.readState(f)
@@ -42,16 +42,23 @@ func (s *Store) Delete(ctx context.Context, scope string, ok func(*loopbreaker.B
 	if !exists || (ok != nil && !ok(sf.State)) {
 		return false, nil
 	}
-	root := filepath.Join(s.dir, scopesDir)
-	trash := filepath.Join(root, fmt.Sprintf(".deleted-%s-%d", filepath.Base(f.dir), s.opts.Now().UnixNano()))
-	if err := os.Rename(f.dir, trash); err != nil {
+	scopes, err := root.OpenDir(scopesDir)
+	if err != nil {
+		return false, ioError("open", root.Join(scopesDir), err)
+	}
+	defer scopes.Close()
+	name := filepath.Base(f.dir)
+	trash := fmt.Sprintf(".deleted-%s-%d", name, s.opts.Now().UnixNano())
+	if err := scopes.Rename(name, trash); err != nil {
 		return false, ioError("move aside the scope directory", f.dir, err)
 	}
-	if err := s.syncDir(root); err != nil {
+	if err := s.syncDir(scopes); err != nil {
 		return true, err
 	}
-	if err := os.RemoveAll(trash); err != nil {
-		return true, ioError("remove", trash, err)
+	// The directory was checked to be a directory, not a link, and
+	// RemoveAll never follows a link inside it.
+	if err := scopes.RemoveAll(trash); err != nil {
+		return true, ioError("remove", scopes.Join(trash), err)
 	}
 	return true, nil
 }

@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
 var (
@@ -64,7 +65,12 @@ func hint(err error, path string) string {
 	return "check that " + path + " exists and is writable, and that the disk is not full"
 }
 
-// ioError wraps err from doing what on path with a hint.
+// ioError wraps err from doing what on path with a hint. A link or a file
+// of the wrong type where the store's file belongs says itself which path
+// and what to do.
 func ioError(what, path string, err error) error {
+	if errors.Is(err, nofollow.ErrUnexpected) {
+		return fmt.Errorf("filestore: %s: %w", what, err)
+	}
 	return fmt.Errorf("filestore: %s %s: %w (%s)", what, path, err, hint(err, path))
 }

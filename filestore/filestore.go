@@ -13,6 +13,15 @@
 //
 // Scope names are escaped into one path element (see escapeScope).
 //
+// Links: the store directory's path is the person's choice (a project's
+// .loopbreaker, LOOPBREAKER_DIR) and may go through symbolic links; Open
+// resolves it once. Everything below it is opened from the open directory
+// without following links (internal/nofollow): a link, or a file of the
+// wrong type, where a state file, journal, lock or scope directory belongs
+// is an error naming the path, never followed and never read as a missing
+// file, so a repository that ships a .loopbreaker/ with links in it cannot
+// make the store write anywhere else.
+//
 // Crash safety: an update commits by renaming a new state.json into place;
 // the journal lines are appended after that and also kept in state.json, so
 // the next writer appends them if the process died in between and cuts off
@@ -36,6 +45,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
 const (
@@ -70,7 +80,10 @@ type Options struct {
 // Store is a loopbreaker.Store on the local file system. It is safe for
 // concurrent use by goroutines and by processes sharing the directory.
 type Store struct {
-	dir      string
+	dir string
+	// real is dir with its links resolved when the store was opened ("":
+	// dir did not exist then, see root).
+	real     string
 	opts     Options
 	readOnly bool
 	closed   atomic.Bool
@@ -79,7 +92,9 @@ type Store struct {
 var _ loopbreaker.Store = (*Store)(nil)
 
 // Open opens the store in dir, creating dir (and a .gitignore inside it
-// that keeps it out of git) if it is missing. It holds no lock.
+// that keeps it out of git) if it is missing. It holds no lock. Links on
+// the path dir are followed, once: a link put in the directory's place
+// later is refused, and nothing below it is ever reached through a link.
 func Open(dir string, opts Options) (*Store, error) {
 	if dir == "" {
 		return nil, errors.New("filestore: empty directory; pass the state directory, e.g. ~/.local/state/loopbreaker/projects/<name>")
@@ -88,29 +103,41 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("filestore: resolve %s: %w", dir, err)
 	}
-	if err := os.MkdirAll(filepath.Join(abs, scopesDir), 0o755); err != nil {
+	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, ioError("create state directory", abs, err)
 	}
-	gitignore := filepath.Join(abs, ".gitignore")
-	if f, err := os.OpenFile(gitignore, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, ioError("resolve state directory", abs, err)
+	}
+	s := &Store{dir: abs, real: real, opts: withDefaults(opts)}
+	root, err := s.root()
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	scopes, err := root.MkdirAll(scopesDir, 0o755)
+	if err != nil {
+		return nil, ioError("create", root.Join(scopesDir), err)
+	}
+	scopes.Close()
+	if f, err := root.OpenFile(".gitignore", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
 		_, err = f.WriteString("# loopbreaker state: never commit it\n*\n")
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
-			return nil, ioError("write", gitignore, err)
+			return nil, ioError("write", root.Join(".gitignore"), err)
 		}
 	} else if !errors.Is(err, fs.ErrExist) {
-		return nil, ioError("create", gitignore, err)
+		return nil, ioError("create", root.Join(".gitignore"), err)
 	}
-	lock := filepath.Join(abs, lockName)
-	f, err := os.OpenFile(lock, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := root.OpenFile(lockName, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, ioError("create lock file", lock, err)
+		return nil, ioError("create lock file", root.Join(lockName), err)
 	}
 	_ = f.Close()
-
-	return &Store{dir: abs, opts: withDefaults(opts)}, nil
+	return s, nil
 }
 
 // OpenReadOnly opens the store in dir for reading only: it creates
@@ -131,7 +158,26 @@ func OpenReadOnly(dir string, opts Options) (*Store, error) {
 	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
 		return nil, fmt.Errorf("filestore: %s is not a directory: point the state directory (LOOPBREAKER_DIR) at a directory", abs)
 	}
-	return &Store{dir: abs, opts: withDefaults(opts), readOnly: true}, nil
+	real, _ := filepath.EvalSymlinks(abs)
+	return &Store{dir: abs, real: real, opts: withDefaults(opts), readOnly: true}, nil
+}
+
+// root opens the store directory for one call; everything the call reads
+// or writes is opened from it. A read-only store whose directory was
+// missing when it was opened resolves it now.
+func (s *Store) root() (*nofollow.Dir, error) {
+	real := s.real
+	if real == "" {
+		var err error
+		if real, err = filepath.EvalSymlinks(s.dir); err != nil {
+			return nil, ioError("open state directory", s.dir, err)
+		}
+	}
+	d, err := nofollow.OpenResolved(real, nofollow.StateHint)
+	if err != nil {
+		return nil, ioError("open state directory", s.dir, err)
+	}
+	return d, nil
 }
 
 func withDefaults(opts Options) Options {
@@ -165,11 +211,37 @@ func (s *Store) usable(ctx context.Context) error {
 }
 
 // lock takes the store's exclusive lock; every write goes through it.
-func (s *Store) lock(ctx context.Context) (func(), error) {
+func (s *Store) lock(ctx context.Context, root *nofollow.Dir) (func(), error) {
 	if s.readOnly {
 		return nil, ErrReadOnly
 	}
-	return lockExclusive(ctx, filepath.Join(s.dir, lockName))
+	return lockExclusive(ctx, root, lockName)
+}
+
+// begin opens the store directory and takes the lock for a call that
+// writes, finishing a multi-scope update a crash left behind; done closes
+// both.
+func (s *Store) begin(ctx context.Context) (root *nofollow.Dir, done func(), err error) {
+	if s.readOnly {
+		return nil, nil, ErrReadOnly
+	}
+	if root, err = s.root(); err != nil {
+		return nil, nil, err
+	}
+	unlock, err := s.lock(ctx, root)
+	if err != nil {
+		root.Close()
+		return nil, nil, err
+	}
+	done = func() {
+		unlock()
+		root.Close()
+	}
+	if err := s.finishTxn(root); err != nil {
+		done()
+		return nil, nil, err
+	}
+	return root, done, nil
 }
 
 // commit is one scope's share of an update.
@@ -213,13 +285,18 @@ func (s *Store) Update(ctx context.Context, scopes []string, fn loopbreaker.Upda
 	if s.readOnly {
 		return s.updateReadOnly(files, fn)
 	}
-	unlock, err := s.lock(ctx)
+	root, done, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
-	defer unlock()
-	if err := s.finishTxn(); err != nil {
-		return err
+	defer done()
+	// The scope directories are opened under the lock: a Delete moves one
+	// away under it.
+	defer closeScopes(files)
+	for i := range files {
+		if err := s.openScope(root, &files[i], false); err != nil {
+			return err
+		}
 	}
 
 	states := make([]*loopbreaker.BreakerState, len(scopes))
@@ -277,12 +354,18 @@ func (s *Store) Update(ctx context.Context, scopes []string, fn loopbreaker.Upda
 		if err != nil {
 			return err
 		}
+		if f.d == nil {
+			if err := s.openScope(root, &files[i], true); err != nil {
+				return err
+			}
+			f = files[i]
+		}
 		commits = append(commits, commit{files: f, state: st, lines: lines, data: data, tail: tails[i]})
 	}
 	if len(commits) == 0 {
 		return nil
 	}
-	return s.commit(commits)
+	return s.commit(root, commits)
 }
 
 // updateReadOnly is Update on a read-only store: fn runs on the committed
@@ -290,9 +373,21 @@ func (s *Store) Update(ctx context.Context, scopes []string, fn loopbreaker.Upda
 // nothing (a check of a CLOSED breaker) succeeds, one that would save
 // something fails with ErrReadOnly.
 func (s *Store) updateReadOnly(files []scopeFiles, fn loopbreaker.UpdateFunc) error {
+	root, err := s.root()
+	if errors.Is(err, fs.ErrNotExist) {
+		root = nil // no state directory: every scope is new
+	} else if err != nil {
+		return err
+	} else {
+		defer root.Close()
+	}
+	defer closeScopes(files)
 	states := make([]*loopbreaker.BreakerState, len(files))
-	for i, f := range files {
-		sf, _, err := s.readState(f)
+	for i := range files {
+		if err := s.openScope(root, &files[i], false); err != nil {
+			return err
+		}
+		sf, _, err := s.readState(files[i])
 		if err != nil {
 			return err
 		}
@@ -314,39 +409,34 @@ func (s *Store) updateReadOnly(files []scopeFiles, fn loopbreaker.UpdateFunc) er
 // the commit point is txn.json, which the next writer rolls forward if the
 // process dies before every state.json is in place; with one scope it is
 // the rename of its state.json.
-func (s *Store) commit(commits []commit) error {
-	for _, c := range commits {
-		if err := os.MkdirAll(c.files.dir, 0o755); err != nil {
-			return ioError("create scope directory", c.files.dir, err)
-		}
-	}
-	txnPath := filepath.Join(s.dir, txnName)
+// Every commit's scope directory is open.
+func (s *Store) commit(root *nofollow.Dir, commits []commit) error {
 	if len(commits) > 1 {
 		data, err := encodeTxn(commits)
 		if err != nil {
 			return err
 		}
-		if err := s.writeAtomic(txnPath, data); err != nil {
+		if err := s.writeAtomic(root, txnName, data); err != nil {
 			return err
 		}
-		if err := s.syncDir(s.dir); err != nil {
+		if err := s.syncDir(root); err != nil {
 			return fmt.Errorf("%w: %w", ErrCommitted, err)
 		}
 	}
 	for i, c := range commits {
-		if err := s.writeAtomic(c.files.state, c.data); err != nil {
+		if err := s.writeAtomic(c.files.d, stateName, c.data); err != nil {
 			if len(commits) > 1 || i > 0 {
 				return fmt.Errorf("%w: %w", ErrCommitted, err)
 			}
 			return err
 		}
-		if err := s.syncDir(c.files.dir); err != nil {
+		if err := s.syncDir(c.files.d); err != nil {
 			return fmt.Errorf("%w: %w", ErrCommitted, err)
 		}
 	}
 	if len(commits) > 1 {
-		if err := os.Remove(txnPath); err != nil {
-			return fmt.Errorf("%w: %w", ErrCommitted, ioError("remove", txnPath, err))
+		if err := root.Remove(txnName); err != nil {
+			return fmt.Errorf("%w: %w", ErrCommitted, ioError("remove", root.Join(txnName), err))
 		}
 	}
 	var errs []error
@@ -416,9 +506,9 @@ func encodeTxn(commits []commit) ([]byte, error) {
 }
 
 // finishTxn rolls a committed multi-scope update forward (under the lock).
-func (s *Store) finishTxn() error {
-	path := filepath.Join(s.dir, txnName)
-	data, err := readWhole(path)
+func (s *Store) finishTxn(root *nofollow.Dir) error {
+	path := root.Join(txnName)
+	data, err := root.ReadFile(txnName)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -429,13 +519,15 @@ func (s *Store) finishTxn() error {
 	if err := json.Unmarshal(data, &txn); err != nil || txn.Version != stateFormat {
 		// Only a power cut without Fsync can leave this; the state files
 		// are checked on their own. Keep the file for inspection.
-		aside := fmt.Sprintf("%s.corrupt-%d", path, s.opts.Now().UnixNano())
-		if err := os.Rename(path, aside); err != nil {
-			return ioError("move unreadable "+path+" to", aside, err)
+		aside := fmt.Sprintf("%s.corrupt-%d", txnName, s.opts.Now().UnixNano())
+		if err := root.Rename(txnName, aside); err != nil {
+			return ioError("move unreadable "+path+" to", root.Join(aside), err)
 		}
 		return nil
 	}
 	loaded := make([]loadedState, len(txn.States))
+	files := make([]scopeFiles, len(txn.States))
+	defer closeScopes(files)
 	for i, ts := range txn.States {
 		f, err := s.files(ts.Scope)
 		if err != nil {
@@ -446,27 +538,27 @@ func (s *Store) finishTxn() error {
 		if loaded[i], problem = parseState(ts.Scope, data); problem != "" {
 			return fmt.Errorf("filestore: roll forward %s: the state of scope %q %s; move the file aside to go on", path, ts.Scope, problem)
 		}
-		if err := os.MkdirAll(f.dir, 0o755); err != nil {
-			return ioError("create scope directory", f.dir, err)
-		}
-		if err := s.writeAtomic(f.state, data); err != nil {
+		if err := s.openScope(root, &f, true); err != nil {
 			return err
 		}
-		if err := s.syncDir(f.dir); err != nil {
+		files[i] = f
+		if err := s.writeAtomic(f.d, stateName, data); err != nil {
+			return err
+		}
+		if err := s.syncDir(f.d); err != nil {
 			return err
 		}
 	}
-	if err := os.Remove(path); err != nil {
+	if err := root.Remove(txnName); err != nil {
 		return ioError("remove", path, err)
 	}
-	if err := s.syncDir(s.dir); err != nil {
+	if err := s.syncDir(root); err != nil {
 		return err
 	}
 	// Append the update's journal lines now rather than when each scope is
 	// next updated, so that Journal shows them.
-	for i, ts := range txn.States {
-		f, _ := s.files(ts.Scope)
-		if _, err := s.repairJournal(f, loaded[i]); err != nil {
+	for i := range files {
+		if _, err := s.repairJournal(files[i], loaded[i]); err != nil {
 			return err
 		}
 	}
@@ -483,10 +575,11 @@ func (s *Store) Load(ctx context.Context, scope string) (*loopbreaker.BreakerSta
 	if err := s.usable(ctx); err != nil {
 		return nil, err
 	}
-	f, err := s.files(scope)
+	f, done, err := s.lookScope(scope)
 	if err != nil {
 		return nil, err
 	}
+	defer done()
 	sf, _, err := s.readState(f)
 	if err != nil {
 		return nil, err
@@ -494,29 +587,46 @@ func (s *Store) Load(ctx context.Context, scope string) (*loopbreaker.BreakerSta
 	return sf.State, nil
 }
 
-// Scopes lists the scopes that have a state file, sorted.
+// Scopes lists the scopes that have a state file, sorted. A scope
+// directory that is a link is not one of the store's and is not listed
+// (using its scope is an error that names it).
 func (s *Store) Scopes(ctx context.Context) ([]string, error) {
 	if err := s.usable(ctx); err != nil {
 		return nil, err
 	}
-	root := filepath.Join(s.dir, scopesDir)
-	des, err := os.ReadDir(root)
+	root, err := s.root()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, ioError("list scopes in", root, err)
+		return nil, err
+	}
+	defer root.Close()
+	dir, err := root.OpenDir(scopesDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, ioError("list scopes in", root.Join(scopesDir), err)
+	}
+	defer dir.Close()
+	des, err := dir.ReadDir()
+	if err != nil {
+		return nil, ioError("list scopes in", dir.Path(), err)
 	}
 	var scopes []string
 	for _, de := range des {
-		scope, ok := unescapeScope(de.Name())
-		if !ok && isHashed(de.Name()) {
-			scope, ok = s.hashedScope(de.Name())
-		}
-		if !ok || !de.IsDir() {
+		if !de.IsDir() {
 			continue // not made by the store
 		}
-		if _, err := os.Stat(filepath.Join(root, de.Name(), stateName)); err == nil {
+		scope, ok := unescapeScope(de.Name())
+		if !ok && isHashed(de.Name()) {
+			scope, ok = s.hashedScope(dir, de.Name())
+		}
+		if !ok {
+			continue
+		}
+		if fi, err := dir.Lstat(de.Name() + "/" + stateName); err == nil && fi.Mode().IsRegular() {
 			scopes = append(scopes, scope)
 		}
 	}
@@ -526,8 +636,8 @@ func (s *Store) Scopes(ctx context.Context) ([]string, error) {
 
 // hashedScope reads the scope of a hashed directory name from its state
 // file; it is the directory's scope only if the scope hashes to the name.
-func (s *Store) hashedScope(name string) (string, bool) {
-	data, err := readWhole(filepath.Join(s.dir, scopesDir, name, stateName))
+func (s *Store) hashedScope(scopes *nofollow.Dir, name string) (string, bool) {
+	data, err := scopes.ReadFile(name + "/" + stateName)
 	if err != nil {
 		return "", false
 	}
@@ -571,12 +681,13 @@ func (s *Store) Replace(ctx context.Context, scope string, state *loopbreaker.Br
 		return fmt.Errorf("filestore: not saving scope %q: %w", scope, err)
 	}
 
-	unlock, err := s.lock(ctx)
+	root, done, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
-	defer unlock()
-	if err := s.finishTxn(); err != nil {
+	defer done()
+	defer f.close()
+	if err := s.openScope(root, &f, true); err != nil {
 		return err
 	}
 
@@ -621,13 +732,10 @@ func (s *Store) Replace(ctx context.Context, scope string, state *loopbreaker.Br
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(f.dir, 0o755); err != nil {
-		return ioError("create scope directory", f.dir, err)
-	}
-	if err := s.writeAtomic(f.state, data); err != nil {
+	if err := s.writeAtomic(f.d, stateName, data); err != nil {
 		return err
 	}
-	if err := s.syncDir(f.dir); err != nil {
+	if err := s.syncDir(f.d); err != nil {
 		return fmt.Errorf("%w: %w", ErrCommitted, err)
 	}
 	if tail.garbage {
@@ -643,25 +751,25 @@ func (s *Store) Replace(ctx context.Context, scope string, state *loopbreaker.Br
 
 // keepCorrupt copies an unusable state file aside before it is replaced.
 func (s *Store) keepCorrupt(f scopeFiles) error {
-	data, err := os.ReadFile(f.state)
+	data, err := f.d.ReadFile(stateName)
 	if err != nil {
 		return ioError("read", f.state, err)
 	}
 	stamp := s.opts.Now().UnixNano()
 	for n := 0; ; n++ {
-		aside := fmt.Sprintf("%s.corrupt-%d", f.state, stamp)
+		aside := fmt.Sprintf("%s.corrupt-%d", stateName, stamp)
 		if n > 0 {
 			aside = fmt.Sprintf("%s-%d", aside, n)
 		}
-		out, err := os.OpenFile(aside, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		out, err := f.d.OpenFile(aside, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
-			return ioError("keep the corrupt state file as", aside, err)
+			return ioError("keep the corrupt state file as", f.d.Join(aside), err)
 		}
 		if err := s.writeClose(out, data); err != nil {
-			return ioError("keep the corrupt state file as", aside, err)
+			return ioError("keep the corrupt state file as", f.d.Join(aside), err)
 		}
 		return nil
 	}
@@ -678,12 +786,13 @@ func (s *Store) Compact(ctx context.Context, scope string) error {
 	if err != nil {
 		return err
 	}
-	unlock, err := s.lock(ctx)
+	root, done, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
-	defer unlock()
-	if err := s.finishTxn(); err != nil {
+	defer done()
+	defer f.close()
+	if err := s.openScope(root, &f, false); err != nil {
 		return err
 	}
 	sf, exists, err := s.readState(f)
@@ -694,7 +803,7 @@ func (s *Store) Compact(ctx context.Context, scope string) error {
 	if err != nil {
 		return err
 	}
-	if first, ok := s.firstEntry(f.journal); ok && first.Type == loopbreaker.EntrySnapshot && first.Seq == sf.State.Seq {
+	if first, ok := s.firstEntry(f.d, journalName); ok && first.Type == loopbreaker.EntrySnapshot && first.Seq == sf.State.Seq {
 		return nil
 	}
 	return s.startJournal(f, &tail, snapshotEntry(sf.State, s.opts.Now()))

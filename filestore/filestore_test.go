@@ -359,15 +359,15 @@ func TestRotation(t *testing.T) {
 	for range 60 {
 		storetest.MustUpdate(t, s, iterate(100), scope)
 	}
-	f := mustFiles(t, s, scope)
-	rotated, err := rotatedJournals(f.dir)
+	js, err := s.JournalStats(context.Background(), scope)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rotated) != 2 {
-		t.Fatalf("kept %d rotated journals, want 2", len(rotated))
+	if len(js.Rotated) != 2 {
+		t.Fatalf("kept %d rotated journals, want 2", len(js.Rotated))
 	}
-	for _, r := range rotated {
+	for _, path := range js.Rotated {
+		r := struct{ path string }{path}
 		es, _ := readAllJournal(t, r.path)
 		if filepath.Base(r.path) != "journal-"+itoa(es[0].Seq)+".jsonl" {
 			t.Fatalf("%s starts at seq %d", r.path, es[0].Seq)
@@ -377,7 +377,7 @@ func TestRotation(t *testing.T) {
 		}
 	}
 	cur := storetest.MustJournal(t, s, scope, 0)
-	newest, _ := readAllJournal(t, rotated[1].path)
+	newest, _ := readAllJournal(t, js.Rotated[1])
 	snap := cur[0]
 	if snap.Type != lb.EntrySnapshot || snap.Seq != newest[len(newest)-1].Seq || snap.Snapshot.Iterations != int(snap.Seq) || snap.Snapshot.Seq != snap.Seq {
 		t.Fatalf("current journal starts with %+v; the rotated one ended at %d", snap, newest[len(newest)-1].Seq)
@@ -394,8 +394,8 @@ func TestRotation(t *testing.T) {
 			storetest.MustUpdate(t, none, iterate(100), scope)
 			storetest.MustUpdate(t, never, iterate(100), scope)
 		}
-		if r, _ := rotatedJournals(mustFiles(t, none, scope).dir); len(r) != 0 {
-			t.Fatalf("KeepJournals -1 kept %d", len(r))
+		if js, err := none.JournalStats(context.Background(), scope); err != nil || len(js.Rotated) != 0 {
+			t.Fatalf("KeepJournals -1 kept %v (%v)", js.Rotated, err)
 		}
 		if es := storetest.MustJournal(t, none, scope, 0); es[0].Type != lb.EntrySnapshot {
 			t.Fatal("no rotation happened")
@@ -437,7 +437,7 @@ func TestCompact(t *testing.T) {
 	if err := s.Compact(ctx, scope); err != nil {
 		t.Fatal(err)
 	}
-	if r, _ := rotatedJournals(f.dir); len(r) != 1 {
+	if r := rotatedPaths(t, s, scope); len(r) != 1 {
 		t.Fatalf("second Compact rotated again: %v", r)
 	}
 	storetest.MustUpdate(t, s, iterate(1), scope)

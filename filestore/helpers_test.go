@@ -2,6 +2,7 @@ package filestore
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -54,6 +55,16 @@ func iterate(summaryBytes int) lb.UpdateFunc {
 		}
 		return out, nil
 	}
+}
+
+// rotatedPaths lists the scope's rotated journals, oldest first.
+func rotatedPaths(t testing.TB, s *Store, scope string) []string {
+	t.Helper()
+	js, err := s.JournalStats(context.Background(), scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js.Rotated
 }
 
 func mustFiles(t testing.TB, s *Store, scope string) scopeFiles {
@@ -124,15 +135,7 @@ func checkContiguous(t testing.TB, s *Store, scope string) int {
 	t.Helper()
 	st := storetest.MustLoad(t, s, scope)
 	f := mustFiles(t, s, scope)
-	rotated, err := rotatedJournals(f.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths := []string{}
-	for _, r := range rotated {
-		paths = append(paths, r.path)
-	}
-	paths = append(paths, f.journal)
+	paths := append(rotatedPaths(t, s, scope), f.journal)
 	var next uint64 = 1
 	events := 0
 	for i, p := range paths {

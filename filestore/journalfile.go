@@ -11,25 +11,28 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
 // loadTail reads the end of a scope's journal and cuts off a half-written
 // last line; callers hold the lock. A journal that a killed rotation left
 // only under its temporary name is put back first.
 func (s *Store) loadTail(f scopeFiles) (journalTail, error) {
-	jf, err := openFile(f.journal, os.O_RDWR, 0)
+	if f.d == nil {
+		return journalTail{partialAt: -1}, nil
+	}
+	jf, err := f.d.OpenFile(journalName, os.O_RDWR, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		restored, rerr := s.finishRotation(f)
 		if rerr != nil || !restored {
 			return journalTail{partialAt: -1}, rerr
 		}
-		jf, err = openFile(f.journal, os.O_RDWR, 0)
+		jf, err = f.d.OpenFile(journalName, os.O_RDWR, 0)
 	}
 	if err != nil {
 		return journalTail{}, ioError("open journal", f.journal, err)
@@ -62,24 +65,24 @@ func (s *Store) loadTail(f scopeFiles) (journalTail, error) {
 // finishRotation completes a rotation killed between moving the old
 // journal away and moving the new one (already complete) into place.
 func (s *Store) finishRotation(f scopeFiles) (bool, error) {
-	tmp := f.journal + ".tmp"
-	data, err := os.ReadFile(tmp)
+	tmp := journalName + ".tmp"
+	data, err := f.d.ReadFile(tmp)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
 	if err != nil {
-		return false, ioError("read", tmp, err)
+		return false, ioError("read", f.d.Join(tmp), err)
 	}
 	if bytes.IndexByte(data, '\n') == len(data)-1 {
 		if _, ok := decodeEntry(data[:len(data)-1]); ok {
-			if err := os.Rename(tmp, f.journal); err != nil {
-				return false, ioError("rename "+tmp+" to", f.journal, err)
+			if err := f.d.Rename(tmp, journalName); err != nil {
+				return false, ioError("rename "+f.d.Join(tmp)+" to", f.journal, err)
 			}
-			return true, s.syncDir(f.dir)
+			return true, s.syncDir(f.d)
 		}
 	}
-	if err := os.Remove(tmp); err != nil {
-		return false, ioError("remove", tmp, err)
+	if err := f.d.Remove(tmp); err != nil {
+		return false, ioError("remove", f.d.Join(tmp), err)
 	}
 	return false, nil
 }
@@ -151,7 +154,7 @@ func (s *Store) appendLines(f scopeFiles, t *journalTail, lines [][]byte, lastSe
 		buf = append(buf, l...)
 		buf = append(buf, '\n')
 	}
-	jf, err := openFile(f.journal, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	jf, err := f.d.OpenFile(journalName, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return ioError("open journal", f.journal, err)
 	}
@@ -166,7 +169,7 @@ func (s *Store) appendLines(f scopeFiles, t *journalTail, lines [][]byte, lastSe
 		return ioError("append to journal", f.journal, err)
 	}
 	if !t.exists {
-		if err := s.syncDir(f.dir); err != nil {
+		if err := s.syncDir(f.d); err != nil {
 			return err
 		}
 	}
@@ -194,41 +197,38 @@ func (s *Store) startJournal(f scopeFiles, t *journalTail, first loopbreaker.Jou
 		return fmt.Errorf("filestore: encode snapshot of scope %q: %w", f.scope, err)
 	}
 	line = append(line, '\n')
-	if err := os.MkdirAll(f.dir, 0o755); err != nil {
-		return ioError("create scope directory", f.dir, err)
-	}
-	tmp := f.journal + ".tmp"
-	if err := s.writeFile(tmp, line); err != nil {
+	tmp := journalName + ".tmp"
+	if err := s.writeFile(f.d, tmp, line); err != nil {
 		return err
 	}
 	if t.exists && t.size > 0 {
 		var firstSeq uint64
-		if e, ok := s.firstEntry(f.journal); ok {
+		if e, ok := s.firstEntry(f.d, journalName); ok {
 			firstSeq = e.Seq
 		}
-		rotated := s.rotatedPath(f, firstSeq)
-		if err := os.Rename(f.journal, rotated); err != nil {
-			return ioError("rotate "+f.journal+" to", rotated, err)
+		rotated := s.rotatedName(f, firstSeq)
+		if err := f.d.Rename(journalName, rotated); err != nil {
+			return ioError("rotate "+f.journal+" to", f.d.Join(rotated), err)
 		}
 	}
-	if err := os.Rename(tmp, f.journal); err != nil {
-		return ioError("rename "+tmp+" to", f.journal, err)
+	if err := f.d.Rename(tmp, journalName); err != nil {
+		return ioError("rename "+f.d.Join(tmp)+" to", f.journal, err)
 	}
-	if err := s.syncDir(f.dir); err != nil {
+	if err := s.syncDir(f.d); err != nil {
 		return err
 	}
 	*t = journalTail{exists: true, size: int64(len(line)), partialAt: -1, last: entryHead{Seq: first.Seq, Scope: first.Scope, Type: first.Type}, lastOK: true}
 	return s.prune(f)
 }
 
-// writeFile writes data to path (truncating it), with fsync if asked.
-func (s *Store) writeFile(path string, data []byte) error {
-	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+// writeFile writes data to name in d (truncating it), with fsync if asked.
+func (s *Store) writeFile(d *nofollow.Dir, name string, data []byte) error {
+	out, err := d.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return ioError("create", path, err)
+		return ioError("create", d.Join(name), err)
 	}
 	if err := s.writeClose(out, data); err != nil {
-		return ioError("write", path, err)
+		return ioError("write", d.Join(name), err)
 	}
 	return nil
 }
@@ -246,36 +246,36 @@ func (s *Store) writeClose(f *os.File, data []byte) error {
 	return err
 }
 
-// rotatedPath names a rotated journal after its first seq; a clash (only
+// rotatedName names a rotated journal after its first seq; a clash (only
 // possible after a repair started a journal at a seq already used) gets a
 // counter.
-func (s *Store) rotatedPath(f scopeFiles, firstSeq uint64) string {
+func (s *Store) rotatedName(f scopeFiles, firstSeq uint64) string {
 	for n := 0; ; n++ {
 		name := fmt.Sprintf("journal-%d.jsonl", firstSeq)
 		if n > 0 {
 			name = fmt.Sprintf("journal-%d-%d.jsonl", firstSeq, n)
 		}
-		p := filepath.Join(f.dir, name)
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-			return p
+		if _, err := f.d.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			return name
 		}
 	}
 }
 
 type rotatedJournal struct {
-	path     string
+	name     string
 	firstSeq uint64
 	n        uint64
 }
 
-// rotatedJournals lists a scope's rotated journals, oldest first.
-func rotatedJournals(dir string) ([]rotatedJournal, error) {
-	des, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
+// rotatedJournals lists the rotated journals in a scope's directory d
+// (nil: none), oldest first.
+func rotatedJournals(d *nofollow.Dir) ([]rotatedJournal, error) {
+	if d == nil {
 		return nil, nil
 	}
+	des, err := d.ReadDir()
 	if err != nil {
-		return nil, ioError("list", dir, err)
+		return nil, ioError("list", d.Path(), err)
 	}
 	var out []rotatedJournal
 	for _, de := range des {
@@ -298,7 +298,7 @@ func rotatedJournals(dir string) ([]rotatedJournal, error) {
 				continue
 			}
 		}
-		out = append(out, rotatedJournal{path: filepath.Join(dir, name), firstSeq: seq, n: n})
+		out = append(out, rotatedJournal{name: name, firstSeq: seq, n: n})
 	}
 	slices.SortFunc(out, func(a, b rotatedJournal) int {
 		return cmp.Or(cmp.Compare(a.firstSeq, b.firstSeq), cmp.Compare(a.n, b.n))
@@ -308,23 +308,23 @@ func rotatedJournals(dir string) ([]rotatedJournal, error) {
 
 // prune deletes the oldest rotated journals beyond KeepJournals.
 func (s *Store) prune(f scopeFiles) error {
-	rotated, err := rotatedJournals(f.dir)
+	rotated, err := rotatedJournals(f.d)
 	if err != nil {
 		return err
 	}
 	keep := max(s.opts.KeepJournals, 0)
 	var errs []error
 	for i := 0; i < len(rotated)-keep; i++ {
-		if err := os.Remove(rotated[i].path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, ioError("delete old journal", rotated[i].path, err))
+		if err := f.d.Remove(rotated[i].name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, ioError("delete old journal", f.d.Join(rotated[i].name), err))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// firstEntry reads the first line of a journal.
-func (s *Store) firstEntry(path string) (loopbreaker.JournalEntry, bool) {
-	jf, err := os.Open(path)
+// firstEntry reads the first line of the journal name in d.
+func (s *Store) firstEntry(d *nofollow.Dir, name string) (loopbreaker.JournalEntry, bool) {
+	jf, err := d.OpenFile(name, os.O_RDONLY, 0)
 	if err != nil {
 		return loopbreaker.JournalEntry{}, false
 	}
@@ -340,17 +340,21 @@ func (s *Store) firstEntry(path string) (loopbreaker.JournalEntry, bool) {
 // maxJournalSeq is the highest seq in the scope's journals; it reads whole
 // files only when a journal's last line is unreadable.
 func (s *Store) maxJournalSeq(f scopeFiles) (uint64, error) {
-	rotated, err := rotatedJournals(f.dir)
+	if f.d == nil {
+		return 0, nil
+	}
+	rotated, err := rotatedJournals(f.d)
 	if err != nil {
 		return 0, err
 	}
-	paths := []string{f.journal}
+	names := []string{journalName}
 	for _, r := range rotated {
-		paths = append(paths, r.path)
+		names = append(names, r.name)
 	}
 	var top uint64
-	for _, p := range paths {
-		jf, err := os.Open(p)
+	for _, name := range names {
+		p := f.d.Join(name)
+		jf, err := f.d.OpenFile(name, os.O_RDONLY, 0)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -386,11 +390,15 @@ func (s *Store) Journal(ctx context.Context, scope string, limit int) ([]loopbre
 	if err := s.usable(ctx); err != nil {
 		return nil, err
 	}
-	f, err := s.files(scope)
+	f, done, err := s.lookScope(scope)
 	if err != nil {
 		return nil, err
 	}
-	jf, err := os.Open(f.journal)
+	defer done()
+	if f.d == nil {
+		return nil, nil
+	}
+	jf, err := f.d.OpenFile(journalName, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -444,19 +452,23 @@ func (s *Store) JournalStats(ctx context.Context, scope string) (JournalStats, e
 	if err := s.usable(ctx); err != nil {
 		return JournalStats{}, err
 	}
-	f, err := s.files(scope)
+	f, done, err := s.lookScope(scope)
 	if err != nil {
 		return JournalStats{}, err
 	}
+	defer done()
 	js := JournalStats{Path: f.journal}
-	rotated, err := rotatedJournals(f.dir)
+	if f.d == nil {
+		return js, nil
+	}
+	rotated, err := rotatedJournals(f.d)
 	if err != nil {
 		return js, err
 	}
 	for _, r := range rotated {
-		js.Rotated = append(js.Rotated, r.path)
+		js.Rotated = append(js.Rotated, f.d.Join(r.name))
 	}
-	jf, err := os.Open(f.journal)
+	jf, err := f.d.OpenFile(journalName, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return js, nil
 	}

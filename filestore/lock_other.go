@@ -6,10 +6,12 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
 // lockExclusive is not implemented here: without a cross-process lock the
 // store could lose updates, so it refuses to write.
-func lockExclusive(ctx context.Context, path string) (func(), error) {
+func lockExclusive(ctx context.Context, root *nofollow.Dir, name string) (func(), error) {
 	return nil, fmt.Errorf("filestore: file locking is not supported on %s; use the Redis store instead", runtime.GOOS)
 }

@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
-// lockExclusive takes an exclusive flock on path and returns the function
+// lockExclusive takes an exclusive flock on the file name in root (never
+// through a link) and returns the function
 // that releases it. Every call opens its own file description, so that
 // goroutines of one process exclude each other as processes do. The kernel
 // drops the lock when the process dies, so a killed writer never leaves a
@@ -18,10 +21,11 @@ import (
 //
 // While waiting it honours ctx: the blocking flock runs in a goroutine, and
 // if ctx ends first that goroutine releases the lock as soon as it gets it.
-func lockExclusive(ctx context.Context, path string) (func(), error) {
-	f, err := openFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+func lockExclusive(ctx context.Context, root *nofollow.Dir, name string) (func(), error) {
+	path := root.Join(name)
+	f, err := root.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("filestore: open lock file %s: %w (%s)", path, err, hint(err, path))
+		return nil, ioError("open lock file", path, err)
 	}
 	unlock := func() {
 		// Closing the last descriptor releases the flock.

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
 // ErrBothExist means a state directory cannot be moved because its
@@ -52,7 +54,7 @@ func Move(ctx context.Context, from, to string) (bool, error) {
 	if err := checkMovable(from); err != nil || !exists(from) {
 		return false, err
 	}
-	unlock, err := lockExclusive(ctx, filepath.Join(from, lockName))
+	unlock, err := lockDir(ctx, from)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil // moved away while we looked
 	}
@@ -87,6 +89,17 @@ func Move(ctx context.Context, from, to string) (bool, error) {
 	}
 	_, err = finishCopy(from, to)
 	return true, err
+}
+
+// lockDir takes the lock of the state directory dir (never through a
+// link in the lock's place).
+func lockDir(ctx context.Context, dir string) (func(), error) {
+	root, err := nofollow.OpenResolved(dir, nofollow.StateHint)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return lockExclusive(ctx, root, lockName)
 }
 
 // checkMovable refuses a from that is not a plain directory.

@@ -222,7 +222,7 @@ func TestCrashKill9(t *testing.T) {
 	}
 	s, _ := Open(dir, Options{})
 	st := storetest.MustLoad(t, s, crashScopes[0])
-	rotated, _ := rotatedJournals(mustFiles(t, s, crashScopes[0]).dir)
+	rotated := rotatedPaths(t, s, crashScopes[0])
 	t.Logf("%d rounds, %d updates, %d rotations; after the kills: %d half-written journal lines, %d journals behind their state, %d multi-scope commits to finish",
 		rounds, st.Iterations, len(rotated), partialTails, behind, txns)
 }

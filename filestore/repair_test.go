@@ -92,8 +92,8 @@ func TestRepairAfterCrash(t *testing.T) {
 			if len(es) != 2 || es[0].Type != lb.EntrySnapshot || es[0].Seq != 5 || es[0].Snapshot.Iterations != 4 || es[1].Seq != 6 {
 				t.Fatalf("journal after repair: %s", got)
 			}
-			rotated, _ := rotatedJournals(f.dir)
-			if c.journal != nil && (len(rotated) != 1 || string(readFile(t, rotated[0].path)) != string(c.journal(lines))) {
+			rotated := rotatedPaths(t, s, scope)
+			if c.journal != nil && (len(rotated) != 1 || string(readFile(t, rotated[0])) != string(c.journal(lines))) {
 				t.Fatalf("the damaged journal was not kept: %v", rotated)
 			}
 		})

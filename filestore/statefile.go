@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
 // stateFormat is the version of the state file layout.
@@ -60,12 +60,14 @@ type entryHead struct {
 	Type  loopbreaker.EntryType `json:"type"`
 }
 
-// scopeFiles names the files of one scope.
+// scopeFiles names the files of one scope; d is its directory once
+// opened (nil: not opened, or missing, then the scope has no files).
 type scopeFiles struct {
 	scope   string
 	dir     string
 	state   string
 	journal string
+	d       *nofollow.Dir
 }
 
 func (s *Store) files(scope string) (scopeFiles, error) {
@@ -82,22 +84,87 @@ func (s *Store) files(scope string) (scopeFiles, error) {
 	}, nil
 }
 
+// openScope opens f's directory below root (a nil root: no state
+// directory); create makes it when missing. A directory that is missing
+// without create leaves f.d nil.
+func (s *Store) openScope(root *nofollow.Dir, f *scopeFiles, create bool) error {
+	if f.d != nil || root == nil {
+		return nil
+	}
+	name := scopesDir + "/" + filepath.Base(f.dir)
+	var err error
+	if create {
+		f.d, err = root.MkdirAll(name, 0o755)
+	} else if f.d, err = root.OpenDir(name); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return ioError("open scope directory", f.dir, err)
+	}
+	return nil
+}
+
+func (f *scopeFiles) close() {
+	if f.d != nil {
+		f.d.Close()
+		f.d = nil
+	}
+}
+
+func closeScopes(files []scopeFiles) {
+	for i := range files {
+		files[i].close()
+	}
+}
+
+// lookScope opens a scope's directory for a call that only reads (no
+// lock); done closes it.
+func (s *Store) lookScope(scope string) (f scopeFiles, done func(), err error) {
+	if f, err = s.files(scope); err != nil {
+		return f, nil, err
+	}
+	root, err := s.root()
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, func() {}, nil
+	}
+	if err != nil {
+		return f, nil, err
+	}
+	defer root.Close()
+	if err := s.openScope(root, &f, false); err != nil {
+		return f, nil, err
+	}
+	return f, f.close, nil
+}
+
 // readState reads a scope's state file. A scope never seen gives a new
 // CLOSED state and exists == false; a file that cannot be used gives a
 // *CorruptStateError.
 func (s *Store) readState(f scopeFiles) (sf loadedState, exists bool, err error) {
-	data, err := readWhole(f.state)
+	if f.d == nil {
+		return loadedState{State: loopbreaker.NewBreakerState(f.scope)}, false, nil
+	}
+	data, err := f.d.ReadFile(stateName)
 	if errors.Is(err, fs.ErrNotExist) {
 		// A journal without a state means the state file was deleted: never
 		// come back CLOSED silently (restart bypass). The state file is
 		// written before the journal and never removed, so reading it again
 		// rules out a first commit that raced with us.
-		if fi, jerr := os.Stat(f.journal); jerr == nil && fi.Size() > 0 {
-			data, err = readWhole(f.state)
+		fi, jerr := f.d.Lstat(journalName)
+		switch {
+		case jerr == nil && !fi.Mode().IsRegular():
+			// Not the store's journal: say so rather than start over.
+			jf, oerr := f.d.OpenFile(journalName, os.O_RDONLY, 0)
+			if oerr == nil {
+				jf.Close()
+			}
+			return loadedState{}, false, ioError("read journal", f.journal, oerr)
+		case jerr == nil && fi.Size() > 0:
+			data, err = f.d.ReadFile(stateName)
 			if errors.Is(err, fs.ErrNotExist) {
 				return loadedState{}, false, s.corrupt(f, "is missing although the scope has a journal (was it deleted?)")
 			}
-		} else {
+		default:
 			return loadedState{State: loopbreaker.NewBreakerState(f.scope)}, false, nil
 		}
 	}
@@ -156,7 +223,7 @@ func parseState(scope string, data []byte) (loadedState, string) {
 // entries recovery could replay.
 func (s *Store) corrupt(f scopeFiles, problem string) error {
 	n := 0
-	if jf, err := os.Open(f.journal); err == nil {
+	if jf, err := f.d.OpenFile(journalName, os.O_RDONLY, 0); err == nil {
 		st, _ := readJournal(jf, func(loopbreaker.JournalEntry) error { return nil })
 		n = st.entries
 		_ = jf.Close()
@@ -217,71 +284,36 @@ func encodeStateLines(st *loopbreaker.BreakerState, pending [][]byte) ([]byte, e
 	return append(buf, "}\n"...), nil
 }
 
-// writeAtomic replaces path with data: write a temporary file in the same
-// directory, then rename it over path, so that a reader or a crash sees the
-// old content or the new one, never a mix. Writers hold the store lock, so
-// one fixed temporary name is enough; one left by a killed writer is
-// simply overwritten.
-func (s *Store) writeAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	f, err := openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+// writeAtomic replaces name in d with data: write a temporary file in the
+// same directory, then rename it over name, so that a reader or a crash
+// sees the old content or the new one, never a mix. Writers hold the
+// store lock, so one fixed temporary name is enough; one left by a killed
+// writer is simply overwritten (a link or anything but a regular file in
+// its place is an error, never written through).
+func (s *Store) writeAtomic(d *nofollow.Dir, name string, data []byte) error {
+	tmp := name + ".tmp"
+	f, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return ioError("create", tmp, err)
+		return ioError("create", d.Join(tmp), err)
 	}
 	if err := s.writeClose(f, data); err != nil {
-		_ = os.Remove(tmp)
-		return ioError("write", tmp, err)
+		_ = d.Remove(tmp)
+		return ioError("write", d.Join(tmp), err)
 	}
-	if err := rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return ioError("rename "+tmp+" to", path, err)
+	if err := d.Rename(tmp, name); err != nil {
+		_ = d.Remove(tmp)
+		return ioError("rename "+d.Join(tmp)+" to", d.Join(name), err)
 	}
-	return s.syncDir(filepath.Dir(path))
+	return s.syncDir(d)
 }
 
-// syncDir makes renames and new files in dir durable (Fsync only).
-func (s *Store) syncDir(dir string) error {
+// syncDir makes renames and new files in d durable (Fsync only).
+func (s *Store) syncDir(d *nofollow.Dir) error {
 	if !s.opts.Fsync {
 		return nil
 	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return ioError("open directory", dir, err)
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return ioError("sync directory", dir, err)
+	if err := d.Sync(); err != nil {
+		return ioError("sync directory", d.Path(), err)
 	}
 	return nil
-}
-
-// readWhole is os.ReadFile through openFile: one read when the size is
-// known, and one more to see the end.
-func readWhole(path string) ([]byte, error) {
-	f, err := openFile(path, os.O_RDONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	size := 512
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
-		size = int(fi.Size()) + 1
-	}
-	data := make([]byte, 0, size)
-	for {
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if errors.Is(err, io.EOF) {
-			return data, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-	}
 }

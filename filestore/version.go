@@ -21,7 +21,9 @@ func (s *Store) Version(scope string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	fi, err := os.Stat(f.state)
+	// Lstat: a link in the state file's place is not followed; reading
+	// the scope (Load) then says what is wrong with it.
+	fi, err := os.Lstat(f.state)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}

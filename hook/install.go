@@ -6,10 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
 // Entry is one hook loopbreaker installs: an event, the matcher of its
@@ -652,33 +657,101 @@ type FileResult struct {
 // content from before loopbreaker's first install.
 const BackupSuffix = ".loopbreaker.bak"
 
-// InstallFile installs loopbreaker's hooks into the settings file at path
-// (created with its directory when missing).
+// InstallFile installs loopbreaker's hooks into the user's settings file
+// at path (created with its directory when missing). A link at path (a
+// dotfiles setup) is the user's own and is followed, once; the file's
+// backup and temporary files beside its target are never reached through
+// another link.
 func InstallFile(tool Tool, path, command string) (FileResult, error) {
-	return editFile(tool, path, command, &Options{})
+	return editUserFile(tool, path, command, &Options{})
 }
 
 // InstallFileWith is InstallFile with Options.
 func InstallFileWith(tool Tool, path, command string, o Options) (FileResult, error) {
-	return editFile(tool, path, command, &o)
+	return editUserFile(tool, path, command, &o)
 }
 
-// UninstallFile removes loopbreaker's hooks from the settings file at
-// path, leaving nothing behind: a file the install created is deleted
-// (with its .claude/.codex/.gemini/.qwen directory when that is left empty), a
-// file that existed gets its original bytes back from the backup, which
-// is then removed. A missing file is nothing to do.
+// UninstallFile removes loopbreaker's hooks from the user's settings file
+// at path, leaving nothing behind: a file the install created is deleted
+// (with its .claude/.codex/.gemini/.qwen directory when that is left
+// empty), a file that existed gets its original bytes back from the
+// backup, which is then removed. A missing file is nothing to do.
 func UninstallFile(tool Tool, path, command string) (FileResult, error) {
-	return editFile(tool, path, command, nil)
+	return editUserFile(tool, path, command, nil)
 }
 
-func editFile(tool Tool, path, command string, o *Options) (FileResult, error) {
-	install := o != nil
-	res := FileResult{Path: path}
+// InstallProjectFile is InstallFileWith for the settings file of tool in
+// project (SettingsPath with user false). A project can be a cloned
+// repository, which can ship its settings file, the file's directory or
+// its backup as a link to any file of the person's (~/.bashrc): below
+// project nothing is followed, and a link or a file of another type there
+// is an error that names it and says what to do.
+func InstallProjectFile(tool Tool, project, command string, o Options) (FileResult, error) {
+	return editProjectFile(tool, project, command, &o)
+}
+
+// UninstallProjectFile is UninstallFile for the settings file of tool in
+// project, with InstallProjectFile's rule for links.
+func UninstallProjectFile(tool Tool, project, command string) (FileResult, error) {
+	return editProjectFile(tool, project, command, nil)
+}
+
+// projectLinkHint is what to do about a link in a project's settings.
+const projectLinkHint = "loopbreaker never writes through a link in a project (a cloned repository can ship any link): remove it and run the command again"
+
+// userLinkHint is what to do about a link beside a user's settings file.
+const userLinkHint = "loopbreaker follows a link only at the settings file's own path: remove it and run the command again"
+
+func editUserFile(tool Tool, path, command string, o *Options) (FileResult, error) {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
-		res.Path = real // keep a dotfiles symlink a symlink
+		path = real // keep a dotfiles symlink a symlink
 	}
-	data, err := os.ReadFile(res.Path)
+	return editFile(tool, filepath.Dir(path), filepath.Base(path), command, o, userLinkHint)
+}
+
+func editProjectFile(tool Tool, project, command string, o *Options) (FileResult, error) {
+	path, err := SettingsPath(tool, false, project, nil)
+	if err != nil {
+		return FileResult{}, err
+	}
+	rel, err := filepath.Rel(project, path)
+	if err != nil {
+		return FileResult{}, err
+	}
+	return editFile(tool, project, filepath.ToSlash(rel), command, o, projectLinkHint)
+}
+
+// settingsFile is a settings file below a directory the person chose,
+// opened from it without following links.
+type settingsFile struct {
+	root *nofollow.Dir
+	// rel is the file below root ("settings.json", ".claude/settings.json").
+	rel string
+}
+
+func (sf settingsFile) backup() string { return sf.rel + BackupSuffix }
+
+// dir is the directory holding the file, below root ("" for root itself).
+func (sf settingsFile) dir() string { return strings.TrimSuffix(path.Dir(sf.rel), ".") }
+
+func editFile(tool Tool, rootPath, rel, command string, o *Options, hint string) (FileResult, error) {
+	install := o != nil
+	res := FileResult{Path: filepath.Join(rootPath, filepath.FromSlash(rel))}
+	root, err := nofollow.OpenRoot(rootPath, hint)
+	if errors.Is(err, fs.ErrNotExist) && install {
+		if err = os.MkdirAll(rootPath, 0o755); err == nil {
+			root, err = nofollow.OpenRoot(rootPath, hint)
+		}
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return res, nil // nothing to uninstall
+	}
+	if err != nil {
+		return res, err
+	}
+	defer root.Close()
+	sf := settingsFile{root: root, rel: rel}
+	data, err := root.ReadFile(rel)
 	perm := fs.FileMode(0o644)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -689,7 +762,7 @@ func editFile(tool Tool, path, command string, o *Options) (FileResult, error) {
 	case err != nil:
 		return res, err
 	default:
-		if fi, err := os.Stat(res.Path); err == nil {
+		if fi, err := root.Lstat(rel); err == nil {
 			perm = fi.Mode().Perm()
 		}
 	}
@@ -702,24 +775,30 @@ func editFile(tool Tool, path, command string, o *Options) (FileResult, error) {
 	if tool == Codex && install {
 		res.Warnings = append(res.Warnings, CodexConfigWarnings(filepath.Dir(res.Path))...)
 	}
-	backup := res.Path + BackupSuffix
-	original, berr := os.ReadFile(backup)
-	hasBackup := berr == nil
-	if hasBackup {
-		res.Backup = backup
+	original, berr := root.ReadFile(sf.backup())
+	switch {
+	case berr == nil:
+		res.Backup = res.Path + BackupSuffix
+	case !errors.Is(berr, fs.ErrNotExist):
+		return res, berr
 	}
+	hasBackup := berr == nil
 	if len(changes) == 0 {
 		return res, nil
 	}
 	if install {
-		return res, installFile(tool, &res, data, out, perm, hasBackup)
+		return res, installFile(tool, sf, &res, data, out, perm, hasBackup)
 	}
-	return res, uninstallFile(tool, &res, out, original, perm, hasBackup)
+	return res, uninstallFile(tool, sf, &res, out, original, perm, hasBackup)
 }
 
-func installFile(tool Tool, res *FileResult, data, out []byte, perm fs.FileMode, hasBackup bool) error {
-	if err := os.MkdirAll(filepath.Dir(res.Path), 0o755); err != nil {
-		return err
+func installFile(tool Tool, sf settingsFile, res *FileResult, data, out []byte, perm fs.FileMode, hasBackup bool) error {
+	if dir := sf.dir(); dir != "" {
+		d, err := sf.root.MkdirAll(dir, 0o755)
+		if err != nil {
+			return err
+		}
+		d.Close()
 	}
 	// The backup is the content from before loopbreaker's first install:
 	// a file that already holds loopbreaker's hooks (an upgrade, or a
@@ -727,45 +806,52 @@ func installFile(tool Tool, res *FileResult, data, out []byte, perm fs.FileMode,
 	// and an existing backup is never overwritten.
 	if !res.Created && !hasBackup && !hasOurHooks(tool, data) {
 		res.Backup = res.Path + BackupSuffix
-		if err := writeAtomic(res.Backup, data, perm); err != nil {
+		if err := writeAtomicIn(sf.root, sf.backup(), data, perm); err != nil {
 			return fmt.Errorf("saving the backup %s: %w", res.Backup, err)
 		}
 		res.BackupWritten = true
 	}
-	return writeAtomic(res.Path, withNewline(out), perm)
+	return writeAtomicIn(sf.root, sf.rel, withNewline(out), perm)
 }
 
-func uninstallFile(tool Tool, res *FileResult, out, original []byte, perm fs.FileMode, hasBackup bool) error {
+func uninstallFile(tool Tool, sf settingsFile, res *FileResult, out, original []byte, perm fs.FileMode, hasBackup bool) error {
 	switch {
 	case hasBackup && untouchedSinceInstall(tool, out, original):
-		if err := writeAtomic(res.Path, original, perm); err != nil {
+		if err := writeAtomicIn(sf.root, sf.rel, original, perm); err != nil {
 			return err
 		}
 		res.Restored = true
-		return removeIfThere(res.Backup)
+		return removeIfThere(sf.root, sf.backup())
 	case hasBackup:
-		if err := writeAtomic(res.Path, withNewline(out), perm); err != nil {
+		if err := writeAtomicIn(sf.root, sf.rel, withNewline(out), perm); err != nil {
 			return err
 		}
 		res.BackupDropped = true
-		return removeIfThere(res.Backup)
+		return removeIfThere(sf.root, sf.backup())
 	case emptyDocument(withoutAgentKeys(tool, out)):
 		// Nothing is left but what install started from: the file was
 		// created by install (a file that existed has a backup).
-		if err := os.Remove(res.Path); err != nil {
+		if err := sf.root.Remove(sf.rel); err != nil {
 			return err
 		}
 		res.Removed = true
 		dir := filepath.Dir(res.Path)
 		switch filepath.Base(dir) {
 		case ".claude", ".codex", ".gemini", ".qwen":
-			if os.Remove(dir) == nil { // only when empty
+			// Only when empty; a link is never removed as a directory.
+			var err error
+			if sub := sf.dir(); sub != "" {
+				err = sf.root.RemoveDir(sub)
+			} else {
+				err = os.Remove(dir) // the user's directory, reached as chosen
+			}
+			if err == nil {
 				res.RemovedDir = dir
 			}
 		}
 		return nil
 	}
-	return writeAtomic(res.Path, withNewline(out), perm)
+	return writeAtomicIn(sf.root, sf.rel, withNewline(out), perm)
 }
 
 func withNewline(b []byte) []byte {
@@ -775,8 +861,8 @@ func withNewline(b []byte) []byte {
 	return b
 }
 
-func removeIfThere(path string) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+func removeIfThere(root *nofollow.Dir, name string) error {
+	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil
@@ -848,6 +934,45 @@ func sameDocument(a, b []byte) bool {
 		return emptyDocument(a) && emptyDocument(b)
 	}
 	return sameJSON(a, b)
+}
+
+// writeAtomicIn writes the file name below root through a temporary file
+// in the same directory and a rename, so that a reader (the agent's file
+// watcher) never sees half a file. The temporary file is created new
+// (never an existing file or link) and the rename replaces a name, never
+// writes through a link.
+func writeAtomicIn(root *nofollow.Dir, name string, data []byte, perm fs.FileMode) error {
+	var tmp string
+	var f *os.File
+	for {
+		tmp = path.Join(path.Dir(name), "."+path.Base(name)+".tmp"+strconv.FormatUint(rand.Uint64(), 36))
+		var err error
+		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		break
+	}
+	_, err := f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Rename(tmp, name)
+	}
+	if err != nil {
+		root.Remove(tmp)
+	}
+	return err
 }
 
 // writeAtomic writes a file through a temporary file in the same

@@ -3,8 +3,10 @@ package hook
 import (
 	"encoding/json"
 	"errors"
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -43,9 +45,14 @@ func seenFile(stateDir string, tool Tool, sessionID string) string {
 // costs one small read and one small write, and its error is only worth
 // a line on stderr (it must never change the hook's answer).
 func RecordSeen(stateDir string, tool Tool, sessionID, event string, now time.Time) error {
-	path := seenFile(stateDir, tool, sessionID)
+	root, err := nofollow.OpenRoot(stateDir, "the state directory")
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	rel := path.Join("hooks", SeenDirName, filepath.Base(seenFile(stateDir, tool, sessionID)))
 	s := Seen{Tool: tool, SessionID: sessionID, First: now}
-	if b, err := os.ReadFile(path); err == nil {
+	if b, err := root.ReadFile(rel); err == nil {
 		var old Seen
 		if json.Unmarshal(b, &old) == nil && !old.First.IsZero() {
 			s.First, s.Calls = old.First, old.Calls
@@ -58,10 +65,12 @@ func RecordSeen(stateDir string, tool Tool, sessionID, event string, now time.Ti
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	dir, err := root.MkdirAll(path.Dir(rel), 0o755)
+	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append(b, '\n'), 0o644)
+	dir.Close()
+	return writeAtomicIn(root, rel, append(b, '\n'), 0o644)
 }
 
 // ReadSeen lists the marks of the project's hook calls, newest first.

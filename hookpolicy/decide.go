@@ -3,6 +3,7 @@ package hookpolicy
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -88,11 +89,18 @@ func (c *call) harmlessInput(note string) map[string]string {
 	case "Bash":
 		return map[string]string{"command": "printf '%s\\n' " + ShellWord(note)}
 	case "Read", "Write":
-		name := c.sessionFile(fmt.Sprintf(".halted-%d.txt", c.now().UnixNano()))
+		rel := c.noteName(fmt.Sprintf(".halted-%d.txt", c.now().UnixNano()))
+		name := filepath.Join(c.StateDir, filepath.FromSlash(rel))
 		if c.p.ToolName == "Write" {
+			// The agent's Write creates it: its directory must be a real
+			// directory of the state, not a link planted there.
+			if err := c.noteDir(rel); err != nil {
+				c.logf("loopbreaker: cannot prepare the note a refused Write writes (%v); denying it\n", err)
+				return nil
+			}
 			return map[string]string{"file_path": name, "content": note + "\n"}
 		}
-		if err := writeFile(name, []byte(note+"\n")); err != nil {
+		if err := c.writeNote(rel, []byte(note+"\n")); err != nil {
 			c.logf("loopbreaker: cannot write the note a refused Read reads (%v); denying it\n", err)
 			return nil
 		}

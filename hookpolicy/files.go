@@ -1,30 +1,62 @@
 package hookpolicy
 
 import (
-	"fmt"
-	"github.com/loopbreaker/loopbreaker/fsname"
 	"os"
-	"path/filepath"
+	"path"
+
+	"github.com/loopbreaker/loopbreaker/fsname"
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
-// hookDir holds the notes a refused Read of Claude Code reads instead
-// (see harmlessInput); everything else a session remembers is in its
-// breaker state.
-func (p *Policy) hookDir() string { return filepath.Join(p.StateDir, DirName) }
-
-// sessionFile is the path of one of the session's hook files.
-func (p *Policy) sessionFile(suffix string) string {
-	return filepath.Join(p.hookDir(), fsname.Escape(p.Session)+suffix)
+// noteName is the name, relative to the state directory, of a note a
+// refused Read or Write of Claude Code reads or writes instead (see
+// harmlessInput); everything else a session remembers is in its breaker
+// state.
+func (p *Policy) noteName(suffix string) string {
+	return path.Join(DirName, fsname.Escape(p.Session)+suffix)
 }
 
-// writeFile replaces name atomically, creating its directory.
-func writeFile(name string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+// writeNote creates the note name (relative to the state directory) with
+// data. Nothing below the state directory is followed: a link planted
+// there is an error, never a way to write elsewhere.
+func (p *Policy) writeNote(name string, data []byte) error {
+	root, err := p.noteRoot(name)
+	if err != nil {
 		return err
 	}
-	tmp := fmt.Sprintf("%s.%d.tmp", name, os.Getpid())
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	defer root.Close()
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, name)
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// noteDir makes sure the directory of the note name is a directory of
+// the state directory (created when missing), not a link.
+func (p *Policy) noteDir(name string) error {
+	root, err := p.noteRoot(name)
+	if err == nil {
+		root.Close()
+	}
+	return err
+}
+
+// noteRoot opens the state directory with the note's directory created.
+func (p *Policy) noteRoot(name string) (*nofollow.Dir, error) {
+	root, err := nofollow.OpenRoot(p.StateDir, "the state directory")
+	if err != nil {
+		return nil, err
+	}
+	dir, err := root.MkdirAll(path.Dir(name), 0o755)
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	dir.Close()
+	return root, nil
 }

@@ -38,7 +38,7 @@ func callID(p *hook.Payload) string {
 		return ""
 	}
 	sum := sha256.Sum256([]byte(p.SessionID + "\x00" + p.ToolUseID))
-	return hex.EncodeToString(sum[:12])
+	return hex.EncodeToString(sum[:8])
 }
 
 // callKey is a call's identity: the tool and its canonical arguments.

@@ -304,6 +304,25 @@ func TestOpenReplacesHarmlessCalls(t *testing.T) {
 	if in := replaced("PreToolUse-edit.json"); in != nil {
 		t.Errorf("Edit replaced by %v, want denied", in)
 	}
+
+	// A link planted where the notes go is never followed: the Read and
+	// the Write are denied instead, and nothing is written elsewhere.
+	elsewhere := t.TempDir()
+	hooks := filepath.Join(h.pol.StateDir, DirName)
+	if err := os.RemoveAll(hooks); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, hooks); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"PreToolUse-read.json", "PreToolUse-write-new.json"} {
+		if in := replaced(name); in != nil {
+			t.Errorf("%s replaced by %v through a planted link, want denied", name, in)
+		}
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Errorf("a note was written through the link: %v", entries)
+	}
 }
 
 // Claude Code answers a background subagent's completion with a

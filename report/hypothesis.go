@@ -82,6 +82,28 @@ func hypothesize(st *lb.BreakerState, r *Report, detector string, exp expected) 
 			h.question = fmt.Sprintf("What must change before %s can succeed (a file to edit, a service to start, a permission to grant)?", tq)
 		}
 		return h
+	case lb.DetectorNoNewInfo, lb.DetectorNearDuplicate:
+		tool := lastTool(st)
+		tq := quoteOr(tool, "the tool")
+		h := hypothesis{evidence: []string{counter(detector)}, recommend: "guidance"}
+		if tool != "" {
+			h.evidence = append(h.evidence, "last tool called: "+tool)
+		}
+		if detector == lb.DetectorNoNewInfo {
+			h.text = fmt.Sprintf("The agent is fishing: its calls to %s keep asking different things and keep getting the same nothing back (no matches, the same error), so what it looks for is probably not there under the names it tries.", tq)
+			h.question = "Does what the agent searches for exist at all (a symbol, a file, a command), and under which name or in which place should it look instead?"
+		} else {
+			h.text = fmt.Sprintf("The agent makes one call to %s again and again with a single argument changed and the same result: it is trying variations of a guess instead of finding out why the guess fails.", tq)
+			h.question = fmt.Sprintf("What does the agent need to learn before calling %s again, and where can it find it?", tq)
+		}
+		return h
+	case lb.DetectorErrorAfterEdit:
+		return hypothesis{
+			text:      "Each edit is followed by the same error: the edits do not reach the error's cause (often a missing command or module, or a build that fails before the code the agent changes).",
+			evidence:  []string{counter(detector)},
+			question:  "What does the error say is missing or broken, and is it in the files the agent edits at all?",
+			recommend: "guidance",
+		}
 	case lb.DetectorOutputDecline:
 		return hypothesis{
 			text:      "The agent is winding down rather than working: its output kept shrinking while nothing progressed, which is what a full context window or an agent that has given up looks like.",

@@ -135,3 +135,36 @@ func TestReportOffersOnlyCurrentEpochTests(t *testing.T) {
 		}
 	}
 }
+
+// A fishing halt (searches that all find nothing) and a halt by near
+// duplicates are explained as such, never as "No attempts were recorded".
+func TestReportExplainsSearchLoops(t *testing.T) {
+	for _, tc := range []struct {
+		detector string
+		call     func(i int) lb.ToolCall
+		want     string
+	}{
+		{lb.DetectorNoNewInfo, func(i int) lb.ToolCall {
+			return lb.ToolCall{Tool: "Bash", ArgsHash: fmt.Sprint("grep-", i), ResultHash: fmt.Sprint("r-", i), InfoHash: lb.InfoEmpty,
+				Args: []byte(fmt.Sprintf(`{"command":"grep -rn Symbol%d src/dir%d --include=*.%d"}`, i, i, i))}
+		}, "fishing"},
+		{lb.DetectorNearDuplicate, func(i int) lb.ToolCall {
+			return lb.ToolCall{Tool: "Bash", ArgsHash: fmt.Sprint("curl-", i), ResultHash: "same", InfoHash: "refused",
+				Args: []byte(fmt.Sprintf(`{"command":"curl -s http://localhost:%d/health"}`, 8000+i))}
+		}, "variations of a guess"},
+	} {
+		t.Run(tc.detector, func(t *testing.T) {
+			ss := newSession(t)
+			for i := 0; i < 12 && ss.s.State != lb.Open; i++ {
+				ss.tool(tc.call(i))
+			}
+			if ss.s.State != lb.Open || ss.s.Detector != tc.detector {
+				t.Fatalf("setup: %s %s (%s)", ss.s.State, ss.s.Detector, ss.s.Reason)
+			}
+			text := Summary(ss.report(Options{Session: "claude"}))
+			if !strings.Contains(text, tc.want) || strings.Contains(text, "No attempts were recorded") {
+				t.Fatalf("report of a %s halt:\n%s", tc.detector, text)
+			}
+		})
+	}
+}

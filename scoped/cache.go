@@ -243,7 +243,12 @@ func (c *cache) recover(ctx context.Context, dir string) error {
 		}
 		c.m.log.Warn("replayed changes the previous run had not checkpointed", "changes", replayed, "log", dir)
 	}
-	w := &walLog{dir: dir}
+	d, err := openWALDir(dir, false)
+	if err != nil {
+		return fmt.Errorf("removing the replayed write-ahead log: %w", err)
+	}
+	defer d.Close()
+	w := &walLog{dir: dir, d: d}
 	if err := w.removeSegments(names); err != nil {
 		return fmt.Errorf("removing the replayed write-ahead log: %w", err)
 	}
@@ -633,7 +638,7 @@ func (c *cache) close() error {
 		c.wal.close()
 		if c.closeErr == nil {
 			// Everything is in the store: no log to replay next time.
-			segs, err := walSegments(c.wal.dir)
+			segs, err := segmentsIn(c.wal.d)
 			if err == nil {
 				err = c.wal.removeSegments(segs)
 			}
@@ -641,6 +646,7 @@ func (c *cache) close() error {
 				c.m.log.Warn("removing the write-ahead log after the last checkpoint", "err", err)
 			}
 		}
+		c.wal.d.Close()
 	}
 	return c.closeErr
 }

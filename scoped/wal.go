@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
 // walRecord is one call's change to one breaker, as the write-ahead log
@@ -34,7 +35,11 @@ type walRecord struct {
 // of records is one write (and one fsync when asked). Segments whose
 // records are all checkpointed are deleted.
 type walLog struct {
-	dir      string
+	dir string
+	// d is dir, open: the log's files are opened from it, never through
+	// a link (dir is below the state directory, which a cloned repository
+	// can ship with links in it).
+	d        *nofollow.Dir
 	fsync    bool
 	maxBytes int64
 
@@ -62,14 +67,39 @@ func segmentName(first uint64) string {
 	return fmt.Sprintf("%s%020d%s", walPrefix, first, walSuffix)
 }
 
+// openWALDir opens the log's directory: its parent (the state directory)
+// is the person's choice, the directory itself is never a link; create
+// makes it when missing.
+func openWALDir(dir string, create bool) (*nofollow.Dir, error) {
+	parent, err := nofollow.OpenRoot(filepath.Dir(dir), nofollow.StateHint)
+	if err != nil {
+		return nil, err
+	}
+	defer parent.Close()
+	if create {
+		return parent.MkdirAll(filepath.Base(dir), 0o755)
+	}
+	return parent.OpenDir(filepath.Base(dir))
+}
+
 // walSegments lists the segment files of dir, oldest first.
 func walSegments(dir string) ([]string, error) {
-	des, err := os.ReadDir(dir)
+	d, err := openWALDir(dir, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read the write-ahead log directory %s: %w", dir, err)
+		return nil, fmt.Errorf("open the write-ahead log directory %s: %w", dir, err)
+	}
+	defer d.Close()
+	return segmentsIn(d)
+}
+
+// segmentsIn lists the segment files of d, oldest first.
+func segmentsIn(d *nofollow.Dir) ([]string, error) {
+	des, err := d.ReadDir()
+	if err != nil {
+		return nil, fmt.Errorf("read the write-ahead log directory %s: %w", d.Path(), err)
 	}
 	var out []string
 	for _, de := range des {
@@ -88,14 +118,22 @@ func walSegments(dir string) ([]string, error) {
 // last line cut short by a crash is skipped (its batch was never
 // acknowledged); an unreadable line elsewhere is an error.
 func readWAL(dir string) ([]walRecord, []string, error) {
-	names, err := walSegments(dir)
+	d, err := openWALDir(dir, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("open the write-ahead log directory %s: %w", dir, err)
+	}
+	defer d.Close()
+	names, err := segmentsIn(d)
 	if err != nil {
 		return nil, nil, err
 	}
 	var recs []walRecord
 	for _, n := range names {
-		path := filepath.Join(dir, n)
-		f, err := os.Open(path)
+		path := d.Join(n)
+		f, err := d.OpenFile(n, os.O_RDONLY, 0)
 		if err != nil {
 			return nil, nil, fmt.Errorf("open write-ahead log %s: %w", path, err)
 		}
@@ -129,34 +167,28 @@ func readWAL(dir string) ([]walRecord, []string, error) {
 // openWAL starts a new, empty log in dir (recovery has read and
 // checkpointed the old segments, which it removes with removeAll).
 func openWAL(dir string, fsync bool, maxBytes int64) (*walLog, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	d, err := openWALDir(dir, true)
+	if err != nil {
 		return nil, fmt.Errorf("create the write-ahead log directory %s: %w", dir, err)
 	}
 	if maxBytes <= 0 {
 		maxBytes = 4 << 20
 	}
-	return &walLog{dir: dir, fsync: fsync, maxBytes: maxBytes}, nil
+	return &walLog{dir: dir, d: d, fsync: fsync, maxBytes: maxBytes}, nil
 }
 
 // removeSegments deletes segment files by name.
 func (w *walLog) removeSegments(names []string) error {
 	var errs []error
 	for _, n := range names {
-		if err := os.Remove(filepath.Join(w.dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := w.d.Remove(n); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}
 	if len(errs) == 0 && w.fsync {
-		syncDir(w.dir)
+		_ = w.d.Sync()
 	}
 	return errors.Join(errs...)
-}
-
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
 }
 
 // write appends records (in lsn order) as one write. Only the log's
@@ -206,13 +238,13 @@ func (w *walLog) rotate(first uint64) error {
 		w.closed = append(w.closed, walSegment{name: w.curName, last: w.curLast})
 	}
 	name := segmentName(first)
-	f, err := os.OpenFile(filepath.Join(w.dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := w.d.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		w.cur = nil
 		return fmt.Errorf("create write-ahead log segment: %w", err)
 	}
 	if w.fsync {
-		syncDir(w.dir)
+		_ = w.d.Sync()
 	}
 	w.cur, w.curName, w.curSize, w.curLast = f, name, 0, map[string]uint64{}
 	return nil

@@ -25,18 +25,18 @@ func (l *loop) iterate(ctx, work context.Context, n int, st *lb.BreakerState, fb
 	}
 	promptFile := filepath.Join(l.runDir, "prompt.md")
 	if has {
-		if err := os.WriteFile(promptFile, []byte(text), 0o644); err != nil {
+		if err := l.writeRunFile("prompt.md", []byte(text)); err != nil {
 			return nil, ran{}, fmt.Errorf("write the prompt file: %w", err)
 		}
 	}
 	argv, stdin := l.commandLine(text, has, promptFile)
 
-	outFile, err := os.Create(l.outputPath(n, "out"))
+	outFile, err := l.createRunFile(outputName(n, "out"))
 	if err != nil {
 		return nil, ran{}, fmt.Errorf("keep the iteration's output: %w: check that %s is writable", err, l.runDir)
 	}
 	defer outFile.Close()
-	errFile, err := os.Create(l.outputPath(n, "err"))
+	errFile, err := l.createRunFile(outputName(n, "err"))
 	if err != nil {
 		return nil, ran{}, fmt.Errorf("keep the iteration's output: %w: check that %s is writable", err, l.runDir)
 	}
@@ -72,8 +72,25 @@ func (t teeWriter) Write(p []byte) (int, error) {
 	return t.file.Write(p)
 }
 
-func (l *loop) outputPath(n int, ext string) string {
-	return filepath.Join(l.runDir, strconv.Itoa(n)+"."+ext)
+// outputName names an iteration's file in the run directory.
+func outputName(n int, ext string) string { return strconv.Itoa(n) + "." + ext }
+
+// createRunFile creates (or empties) a file in the run directory.
+func (l *loop) createRunFile(name string) (*os.File, error) {
+	return l.runD.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+}
+
+// writeRunFile writes a whole file in the run directory.
+func (l *loop) writeRunFile(name string, data []byte) error {
+	f, err := l.createRunFile(name)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // record is what <n>.json holds: the iteration as recorded, with the
@@ -93,7 +110,7 @@ type record struct {
 func (l *loop) saveRecord(number, planned int, it *lb.Iteration, r ran, d lb.Decision) {
 	if number != planned {
 		for _, ext := range []string{"out", "err"} {
-			_ = os.Rename(l.outputPath(planned, ext), l.outputPath(number, ext))
+			_ = l.runD.Rename(outputName(planned, ext), outputName(number, ext))
 		}
 	}
 	b, err := json.MarshalIndent(record{
@@ -101,7 +118,7 @@ func (l *loop) saveRecord(number, planned int, it *lb.Iteration, r ran, d lb.Dec
 		TimedOut: r.timedOut, Recorded: it, Decision: d,
 	}, "", "  ")
 	if err == nil {
-		err = os.WriteFile(l.outputPath(number, "json"), append(b, '\n'), 0o644)
+		err = l.writeRunFile(outputName(number, "json"), append(b, '\n'))
 	}
 	if err != nil {
 		l.con.line("loopbreaker: cannot keep the record of iteration %d: %v", number, err)
@@ -111,7 +128,7 @@ func (l *loop) saveRecord(number, planned int, it *lb.Iteration, r ran, d lb.Dec
 
 // prune keeps the outputs of the newest KeepOutputs iterations.
 func (l *loop) prune() {
-	entries, err := os.ReadDir(l.runDir)
+	entries, err := l.runD.ReadDir()
 	if err != nil {
 		return
 	}
@@ -131,7 +148,7 @@ func (l *loop) prune() {
 	sort.Ints(numbers)
 	for len(numbers) > l.cfg.KeepOutputs {
 		for _, name := range byNumber[numbers[0]] {
-			_ = os.Remove(filepath.Join(l.runDir, name))
+			_ = l.runD.Remove(name)
 		}
 		numbers = numbers[1:]
 	}

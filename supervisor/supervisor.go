@@ -23,6 +23,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 	"github.com/loopbreaker/loopbreaker/worktree"
 )
 
@@ -161,8 +162,12 @@ type loop struct {
 	b      Breaker
 	con    *console
 	runDir string
-	repo   *gitrepo.Repo
-	tree   *worktree.Tree
+	// runD is runDir, open: the run's files are opened from it, never
+	// through a link (it is below the state directory, which a cloned
+	// repository can ship with links in it).
+	runD *nofollow.Dir
+	repo *gitrepo.Repo
+	tree *worktree.Tree
 	// guidance given before or during this run: fed to every iteration of
 	// the run, because each iteration of a loop is a fresh agent.
 	guidance []lb.Guidance
@@ -183,6 +188,7 @@ func Run(ctx context.Context, cfg Config, b Breaker) (Result, error) {
 		return Result{}, err
 	}
 	defer l.con.clear()
+	defer l.runD.Close()
 	res, err := l.run(ctx)
 	res.RunDir = l.runDir
 	if err != nil && l.intr.pending(ctx) {
@@ -249,9 +255,19 @@ func newLoop(cfg Config, b Breaker) (*loop, error) {
 	}
 	cfg.WarningFile = absIn(cfg.Dir, cfg.WarningFile)
 	cfg.GuidanceFile = absIn(cfg.Dir, cfg.GuidanceFile)
-	runDir := filepath.Join(cfg.StateDir, "runs", fileName(cfg.Session))
-	if err := os.MkdirAll(runDir, 0o755); err != nil {
-		return nil, fmt.Errorf("create the run directory: %w: check that %s is writable", err, cfg.StateDir)
+	runName := "runs/" + fileName(cfg.Session)
+	runDir := filepath.Join(cfg.StateDir, filepath.FromSlash(runName))
+	if err := os.MkdirAll(cfg.StateDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create the state directory: %w: check that %s is writable", err, cfg.StateDir)
+	}
+	state, err := nofollow.OpenRoot(cfg.StateDir, nofollow.StateHint)
+	if err != nil {
+		return nil, fmt.Errorf("open the state directory: %w", err)
+	}
+	runD, err := state.MkdirAll(runName, 0o755)
+	state.Close()
+	if err != nil {
+		return nil, fmt.Errorf("create the run directory: %w", err)
 	}
 	for _, f := range []string{cfg.WarningFile, cfg.GuidanceFile} {
 		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
@@ -259,7 +275,7 @@ func newLoop(cfg Config, b Breaker) (*loop, error) {
 		}
 	}
 	return &loop{
-		cfg: cfg, b: b, runDir: runDir,
+		cfg: cfg, b: b, runDir: runDir, runD: runD,
 		con:  newConsole(cfg.Stdout, cfg.Stderr, cfg.Live),
 		intr: interrupts{ch: cfg.Signals},
 	}, nil

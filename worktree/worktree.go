@@ -11,11 +11,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 
 	"github.com/loopbreaker/loopbreaker/fsname"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
 // OwnFiles are loopbreaker's own files in a project, which a measurement
@@ -125,47 +127,85 @@ func (p *Pending) Since(ctx context.Context, stateDir, session string, also ...s
 		return gitrepo.Change{}, p.err
 	}
 	t := New(p.repo, p.project, stateDir, also...)
-	path := MarkFile(stateDir, session)
-	cur, ch, err := t.Repo.MeasureStatus(ctx, p.status, readMark(path), t.Repo.Excluded)
+	path, name := MarkFile(stateDir, session), markName(session)
+	prev, err := readMark(stateDir, name)
+	if err != nil {
+		return gitrepo.Change{}, err
+	}
+	cur, ch, err := t.Repo.MeasureStatus(ctx, p.status, prev, t.Repo.Excluded)
 	if err != nil {
 		return gitrepo.Change{}, err
 	}
 	t.prev = cur
-	if err := writeMark(path, t.prev); err != nil {
+	if err := writeMark(stateDir, name, t.prev); err != nil {
 		return gitrepo.Change{}, fmt.Errorf("worktree: keep the working tree's state for the next measurement in %s: %w: check that the state directory is writable", path, err)
 	}
 	return ch, nil
 }
 
-// readMark reads a mark file; a missing, unreadable or foreign one is no
-// previous measurement.
-func readMark(path string) *gitrepo.State {
-	b, err := os.ReadFile(path)
+// markName is the mark file of a session, below the state directory.
+func markName(session string) string { return "snapshots/" + fsname.Escape(session) }
+
+// readMark reads the mark file name below stateDir; a missing, unreadable
+// or foreign one is no previous measurement. A link or a file of another
+// type in its place (or in snapshots/'s) is an error that names it: the
+// state directory may come from a cloned repository.
+func readMark(stateDir, name string) (*gitrepo.State, error) {
+	root, err := nofollow.OpenRoot(stateDir, nofollow.StateHint)
 	if err != nil {
-		return nil
+		return nil, nil
+	}
+	defer root.Close()
+	b, err := root.ReadFile(name)
+	if errors.Is(err, nofollow.ErrUnexpected) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, nil
 	}
 	var m mark
 	if json.Unmarshal(b, &m) != nil || m.Version != markVersion || m.State == nil || m.State.Paths == nil {
-		return nil
+		return nil, nil
 	}
-	return m.State
+	return m.State, nil
 }
 
-// writeMark replaces the mark file atomically.
-func writeMark(path string, st *gitrepo.State) error {
+// writeMark replaces the mark file name below stateDir atomically. The
+// state directory may come from a cloned repository with links in it:
+// nothing below it is followed, a link where the mark, its temporary
+// file or snapshots/ belongs is an error that names it.
+func writeMark(stateDir, name string, st *gitrepo.State) error {
 	b, err := json.Marshal(mark{Version: markVersion, State: st})
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(stateDir, 0o755); err != nil {
 		return err
 	}
-	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+	root, err := nofollow.OpenRoot(stateDir, nofollow.StateHint)
+	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		if rmErr := os.Remove(tmp); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
+	defer root.Close()
+	dir, err := root.MkdirAll(path.Dir(name), 0o755)
+	if err != nil {
+		return err
+	}
+	dir.Close()
+	tmp := fmt.Sprintf("%s.%d.tmp", name, os.Getpid())
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Rename(tmp, name)
+	}
+	if err != nil {
+		if rmErr := root.Remove(tmp); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) && !errors.Is(rmErr, nofollow.ErrUnexpected) {
 			return errors.Join(err, rmErr)
 		}
 		return err

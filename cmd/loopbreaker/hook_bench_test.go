@@ -84,6 +84,7 @@ func BenchmarkProcessHook(b *testing.B) {
 			input := map[string]any{"command": fmt.Sprintf("go test ./internal/pkg%d/...", i), "description": "Run the tests"}
 			pre["tool_use_id"], pre["tool_input"] = id, input
 			post["tool_use_id"], post["tool_input"] = id, input
+			post["session_id"] = pre["session_id"] // one agent session, as a real pair
 			post["tool_response"] = map[string]any{"stdout": fmt.Sprintf("ok  \texample.com/calc/internal/pkg%d\t0.0%ds\n", i, i%10), "stderr": "", "interrupted": false, "isImage": false}
 			for _, p := range []struct {
 				payload   map[string]any

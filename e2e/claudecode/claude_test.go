@@ -40,6 +40,11 @@ func (a agent) stopsOnPreToolUse() bool { return strings.HasPrefix(a.Version, "2
 // forEachVersion runs f as a parallel subtest per pinned version, named
 // by the version, and books its row of the closing table.
 func forEachVersion(t *testing.T, f func(t *testing.T, a agent, r *row)) {
+	forVersions(t, versions, f)
+}
+
+// forVersions is forEachVersion for some of the pinned versions.
+func forVersions(t *testing.T, versions []harness.Agent, f func(t *testing.T, a agent, r *row)) {
 	scenario := t.Name()
 	if i := strings.Index(scenario, "/"); i >= 0 {
 		scenario = scenario[i+1:]
@@ -86,8 +91,10 @@ func newProject(t *testing.T, a agent, files map[string]string, how install) *pr
 	t.Helper()
 	bins := binaries(t)
 	p := &project{t: t, a: a, dir: harness.NewRepo(t, files), home: t.TempDir()}
-	// claude on PATH, as for a user: an install may ask it its version.
-	p.env = append(harness.BaseEnv(p.home, filepath.Dir(a.bin)), "ANTHROPIC_API_KEY=dummy",
+	// claude on PATH, as for a user: an install may ask it its version;
+	// loopbreaker too, as a user has it: what the agent's shell runs
+	// when it calls loopbreaker itself.
+	p.env = append(harness.BaseEnv(p.home, filepath.Dir(a.bin), filepath.Dir(bins.Loopbreaker)), "ANTHROPIC_API_KEY=dummy",
 		// Root may use bypassPermissions only in a sandbox.
 		"IS_SANDBOX=1")
 	p.hook, p.hookLog = harness.Wrap(t, bins, filepath.Join(t.TempDir(), "wrap"))
@@ -285,8 +292,8 @@ func (r *run) nonEmpty() []harness.Call {
 func (r *run) lastProposed() int {
 	n := 0
 	for _, q := range r.fake.Log.Main() {
-		if st := fakemodel.AssistantTurns(q.Body); r.fake.Step(st).Tool != "" {
-			n = max(n, st+1)
+		if st := fakemodel.AssistantTurns(q.Body); len(r.fake.Step(st).Calls()) > 0 {
+			n = max(n, r.fake.CallsThrough(st))
 		}
 	}
 	return n

@@ -165,19 +165,19 @@ func (r *run) assertProductive(p *project, script []fakemodel.AnthropicStep, rw 
 	if n := r.fake.Log.FirstMainContaining("circuit breaker"); n > 0 {
 		t.Errorf("productive run: model request %d carries a breaker message", n)
 	}
-	tools, final := 0, ""
+	var calls []fakemodel.AnthropicStep
+	final := ""
 	for _, s := range script {
-		if s.Tool != "" {
-			tools++
-		} else {
+		if len(s.Calls()) == 0 {
 			final = s.Text
 			break
 		}
+		calls = append(calls, s.Calls()...)
 	}
 	ran := r.ran()
-	for n := 1; n <= tools; n++ {
+	for n := 1; n <= len(calls); n++ {
 		if !ran[n] {
-			t.Errorf("scripted tool call %d (%s) did not run", n, script[n-1].Tool)
+			t.Errorf("scripted tool call %d (%s) did not run", n, calls[n-1].Tool)
 		}
 	}
 	if r.resultText() != final {

@@ -65,8 +65,8 @@ func newSession(t *testing.T, s setup) *session {
 	ss.codexHome = t.TempDir()
 	// The agent's shell is `bash -lc`, whose /etc/profile resets PATH;
 	// codex's own directory is on it for loopbreaker's install (codex
-	// app-server) and for the hooks.
-	ss.env = append(harness.BaseEnv(ss.home, filepath.Dir(codex)),
+	// app-server) and for the hooks, and loopbreaker's, as a user has it.
+	ss.env = append(harness.BaseEnv(ss.home, filepath.Dir(codex), filepath.Dir(bins.Loopbreaker)),
 		"CODEX_HOME="+ss.codexHome,
 		"FAKE_OPENAI_API_KEY=sk-fake",
 	)

@@ -15,14 +15,35 @@ import (
 	"unicode/utf8"
 )
 
-// AnthropicStep is one scripted answer of Claude's model: a tool call, or text that
-// ends the turn.
+// AnthropicStep is one scripted answer of Claude's model: a tool call,
+// several tool calls in one message (a parallel batch), or text that ends
+// the turn.
 type AnthropicStep struct {
 	// Tool is the tool's name (Bash, Read, Edit, Write...); empty for a
-	// text answer.
+	// text answer or a batch.
 	Tool  string
 	Input map[string]any
 	Text  string
+	// Batch are the tool calls of one message, in order: the CLI runs
+	// them as one batch (Reads at the same time).
+	Batch []AnthropicStep
+}
+
+// Parallel is one message that asks for every call at once. Each call
+// gets its own number (see CallOf), in the order given.
+func Parallel(calls ...AnthropicStep) AnthropicStep {
+	return AnthropicStep{Batch: calls}
+}
+
+// Calls are the tool calls of the step: the batch, the one call, or none.
+func (s AnthropicStep) Calls() []AnthropicStep {
+	switch {
+	case len(s.Batch) > 0:
+		return s.Batch
+	case s.Tool != "":
+		return []AnthropicStep{s}
+	}
+	return nil
 }
 
 // Bash runs a shell command.
@@ -60,8 +81,9 @@ const EndOfScript = "(end of the script: nothing more to do)"
 // calls) get a short text. POST .../count_tokens answers a count;
 // anything else 200 {}. Every request is recorded in Log.
 //
-// Tool calls get the id ToolUseID(n), so that a hook payload's
-// tool_use_id says which scripted call it is (CallOf).
+// Tool calls are numbered from 1 in script order, a batch's calls one
+// after the other, and their ids carry the number, so that a hook
+// payload's tool_use_id says which scripted call it is (CallOf).
 type Anthropic struct {
 	URL string
 	Log Log
@@ -87,14 +109,30 @@ func (a *Anthropic) Close() {
 	a.srv.Close()
 }
 
-// ToolUseID is the id of the tool call the server answers at step n
-// (0-based).
+// ToolUseID is the id of the first tool call the server answers at step
+// n (0-based). Without batches, step n is call n+1.
 func (a *Anthropic) ToolUseID(n int) string {
-	return fmt.Sprintf("toolu_e2e%s_%03d", a.nonce, n+1)
+	return a.callID(a.CallsThrough(n-1) + 1)
+}
+
+func (a *Anthropic) callID(call int) string {
+	return fmt.Sprintf("toolu_e2e%s_%03d", a.nonce, call)
+}
+
+// CallsThrough is the number of tool calls in steps 0..n of the script:
+// the number of the last call a main request answered at step n asks
+// for, when that step has calls.
+func (a *Anthropic) CallsThrough(n int) int {
+	calls := 0
+	for i := 0; i <= n && i < len(a.script); i++ {
+		calls += len(a.script[i].Calls())
+	}
+	return calls
 }
 
 // CallOf is the 1-based number of the scripted tool call whose id is id
-// (step n is call n+1), or 0 when id is not one of this server's.
+// (without batches, step n is call n+1), or 0 when id is not one of this
+// server's.
 func (a *Anthropic) CallOf(id string) int {
 	rest, ok := strings.CutPrefix(id, "toolu_e2e"+a.nonce+"_")
 	if !ok {
@@ -226,12 +264,15 @@ func (a *Anthropic) serve(w http.ResponseWriter, req *http.Request) {
 	if rec.Main {
 		n := r.assistantTurns()
 		st := a.Step(n)
-		if st.Tool != "" {
-			input := st.Input
-			if input == nil {
-				input = map[string]any{}
+		if calls := st.Calls(); len(calls) > 0 {
+			first := a.CallsThrough(n-1) + 1
+			for i, c := range calls {
+				input := c.Input
+				if input == nil {
+					input = map[string]any{}
+				}
+				blocks = append(blocks, map[string]any{"type": "tool_use", "id": a.callID(first + i), "name": c.Tool, "input": input})
 			}
-			blocks = append(blocks, map[string]any{"type": "tool_use", "id": a.ToolUseID(n), "name": st.Tool, "input": input})
 			stopReason = "tool_use"
 		} else {
 			blocks = append(blocks, map[string]any{"type": "text", "text": st.Text})

@@ -160,3 +160,38 @@ func TestAnthropicPlaysTheScriptByAssistantTurns(t *testing.T) {
 		t.Error("a foreign id is one of the script's calls")
 	}
 }
+
+func TestAnthropicBatchIsOneMessageWithEveryCall(t *testing.T) {
+	a := NewAnthropic(Read("/r/x.go"), Parallel(Read("/r/a.go"), Read("/r/b.go"), Read("/r/a.go")), Bash("go test ./..."), Text("done"))
+	defer a.Close()
+	turn := func(n int) string {
+		msgs := []string{`{"role":"user","content":"go"}`}
+		for i := 0; i < n; i++ {
+			msgs = append(msgs, `{"role":"assistant","content":[{"type":"text","text":"x"}]}`, `{"role":"user","content":"y"}`)
+		}
+		return `{"model":"claude-sonnet-4-5","stream":true,"tools":[{"name":"Bash"}],"messages":[` + strings.Join(msgs, ",") + `]}`
+	}
+	blocks, stop, _ := sseMessage(t, postMessages(t, a.URL+"/v1/messages", turn(1)).Body)
+	if stop != "tool_use" || len(blocks) != 3 {
+		t.Fatalf("batch step: stop %q, %d blocks, want tool_use and 3: %v", stop, len(blocks), blocks)
+	}
+	for i, want := range []string{"/r/a.go", "/r/b.go", "/r/a.go"} {
+		b := blocks[i]
+		if b["type"] != "tool_use" || b["name"] != "Read" || b["input"].(map[string]any)["file_path"] != want {
+			t.Errorf("block %d: %v, want Read %s", i, b, want)
+		}
+		if n := a.CallOf(b["id"].(string)); n != i+2 {
+			t.Errorf("block %d is call %d, want %d (after the one call of step 0)", i, n, i+2)
+		}
+	}
+	if blocks[0]["id"] == blocks[2]["id"] {
+		t.Error("two calls of a batch share an id")
+	}
+	blocks, _, _ = sseMessage(t, postMessages(t, a.URL+"/v1/messages", turn(2)).Body)
+	if n := a.CallOf(blocks[0]["id"].(string)); len(blocks) != 1 || n != 5 {
+		t.Errorf("the step after the batch: %d blocks, call %d; want 1, call 5", len(blocks), n)
+	}
+	if a.ToolUseID(2) != blocks[0]["id"] || a.CallsThrough(1) != 4 || a.CallsThrough(3) != 5 {
+		t.Errorf("ToolUseID(2) %s, CallsThrough(1) %d, CallsThrough(3) %d", a.ToolUseID(2), a.CallsThrough(1), a.CallsThrough(3))
+	}
+}

@@ -59,15 +59,23 @@ func (a *agent) note(line string) {
 	})
 }
 
-// check asserts w against what the scenario did and records its summary.
-func (a *agent) check(w want) (verdicts, lb.Status) {
-	t := a.t
-	t.Helper()
+// observe reads what the scenario did (the hook calls, their verdicts,
+// the breaker) and records its summary.
+func (a *agent) observe() ([]harness.Call, verdicts, lb.Status) {
+	a.t.Helper()
 	calls := a.calls()
 	recordLatencies(calls)
 	v := verdictsOf(calls)
 	st := a.status()
 	a.note(outcome(a, v, st))
+	return calls, v, st
+}
+
+// check asserts w against what the scenario did and records its summary.
+func (a *agent) check(w want) (verdicts, lb.Status) {
+	t := a.t
+	t.Helper()
+	calls, v, st := a.observe()
 
 	if got := v.Warn.at(); (w.warn == never) != (v.Warn == nil) || (v.Warn != nil && got != w.warn) {
 		t.Errorf("loopbreaker warned at %s, want %s%s", v.Warn, where(w.warn, w.warnEvent), answerText(v.Warn))

@@ -88,12 +88,20 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 				return err
 			}
 		}
-		res, err = hook.InstallFileWith(tool, path, command, opts)
+		if o.user {
+			res, err = hook.InstallFileWith(tool, path, command, opts)
+		} else {
+			res, err = hook.InstallProjectFile(tool, project, command, opts)
+		}
 	} else {
 		if tool == hook.Codex {
 			codexUntrustBeforeUninstall(ctx, env, project, path, command)
 		}
-		res, err = hook.UninstallFile(tool, path, command)
+		if o.user {
+			res, err = hook.UninstallFile(tool, path, command)
+		} else {
+			res, err = hook.UninstallProjectFile(tool, project, command)
+		}
 	}
 	if err != nil {
 		return err

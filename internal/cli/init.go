@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/loopbreaker/loopbreaker/config"
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
 type initOptions struct {
@@ -36,20 +37,14 @@ func runInit(_ context.Context, env *Env, args []string) error {
 		project = dir
 	}
 	path := filepath.Join(project, config.ProjectFile)
-	wrote := true
-	_, err := os.Stat(path)
-	switch {
-	case err == nil && !o.force:
-		wrote = false
-		fmt.Fprintf(env.Stdout, "kept %s (it exists; --force overwrites it)\n", path)
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
+	wrote, err := writeProjectFile(project, o.force)
+	if err != nil {
 		return err
 	}
 	if wrote {
-		if err := os.WriteFile(path, []byte(config.SampleYAML()), 0o644); err != nil {
-			return fmt.Errorf("writing %s: %w", path, err)
-		}
 		fmt.Fprintf(env.Stdout, "wrote %s\n", path)
+	} else {
+		fmt.Fprintf(env.Stdout, "kept %s (it exists; --force overwrites it)\n", path)
 	}
 	// Opening the project creates its state directory (moving a legacy
 	// one out of the project first) and records the project there.
@@ -66,4 +61,39 @@ func runInit(_ context.Context, env *Env, args []string) error {
 	fmt.Fprintf(env.Stdout, "state in %s (%s)\n", w.storeName(), where)
 	fmt.Fprintln(env.Stdout, "next: in your loop, `loopbreaker check || break` before each iteration and `loopbreaker record ...` after it")
 	return nil
+}
+
+// writeProjectFile writes the sample loopbreaker.yaml into project unless
+// one exists (force: overwrite it). The project may be a cloned
+// repository that ships loopbreaker.yaml as a link to a file of the
+// person's: a link, or anything but a regular file, is an error, never
+// written through, even a link to a file that does not exist yet.
+func writeProjectFile(project string, force bool) (wrote bool, err error) {
+	root, err := nofollow.OpenRoot(project, "loopbreaker never writes through a link in a project (a cloned repository can ship any link): remove it and run `loopbreaker init` again")
+	if err != nil {
+		return false, err
+	}
+	defer root.Close()
+	f, err := root.OpenFile(config.ProjectFile, os.O_RDONLY, 0)
+	switch {
+	case err == nil:
+		f.Close()
+		if !force {
+			return false, nil
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return false, err
+	}
+	f, err = root.OpenFile(config.ProjectFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return false, fmt.Errorf("writing %s: %w", root.Join(config.ProjectFile), err)
+	}
+	_, err = f.WriteString(config.SampleYAML())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return false, fmt.Errorf("writing %s: %w", root.Join(config.ProjectFile), err)
+	}
+	return true, nil
 }

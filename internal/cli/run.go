@@ -14,6 +14,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 	"github.com/loopbreaker/loopbreaker/supervisor"
 )
 
@@ -206,7 +207,7 @@ func (w *workspace) finishRun(ctx context.Context, res supervisor.Result) error 
 		return err
 	}
 	path := filepath.Join(res.RunDir, "report.md")
-	if f, err := os.Create(path); err == nil {
+	if f, err := createInState(w.stateDir, path); err == nil {
 		werr := r.Markdown(f)
 		if cerr := f.Close(); werr == nil && cerr == nil {
 			fmt.Fprintf(env.Stderr, "loopbreaker: report saved in %s\n", w.rel(path))
@@ -246,3 +247,19 @@ func (b runBreaker) Status(st *lb.BreakerState) lb.Status {
 }
 
 var _ supervisor.Breaker = runBreaker{}
+
+// createInState creates (or empties) the file path below the state
+// directory without following a link below it: the state directory may
+// come from a cloned repository with links in it.
+func createInState(stateDir, path string) (*os.File, error) {
+	rel, err := filepath.Rel(stateDir, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("%s is not below the state directory %s", path, stateDir)
+	}
+	root, err := nofollow.OpenRoot(stateDir, nofollow.StateHint)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.OpenFile(filepath.ToSlash(rel), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+}

@@ -5,10 +5,13 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
 // serverLockName is the file a server holds locked for its lifetime in
@@ -21,9 +24,16 @@ const serverLockName = "server.lock"
 // at once, saying which process holds it.
 func lockServer(stateDir, addr string) (release func(), err error) {
 	path := filepath.Join(stateDir, serverLockName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	// The lock is truncated and written: never through a link planted in
+	// the state directory.
+	root, err := nofollow.OpenRoot(stateDir, nofollow.StateHint)
 	if err != nil {
 		return nil, fmt.Errorf("open the server lock %s: %w", path, err)
+	}
+	f, err := root.OpenFile(serverLockName, os.O_RDWR|os.O_CREATE, 0o644)
+	root.Close()
+	if err != nil {
+		return nil, fmt.Errorf("open the server lock: %w", err)
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
@@ -32,7 +42,7 @@ func lockServer(stateDir, addr string) (release func(), err error) {
 		}
 	}
 	if err != nil {
-		holder, _ := os.ReadFile(path)
+		holder, _ := io.ReadAll(io.LimitReader(f, 4096))
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			who := strings.TrimSpace(string(holder))
