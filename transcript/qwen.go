@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/loopbreaker/loopbreaker/hook"
 )
@@ -15,7 +16,10 @@ import (
 // whose functionResponse.response has output (what the model read) or
 // error, and whose toolCallResult has the status and resultDisplay.
 // "system" records are telemetry. A turn ends at the next prompt and at
-// the end of the file.
+// the end of the file. What a hook added to a result (additionalContext,
+// appended after a blank line) is recorded with it: loopbreaker's own
+// warnings are taken off again, so that a guarded session replays with the
+// results the tools gave.
 
 type qwenRecord struct {
 	SessionID  string `json:"sessionId"`
@@ -98,7 +102,9 @@ func parseQwen(data []byte) (*Session, error) {
 				if r.ToolCallResult != nil && r.ToolCallResult.CallID == fr.ID {
 					display = r.ToolCallResult.ResultDisplay
 				}
-				s.Steps = append(s.Steps, Step{Call: qwenPayload(c.name, c.args, textOf(fr.Response.Output), textOf(fr.Response.Error), display), Time: t})
+				output := withoutOwnWarning(textOf(fr.Response.Output))
+				errText := withoutOwnWarning(textOf(fr.Response.Error))
+				s.Steps = append(s.Steps, Step{Call: qwenPayload(c.name, c.args, output, errText, display), Time: t})
 			}
 		}
 	})
@@ -106,6 +112,17 @@ func parseQwen(data []byte) (*Session, error) {
 		s.Steps = append(s.Steps, Step{TurnEnd: true, Message: lastText})
 	}
 	return s, nil
+}
+
+// ownWarning starts what loopbreaker's hook adds to a result.
+const ownWarning = "\n\nloopbreaker: "
+
+// withoutOwnWarning takes loopbreaker's warning off the end of a result.
+func withoutOwnWarning(s string) string {
+	if i := strings.LastIndex(s, ownWarning); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // qwenPayload is the post-tool hook payload Qwen Code sends for a call:

@@ -1,6 +1,7 @@
 package qwen
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -122,6 +123,33 @@ func TestReadCycleWarnedAndHalted(t *testing.T) {
 	}
 	if r.Exit != 0 {
 		t.Errorf("qwen exit %d, want 0\n%s", r.Exit, r.Stderr)
+	}
+	// The chat Qwen recorded replays to the same warning. (Not to the
+	// halt: the halted call's result in the chat is loopbreaker's message,
+	// the tool's own output is not recorded.)
+	chats, _ := filepath.Glob(filepath.Join(a.home, ".qwen", "projects", "*", "chats", "*.jsonl"))
+	if len(chats) != 1 {
+		t.Fatalf("Qwen recorded %d chats, want 1: %q", len(chats), chats)
+	}
+	rep := a.loopbreaker("replay", "--json", chats[0])
+	var out struct {
+		Settings []struct {
+			Results []struct {
+				Format string `json:"format"`
+				Steps  int    `json:"steps"`
+				Warn   *struct {
+					Step     int    `json:"step"`
+					Detector string `json:"detector"`
+				} `json:"warn"`
+			} `json:"results"`
+		} `json:"settings"`
+	}
+	if err := json.Unmarshal([]byte(rep.Stdout), &out); err != nil || len(out.Settings) != 1 || len(out.Settings[0].Results) != 1 {
+		t.Fatalf("replay --json: %v\n%s", err, rep.Stdout)
+	}
+	res := out.Settings[0].Results[0]
+	if res.Format != "qwen" || res.Steps != v.haltAt || res.Warn == nil || res.Warn.Step != v.warnAt || res.Warn.Detector != lb.DetectorToolCycle {
+		t.Errorf("replay of the recorded chat: %s, want %d qwen steps warned at %d by %s", rep.Stdout, v.haltAt, v.warnAt, lb.DetectorToolCycle)
 	}
 }
 
