@@ -27,7 +27,12 @@ type BreakerState struct {
 	// LastProgressReason is the progress rule that saw the latest
 	// progress, and what it saw ("files-changed: 2 files changed ...").
 	LastProgressReason string `json:"last_progress_reason,omitempty"`
-	TotalOpens         int    `json:"total_opens"`
+	// Unmeasured counts the latest iterations in a row that measured none
+	// of the signals progress is read from (files changed, tests, metrics,
+	// completion): no_progress does not count them, since what was not
+	// measured is not zero, and says it is off.
+	Unmeasured int `json:"unmeasured,omitempty"`
+	TotalOpens int `json:"total_opens"`
 	// Resets counts resets; attempts are tagged with it (their epoch).
 	Resets int `json:"resets"`
 

@@ -84,7 +84,12 @@ type RunConfig struct {
 	// MaxIterations stops the loop after this many iterations (0: no limit).
 	MaxIterations int `yaml:"max_iterations"`
 	// IterationTimeout stops an iteration that runs longer (0: no limit).
+	// An agent CLI without a network may wait for it forever, so an
+	// unattended loop has one by default.
 	IterationTimeout time.Duration `yaml:"iteration_timeout"`
+	// MaxWait bounds how long the loop waits for an agent's usage limit
+	// to reset before it stops instead (0: it never waits).
+	MaxWait time.Duration `yaml:"max_wait"`
 	// KeepOutputs is how many iterations' outputs are kept in the state
 	// directory.
 	KeepOutputs int `yaml:"keep_outputs"`
@@ -260,7 +265,7 @@ func Defaults() Config {
 			PhaseDocument: {NoProgress: 3, SameError: 5},
 		},
 		Journal: JournalConfig{MaxBytes: 32 << 20, Keep: 3, MaxEntries: 10000},
-		Run:     RunConfig{KeepOutputs: 50, Checkpoint: true},
+		Run:     RunConfig{KeepOutputs: 50, Checkpoint: true, IterationTimeout: 15 * time.Minute, MaxWait: 6 * time.Hour},
 		BreakerTemplate: BreakerConfig{
 			FailureThreshold: 5, Window: time.Hour, Cooldown: 30 * time.Minute, Notify: true,
 		},
@@ -398,8 +403,8 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("phases.%s: thresholds must not be negative", p)
 		}
 	}
-	if c.Run.MaxIterations < 0 || c.Run.IterationTimeout < 0 || c.Run.KeepOutputs < 0 {
-		return fmt.Errorf("run.max_iterations, run.iteration_timeout and run.keep_outputs must not be negative")
+	if c.Run.MaxIterations < 0 || c.Run.IterationTimeout < 0 || c.Run.KeepOutputs < 0 || c.Run.MaxWait < 0 {
+		return fmt.Errorf("run.max_iterations, run.iteration_timeout, run.max_wait and run.keep_outputs must not be negative")
 	}
 	for i, b := range c.Breakers {
 		if err := b.validate(fmt.Sprintf("breakers[%d]", i), true); err != nil {

@@ -76,6 +76,9 @@ type Evidence struct {
 	// ProbeProgress: an iteration that progressed while it held the
 	// half-open probe (it is judged on its own).
 	ProbeProgress bool
+	// Unmeasured: the iteration measured none of progress's signals, so
+	// its lack of progress is unknown, not zero.
+	Unmeasured bool
 	// ErrorSig is an iteration's combined normalised error signature, ""
 	// when it had none.
 	ErrorSig string
@@ -109,7 +112,7 @@ const (
 func (ev *Evidence) iterationSignals() Signals {
 	var sig Signals
 	it := ev.Iteration
-	if !ev.Progress {
+	if !ev.Progress && !ev.Unmeasured {
 		sig |= SignalNoProgress
 	}
 	if ev.ErrorSig != "" {

@@ -65,14 +65,32 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 		s.Guidance[i].Delivered = true
 	}
 
+	// A turn whose tool calls the hooks saw measured its edits that way.
+	unmeasured := !progress && !hookTurn && !ProgressMeasured(it)
+	if unmeasured {
+		s.Unmeasured++
+	} else {
+		s.Unmeasured = 0
+	}
 	evidence := Evidence{
-		Iteration: it, Config: &e.Config, Progress: progress, ErrorSig: sig,
+		Iteration: it, Config: &e.Config, Progress: progress, ErrorSig: sig, Unmeasured: unmeasured,
 		// A probe is judged on its own iteration: one that progressed is
 		// not failed by the phase failures that opened the breaker.
 		ProbeProgress: progress && s.State == lb.HalfOpen && s.Mode == lb.ModeProbe,
 	}
 	observe(s, now, iterationObservers, evidence.iterationSignals(), &evidence)
 	e.settle(s, ev, it.Phase, progress, a)
+}
+
+// ProgressMeasured tells whether an iteration measured any signal progress
+// is read from. One that measured none (outside git, or without git, and
+// with no test output, metric or completion signal) is not one without
+// progress: nothing says the agent did nothing.
+func ProgressMeasured(it *lb.Iteration) bool {
+	// Files measured count as measured even with no_progress.files_count
+	// off: the person chose not to read them as progress.
+	return it.Complete || it.FilesChanged != nil || len(it.Files) > 0 || it.HeadMoved || it.TestsPassing != nil || it.TestsFailing != nil ||
+		len(it.Tests) > 0 || len(it.Metrics) > 0
 }
 
 // iterationRun describes the iteration's test run, nil when it has none:

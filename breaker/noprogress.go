@@ -15,6 +15,10 @@ func (noProgress) Name() string { return lb.DetectorNoProgress }
 func (noProgress) Observes() Signals { return SignalNoProgress }
 
 func (noProgress) Observe(s *lb.BreakerState, ev Evidence) {
+	if ev.Unmeasured {
+		// Not measured is not zero: the count neither grows nor restarts.
+		return
+	}
 	if ev.Progress {
 		s.Counters.NoProgress = 0
 	} else {
@@ -23,7 +27,11 @@ func (noProgress) Observe(s *lb.BreakerState, ev Evidence) {
 }
 
 func (noProgress) Count(s *lb.BreakerState, at Moment) Count {
-	return threshold(at.Config, s.Counters.NoProgress, at.Config.NoProgressThreshold(at.Phase))
+	c := threshold(at.Config, s.Counters.NoProgress, at.Config.NoProgressThreshold(at.Phase))
+	if s.Unmeasured > 0 {
+		c.Detail = fmt.Sprintf("off: the last %d iteration(s) measured nothing progress is read from (no git repository or no git, no test output, no completion signal); not measured is not zero", s.Unmeasured)
+	}
+	return c
 }
 
 func (noProgress) Reason(s *lb.BreakerState, at Moment, c Count) Reason {

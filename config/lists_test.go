@@ -295,7 +295,7 @@ func TestNewScalarKeys(t *testing.T) {
 	}.options(t))
 	c := l.Config
 	want := loopbreaker.Defaults()
-	want.Run = loopbreaker.RunConfig{IterationTimeout: 20 * time.Minute, KeepOutputs: 10, Checkpoint: false}
+	want.Run = loopbreaker.RunConfig{IterationTimeout: 20 * time.Minute, MaxWait: 6 * time.Hour, KeepOutputs: 10, Checkpoint: false}
 	want.EvictAfter = 2 * time.Hour
 	want.Server = loopbreaker.ServerConfig{Addr: ":8080", MaxBodyBytes: 4096}
 	want.Notify = loopbreaker.NotifyConfig{WebhookURL: "https://example.com/hook", Debounce: 0, Retries: 0, Timeout: 2 * time.Second}

@@ -526,7 +526,8 @@ func descriptions() map[string]string {
 
 		"run":                   "The loop supervisor (loopbreaker run).",
 		"run.max_iterations":    "Stop the loop after this many iterations; 0 means no limit.",
-		"run.iteration_timeout": "Stop an iteration that runs longer than this duration; 0 means no limit.",
+		"run.iteration_timeout": "Stop an iteration that runs longer than this duration (its process group is killed, the iteration counts as failed); 0 means no limit.",
+		"run.max_wait":          "Longest wait for an agent's usage limit to reset (when the agent CLI said when); a longer or unknown wait stops the loop with exit 3; 0 never waits.",
 		"run.keep_outputs":      "How many iterations' outputs to keep in the state directory (a count).",
 		"run.checkpoint":        "Tag a git checkpoint before the first attempt of a slice.",
 

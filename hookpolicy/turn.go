@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/cannotrun"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/hook"
 )
@@ -17,7 +18,9 @@ import (
 // restarts needs that); otherwise, and for a subagent, it only checks. A
 // turn that only answered a background task's notification is not a turn
 // without progress: it records an iteration only when files changed. It
-// never blocks: OPEN answers with the protocol's stop (continue: false),
+// never blocks: a turn that ended on the model API's refusal (Claude Code
+// 2.1 fires StopFailure then, but a CLI may end the turn with its error
+// line as the last message) is not recorded either. OPEN answers with the protocol's stop (continue: false),
 // which also overrides other Stop hooks that would keep the agent looping.
 func (c *call) stop(ctx context.Context) (hook.Answer, error) {
 	sub := c.p.Event == "SubagentStop"
@@ -31,9 +34,17 @@ func (c *call) stop(ctx context.Context) (hook.Answer, error) {
 	}
 	ev := lb.Event{Kind: lb.EventCheck}
 	if !sub && c.Config.Enabled {
-		it := &lb.Iteration{Summary: summaryLine(c.turnMessage())}
+		msg := c.turnMessage()
+		it := &lb.Iteration{Summary: summaryLine(msg)}
 		ch, err := c.files, c.filesErr
+		refusal, refused := cannotrun.ClassifyTurn(msg, c.now())
 		switch {
+		case refused && err == nil && len(ch.Files) == 0 && !ch.HeadMoved:
+			// The model API refused the agent (a limit, an overload, a
+			// login, the network): the agent could not work, which is
+			// not being stuck. (Files it changed before are progress,
+			// recorded below as any turn's.)
+			c.logf("loopbreaker: turn end not recorded as an iteration: %s\n", refusal.Describe())
 		case err != nil:
 			c.logf("loopbreaker: turn end not recorded as an iteration: files changed not measured (%v)\n", err)
 		case len(ch.Files) == 0 && !ch.HeadMoved && c.notificationTurn():

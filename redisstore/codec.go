@@ -121,6 +121,10 @@ func appendAttempt(b []byte, a *lb.Attempt) (_ []byte, ok bool) {
 	}
 	b = append(b, `,"progress":`...)
 	b = strconv.AppendBool(b, a.Progress)
+	str("progress_reason", a.ProgressReason)
+	if err != nil {
+		return b, false
+	}
 	b = append(b, `,"epoch":`...)
 	b = strconv.AppendInt(b, int64(a.Epoch), 10)
 	if a.ToolCall != 0 {

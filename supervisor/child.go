@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"time"
+
+	"github.com/loopbreaker/loopbreaker/cannotrun"
 )
 
 // pipeGrace is how long the loop waits, after the command exited, for
@@ -50,6 +52,9 @@ type ran struct {
 	exitCode    int
 	timedOut    bool
 	interrupted os.Signal
+	// cannotRun is set when the agent could not work at all (its model
+	// API refused it or was out of reach).
+	cannotRun *cannotrun.Finding
 }
 
 // runCommand runs the agent command once in its own process group and

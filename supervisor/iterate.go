@@ -53,6 +53,12 @@ func (l *loop) iterate(ctx, work context.Context, n int, st *lb.BreakerState, fb
 	if err != nil || r.interrupted != nil {
 		return nil, r, err
 	}
+	if f, ok := l.refused(out, errs, r); ok {
+		// The working tree is left for the next iteration to measure:
+		// what the agent did before the refusal is still its work.
+		r.cannotRun = &f
+		return nil, r, nil
+	}
 	change, err := l.changedFiles(work)
 	if err != nil {
 		return nil, r, err
@@ -136,7 +142,7 @@ func (l *loop) prune() {
 	for _, e := range entries {
 		num, ext, ok := strings.Cut(e.Name(), ".")
 		n, err := strconv.Atoi(num)
-		if !ok || err != nil || (ext != "out" && ext != "err" && ext != "json") {
+		if !ok || err != nil || (ext != "out" && ext != "err" && ext != "json" && ext != "refused.out" && ext != "refused.err") {
 			continue
 		}
 		byNumber[n] = append(byNumber[n], e.Name())

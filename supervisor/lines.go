@@ -7,6 +7,7 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/breaker"
 )
 
 // statusLine is the live one-line status: iteration, state and the
@@ -68,9 +69,12 @@ func (l *loop) summaryLine(n int, it *lb.Iteration, r ran, d lb.Decision) string
 	if it.Complete {
 		facts = append(facts, "completion signalled")
 	}
-	if d.Progress {
+	switch {
+	case d.Progress:
 		facts = append(facts, "progress")
-	} else {
+	case !breaker.ProgressMeasured(it):
+		facts = append(facts, "progress not measured")
+	default:
 		facts = append(facts, "no progress")
 	}
 	b.WriteString(strings.Join(facts, ", "))

@@ -32,6 +32,9 @@ type agentResult struct {
 	Result            string            `json:"result"`
 	NumTurns          int               `json:"num_turns"`
 	PermissionDenials []json.RawMessage `json:"permission_denials"`
+	// APIErrorStatus is the HTTP status of the model API's refusal that
+	// ended the run (Claude Code).
+	APIErrorStatus int `json:"api_error_status"`
 }
 
 // parseAgentResult finds the agent's result in the end of its output: the

@@ -22,6 +22,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
+	"github.com/loopbreaker/loopbreaker/cannotrun"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 	"github.com/loopbreaker/loopbreaker/worktree"
@@ -74,6 +75,15 @@ type Config struct {
 	MaxIterations int
 	// IterationTimeout stops an iteration that runs longer (0: no limit).
 	IterationTimeout time.Duration
+	// MaxWait bounds how long the loop waits for an agent's usage limit
+	// to reset (0: it never waits; it stops instead).
+	MaxWait time.Duration
+	// After is the timer of those waits: it fires once d has passed on
+	// the loop's clock (Now). nil means time.After. A frozen clock
+	// (LOOPBREAKER_NOW) passes one that moves the clock on by d and
+	// fires at once, so that a test sees the whole countdown without
+	// waiting.
+	After func(d time.Duration) <-chan time.Time
 	// KeepOutputs is how many iterations' outputs stay in the run
 	// directory.
 	KeepOutputs int
@@ -126,7 +136,15 @@ const (
 	// Interrupted: a signal stopped the run; the iteration it interrupted
 	// was not recorded.
 	Interrupted Outcome = "interrupted"
+	// CannotRun: the agent could not work at all (not logged in, a usage
+	// limit with no reset time or one beyond MaxWait, an unreachable or
+	// overloaded API); nothing of it was recorded as stagnation.
+	CannotRun Outcome = "cannot_run"
 )
+
+// ExitCannotRun is the exit code of a run stopped because the agent could
+// not work at all.
+const ExitCannotRun = 3
 
 // Result is how a run ended.
 type Result struct {
@@ -140,16 +158,20 @@ type Result struct {
 	State *lb.BreakerState
 	// Signal is the signal that interrupted the run.
 	Signal os.Signal
+	// CannotRun is why the agent could not work (Outcome CannotRun).
+	CannotRun *cannotrun.Finding
 	// RunDir holds the outputs of this session's iterations.
 	RunDir string
 }
 
 // ExitCode is the process exit code for r: 0 completed or iteration limit
-// reached, 2 halted, 128+N interrupted by signal N (130 for SIGINT).
+// reached, 2 halted, 3 the agent cannot run, 128+N interrupted by signal N (130 for SIGINT).
 func (r Result) ExitCode() int {
 	switch r.Outcome {
 	case Halted:
 		return 2
+	case CannotRun:
+		return ExitCannotRun
 	case Interrupted:
 		return 128 + signalNumber(r.Signal)
 	}
@@ -172,6 +194,11 @@ type loop struct {
 	// the run, because each iteration of a loop is a fresh agent.
 	guidance []lb.Guidance
 	intr     interrupts
+	// prepared: the checkpoint and the first snapshot are taken (once,
+	// even when the first run is refused and runs again).
+	prepared bool
+	// refusals counts the agent's runs in a row that could not work.
+	refusals int
 	// lastNumber is the number of the last iteration run, for when the
 	// breaker does not count (disabled, or failed with on_error: continue).
 	lastNumber int
@@ -219,6 +246,9 @@ func newLoop(cfg Config, b Breaker) (*loop, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.After == nil {
+		cfg.After = time.After
+	}
 	if cfg.KillGrace <= 0 {
 		cfg.KillGrace = 5 * time.Second
 	}
@@ -228,8 +258,8 @@ func newLoop(cfg Config, b Breaker) (*loop, error) {
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
 	}
-	if cfg.MaxIterations < 0 || cfg.IterationTimeout < 0 || cfg.KeepOutputs < 0 {
-		return nil, errors.New("max iterations, iteration timeout and outputs kept must not be negative")
+	if cfg.MaxIterations < 0 || cfg.IterationTimeout < 0 || cfg.KeepOutputs < 0 || cfg.MaxWait < 0 {
+		return nil, errors.New("max iterations, iteration timeout, max wait and outputs kept must not be negative")
 	}
 	hasPrompt := cfg.Prompt != "" || cfg.PromptFile != ""
 	if usesPlaceholder(cfg.Command, placeholderPrompt) || usesPlaceholder(cfg.Command, placeholderPromptFile) {
@@ -255,7 +285,7 @@ func newLoop(cfg Config, b Breaker) (*loop, error) {
 	}
 	cfg.WarningFile = absIn(cfg.Dir, cfg.WarningFile)
 	cfg.GuidanceFile = absIn(cfg.Dir, cfg.GuidanceFile)
-	runName := "runs/" + fileName(cfg.Session)
+	runName := RunDirName(cfg.Session)
 	runDir := filepath.Join(cfg.StateDir, filepath.FromSlash(runName))
 	if err := os.MkdirAll(cfg.StateDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create the state directory: %w: check that %s is writable", err, cfg.StateDir)
@@ -310,10 +340,11 @@ func (l *loop) run(ctx context.Context) (Result, error) {
 			res.Outcome = Halted
 			return res, nil
 		}
-		if res.Iterations == 0 {
+		if !l.prepared {
 			if err := l.prepareGit(work); err != nil {
 				return res, err
 			}
+			l.prepared = true
 		}
 		n := l.nextNumber(res.State)
 		fb := l.feedback(chk.Decision, res.State, n)
@@ -327,6 +358,20 @@ func (l *loop) run(ctx context.Context) (Result, error) {
 			l.con.line("loopbreaker: interrupted (%s) during iteration %d: the agent was stopped and the iteration was not recorded", ran.interrupted, n)
 			return res, nil
 		}
+		if f := ran.cannotRun; f != nil {
+			// Not recorded: an agent that could not work is not stuck.
+			if out := l.waitOut(ctx, n, *f); out != "" {
+				res.Outcome = out
+				if out == CannotRun {
+					res.CannotRun = f
+				} else {
+					res.Signal = l.intr.signal
+				}
+				return res, nil
+			}
+			continue
+		}
+		l.refusals = 0
 		rec, err := l.record(work, it, res.State)
 		if err != nil {
 			return res, err
@@ -419,6 +464,15 @@ func absIn(dir, p string) string {
 	}
 	return filepath.Join(dir, p)
 }
+
+// RunDir is where a session's iteration outputs are kept.
+func RunDir(stateDir, session string) string {
+	return filepath.Join(stateDir, filepath.FromSlash(RunDirName(session)))
+}
+
+// RunDirName is a session's run directory, relative to the state
+// directory, slash-separated.
+func RunDirName(session string) string { return "runs/" + fileName(session) }
 
 // fileName makes a session name a safe file name.
 func fileName(s string) string {

@@ -11,6 +11,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/loopbreaker/loopbreaker/supervisor"
 )
 
 // Exit codes, documented in the README.
@@ -18,6 +20,9 @@ const (
 	ExitOK    = 0
 	ExitError = 1 // usage, configuration or I/O error
 	ExitOpen  = 2 // the breaker is OPEN (or the probe is held elsewhere): stop
+	// ExitCannotRun: run stopped because the agent cannot work at all
+	// (not logged in, a usage limit it cannot wait out).
+	ExitCannotRun = supervisor.ExitCannotRun
 	// ExitUsage is for loopbreaker called without a command, as other
 	// tools do (it shares its number with ExitOpen: neither is "go on").
 	ExitUsage = 2
@@ -60,6 +65,9 @@ type Env struct {
 	Dir string
 	// Now is the clock; LOOPBREAKER_NOW overrides it (tests, replays).
 	Now func() time.Time
+	// after is the timer of a wait on the clock Now (nil: time.After);
+	// LOOPBREAKER_NOW makes waits move its clock on at once.
+	after func(time.Duration) <-chan time.Time
 
 	// globals are -C and --set given before the command; the command's
 	// own flags start from them.
@@ -145,7 +153,8 @@ func Run(ctx context.Context, args []string, env *Env) error {
 		if err != nil {
 			return fmt.Errorf("LOOPBREAKER_NOW=%q: want an RFC 3339 time such as 2026-11-21T09:00:00Z", fixed)
 		}
-		env.Now = func() time.Time { return t }
+		clock := supervisor.NewFrozenClock(t)
+		env.Now, env.after = clock.Now, clock.After
 	}
 	args, err := parseGlobals(env, args)
 	if err != nil {

@@ -26,6 +26,11 @@ func runCheck(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer w.close()
+	if o.start {
+		if err := w.checkNotRunning(); err != nil {
+			return err
+		}
+	}
 	if o.start && w.cfg.AutoReset && w.cfg.Enabled {
 		if err := w.writable(); err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -119,6 +120,21 @@ func TestScripts(t *testing.T) {
 				}
 				if got != want {
 					ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+				}
+			},
+			// waitfile FILE: wait until a background command made FILE
+			// (it fails after a minute: the command is hung, not slow).
+			"waitfile": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: waitfile FILE")
+				}
+				for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+					if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
+						return
+					}
+					if time.Now().After(deadline) {
+						ts.Fatalf("waitfile: no %s after a minute", args[0])
+					}
 				}
 			},
 		},

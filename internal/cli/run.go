@@ -43,7 +43,9 @@ type runOptions struct {
 const runHelpNotes = `
 Runs CMD once per iteration in the project directory, guarded by the session's breaker.
 {prompt} in an argument is replaced by the prompt text, {prompt_file} by a file holding it.
-Exit codes: 0 completed or iteration limit, 1 error, 2 breaker OPEN (report printed), 130 interrupted.
+Exit codes: 0 completed or iteration limit, 1 error, 2 breaker OPEN (report printed),
+3 the agent cannot run (not logged in; a usage limit with no reset time or one beyond run.max_wait), 130 interrupted.
+A usage limit that resets within run.max_wait (default 6h) is waited out, with a countdown.
 
 With loopbreaker's hooks installed (claude -p, codex exec, gemini -p), the agent CLI exits 0 itself
 after a hook stopped it. The command gets LOOPBREAKER_SESSION, so its hooks feed this session's
@@ -63,7 +65,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	fs.BoolVar(&o.appendWarning, "append-warning", false, "append the breaker's warning and a person's guidance (with what was already tried) to the prompt")
 	fs.StringVar(&o.completePattern, "complete-pattern", "", "a Go `regexp`: an output line matching it signals completion (besides <promise>COMPLETE</promise> and Ralph's EXIT_SIGNAL: true)")
 	fs.Var(&o.maxIterations, "max-iterations", "stop after `N` iterations of this run, exit 0 (default: run.max_iterations; 0 = no limit)")
-	fs.Func("iteration-timeout", "stop an iteration that runs longer than `duration` (e.g. 20m): its process group is killed and the iteration counts as failed (default: run.iteration_timeout; 0 = none)", func(v string) error {
+	fs.Func("iteration-timeout", "stop an iteration that runs longer than `duration` (e.g. 20m): its process group is killed and the iteration counts as failed (default: run.iteration_timeout, 15m; 0 = none)", func(v string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
 			return fmt.Errorf("want a duration such as 90s or 20m, got %q", v)
@@ -91,9 +93,14 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer w.close()
+	release, err := w.lockRun()
+	if err != nil {
+		return err
+	}
+	defer release()
 	cfg.Dir, cfg.StateDir = w.project, w.stateDir
 	rc := w.cfg.Run
-	cfg.MaxIterations, cfg.IterationTimeout = rc.MaxIterations, rc.IterationTimeout
+	cfg.MaxIterations, cfg.IterationTimeout, cfg.MaxWait = rc.MaxIterations, rc.IterationTimeout, rc.MaxWait
 	if o.maxIterations.set {
 		if o.maxIterations.v < 0 {
 			return usagef("--max-iterations must not be negative")
@@ -134,7 +141,7 @@ func (o *runOptions) supervisorConfig(env *Env, command []string) (supervisor.Co
 		Command: command, Session: o.session, Slice: o.slice,
 		Prompt: o.prompt, AppendWarning: o.appendWarning,
 		Environ: env.Environ, Stdout: env.Stdout, Stderr: env.Stderr,
-		Live: isTerminal(env.Stdout), Now: env.Now,
+		Live: isTerminal(env.Stdout), Now: env.Now, After: env.after,
 	}
 	phase := lb.Phase(strings.ToUpper(o.phase))
 	switch phase {
@@ -187,6 +194,9 @@ func (w *workspace) finishRun(ctx context.Context, res supervisor.Result) error 
 		return nil
 	case supervisor.Interrupted:
 		fmt.Fprintf(env.Stderr, "loopbreaker: stopped by %s; the breaker state is saved (`loopbreaker status`)\n", res.Signal)
+		return &exitError{code: res.ExitCode()}
+	case supervisor.CannotRun:
+		// The loop said why and what to do; the breaker is untouched.
 		return &exitError{code: res.ExitCode()}
 	}
 	d := res.Decision
