@@ -110,6 +110,9 @@ type BreakerState struct {
 	// Session is what the agent session's hook calls remember between
 	// hook processes (pending calls, batches, what the model was told).
 	Session *SessionMemory `json:"session,omitempty"`
+
+	// Spend is what the agent consumed (nil until a usage is recorded).
+	Spend *Spend `json:"spend,omitempty"`
 }
 
 // Counters are the detectors' running counts.
@@ -385,6 +388,7 @@ func (st *BreakerState) Clone() *BreakerState {
 	out.EditedFiles = slices.Clone(st.EditedFiles)
 	out.LastArgs = slices.Clone(st.LastArgs)
 	out.Session = st.Session.Clone()
+	out.Spend = st.Spend.Clone()
 	out.Tampers = slices.Clone(st.Tampers)
 	for i := range out.Tampers {
 		out.Tampers[i].What = slices.Clone(out.Tampers[i].What)

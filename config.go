@@ -36,6 +36,9 @@ type Config struct {
 	TestAttempts      TestAttemptsConfig  `yaml:"test_attempts"`
 	FailureWindow     FailureWindowConfig `yaml:"failure_window"`
 	ToolCalls         ToolCallsConfig     `yaml:"tool_calls"`
+	Budget            BudgetConfig        `yaml:"budget"`
+	// Prices price the tokens of each model (USD per million tokens).
+	Prices []Price `yaml:"prices"`
 	// Tamper: attempts of the agent to silence its breaker (refused by
 	// the hook) that open it; a change detected after the fact opens it
 	// at once. 0 refuses the attempts without counting them.
@@ -133,6 +136,9 @@ type ServerConfig struct {
 type NotifyConfig struct {
 	// WebhookURL receives a JSON POST per state change ("" disables).
 	WebhookURL string `yaml:"webhook_url"`
+	// Command is run by sh -c per state change, with the change in
+	// LOOPBREAKER_* variables ("" disables): desktop notifications.
+	Command string `yaml:"command"`
 	// Debounce is the least time between two notifications of one scope.
 	Debounce time.Duration `yaml:"debounce"`
 	// Retries is how often a failed delivery is retried, with backoff.
@@ -214,6 +220,24 @@ type ToolCallsConfig struct {
 	NearDuplicate int `yaml:"near_duplicate"`
 }
 
+// BudgetConfig caps what an agent may spend; a budget of 0 is off. Each
+// budget warns at WarnPercent % of it and opens the breaker at 100 %.
+type BudgetConfig struct {
+	// CallsPerHour: model calls within the last hour (Ralph's
+	// MAX_CALLS_PER_HOUR).
+	CallsPerHour int `yaml:"calls_per_hour"`
+	// SessionTokens and SessionCost (USD) cap the breaker's whole spend;
+	// SliceTokens and SliceCost the current slice's.
+	SessionTokens int64   `yaml:"session_tokens"`
+	SessionCost   float64 `yaml:"session_cost"`
+	SliceTokens   int64   `yaml:"slice_tokens"`
+	SliceCost     float64 `yaml:"slice_cost"`
+	// TokensWithoutProgress caps the tokens spent since the last progress.
+	TokensWithoutProgress int64 `yaml:"tokens_without_progress"`
+	// WarnPercent is the share of a budget at which it warns (0: never).
+	WarnPercent int `yaml:"warn_percent"`
+}
+
 // PhaseProfile overrides thresholds for one phase.
 type PhaseProfile struct {
 	NoProgress int `yaml:"no_progress"`
@@ -258,6 +282,8 @@ func Defaults() Config {
 		FailureWindow:     FailureWindowConfig{Threshold: 5, Window: time.Hour},
 		ToolCalls: ToolCallsConfig{RepeatWarn: 3, Repeat: 5, CycleWarn: 3, Cycle: 5, SameError: 3, History: 30,
 			ErrorAfterEdit: 4, NoNewInfo: 6, NearDuplicate: 6},
+		Budget: BudgetConfig{CallsPerHour: 100, TokensWithoutProgress: DefaultTokensWithoutProgress, WarnPercent: 80},
+		Prices: DefaultPrices(),
 		Phases: map[Phase]PhaseProfile{
 			PhaseRed:      {NoProgress: 3, SameError: 5},
 			PhaseGreen:    {NoProgress: 2, SameError: 3},
@@ -390,6 +416,17 @@ func (c *Config) Validate() error {
 	if c.FailureWindow.Window <= 0 {
 		return fmt.Errorf("failure_window.window must be positive, got %s", c.FailureWindow.Window)
 	}
+	if err := c.Budget.validate(); err != nil {
+		return err
+	}
+	for i, p := range c.Prices {
+		if p.Model == "" {
+			return fmt.Errorf("prices[%d].model is empty: name the model (or the start of its name) the entry prices", i)
+		}
+		if p.Input < 0 || p.Output < 0 || p.CacheRead < 0 || p.CacheWrite < 0 {
+			return fmt.Errorf("prices[%d] (%s): a price must not be negative", i, p.Model)
+		}
+	}
 	if c.WarnMargin < 0 {
 		return fmt.Errorf("warn_margin must be 0 or more, got %d", c.WarnMargin)
 	}
@@ -453,6 +490,22 @@ func (b BreakerConfig) validate(key string, needScope bool) error {
 	}
 	if b.Cooldown < 0 {
 		return fmt.Errorf("%s.cooldown must not be negative, got %s", key, b.Cooldown)
+	}
+	return nil
+}
+
+// DefaultTokensWithoutProgress is budget.tokens_without_progress's default.
+const DefaultTokensWithoutProgress = 5_000_000
+
+func (b BudgetConfig) validate() error {
+	if b.CallsPerHour < 0 || b.SessionTokens < 0 || b.SliceTokens < 0 || b.TokensWithoutProgress < 0 || b.SessionCost < 0 || b.SliceCost < 0 {
+		return fmt.Errorf("budget.* must be 0 (no budget) or more")
+	}
+	if b.CallsPerHour > MaxHourCalls {
+		return fmt.Errorf("budget.calls_per_hour must be at most %d, got %d", MaxHourCalls, b.CallsPerHour)
+	}
+	if b.WarnPercent < 0 || b.WarnPercent > 100 {
+		return fmt.Errorf("budget.warn_percent must be between 0 (no warning) and 100, got %d", b.WarnPercent)
 	}
 	return nil
 }

@@ -81,6 +81,10 @@ type Iteration struct {
 	// Metrics are phase metrics (tests_generated, complexity_score, ...)
 	// whose movement in the phase's direction counts as progress.
 	Metrics map[string]float64 `json:"metrics,omitempty"`
+
+	// Usage is what the iteration's model calls consumed (nil: not
+	// measured, which counts nothing).
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // TestResult is one attempt at one test.
@@ -141,6 +145,9 @@ type ToolCall struct {
 	// Batch is the batch of calls this call ran in (0: not known): calls
 	// of one batch run at once and may report in any order.
 	Batch int `json:"batch,omitempty"`
+	// Usage is what the model calls read with this call consumed (hooks
+	// read it from the agent's transcript); nil: not measured.
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // OutcomeResult is the reviewed result of a decision.

@@ -70,9 +70,16 @@ const (
 	DetectorNearDuplicate     = "near_duplicate"
 	DetectorTamper            = "tamper"
 	DetectorScope             = "scope"
-	DetectorCooldown          = "cooldown"
-	DetectorProbe             = "probe"
-	DetectorReset             = "reset"
+	// The budgets (budget.*): what the agent spent against its caps.
+	DetectorCallsPerHour          = "budget_calls_per_hour"
+	DetectorSessionTokens         = "budget_session_tokens"
+	DetectorSessionCost           = "budget_session_cost"
+	DetectorSliceTokens           = "budget_slice_tokens"
+	DetectorSliceCost             = "budget_slice_cost"
+	DetectorTokensWithoutProgress = "budget_tokens_without_progress"
+	DetectorCooldown              = "cooldown"
+	DetectorProbe                 = "probe"
+	DetectorReset                 = "reset"
 )
 
 // Decision is the breaker's answer to a record or a check.

@@ -87,6 +87,15 @@ type TextMark struct {
 type TranscriptMark struct {
 	Session string `json:"session"`
 	Offset  int64  `json:"offset"`
+	// UsageOffset is where its model usage was read up to, UsageLast the
+	// message counted last (agents repeat a message's usage); UsageRead
+	// marks that the usage was read at all.
+	UsageOffset int64  `json:"usage_offset,omitempty"`
+	UsageLast   string `json:"usage_last,omitempty"`
+	UsageRead   bool   `json:"usage_read,omitempty"`
+	// UsageModel is the model in use, for a transcript that names it
+	// once per turn (Codex).
+	UsageModel string `json:"usage_model,omitempty"`
 }
 
 // SeenSession is the mark of one agent session's hook calls.
@@ -169,6 +178,14 @@ func cloneToolCall(tc *ToolCall) *ToolCall {
 	}
 	out.Files = slices.Clone(tc.Files)
 	out.Tests = slices.Clone(tc.Tests)
+	if tc.Usage != nil {
+		u := *tc.Usage
+		if u.CostUSD != nil {
+			c := *u.CostUSD
+			u.CostUSD = &c
+		}
+		out.Usage = &u
+	}
 	if tc.TestsPassing != nil {
 		n := *tc.TestsPassing
 		out.TestsPassing = &n

@@ -1,6 +1,10 @@
 package loopbreaker
 
-import "time"
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
 
 // Status is a breaker's state as people and programs read it: the JSON of
 // `loopbreaker status`, `check` and `record`.
@@ -31,6 +35,8 @@ type Status struct {
 	Tests       []TestAttempts `json:"tests,omitempty"`
 	Transitions []Transition   `json:"transitions"`
 	Guidance    []Guidance     `json:"guidance,omitempty"`
+	// Spend is what the agent consumed (absent until a usage is recorded).
+	Spend *Spend `json:"spend,omitempty"`
 }
 
 // Counter is one detector's count against its threshold.
@@ -42,4 +48,47 @@ type Counter struct {
 	WarnAt int `json:"warn_at"`
 	// Detail says what is being counted, e.g. the test or the signature.
 	Detail string `json:"detail,omitempty"`
+	// Unit is what Value counts when it is not a number of events:
+	// "tokens", "calls" or "cents" (US dollar cents).
+	Unit string `json:"unit,omitempty"`
+}
+
+// Counter units (Counter.Unit).
+const (
+	UnitTokens = "tokens"
+	UnitCalls  = "calls"
+	UnitCents  = "cents"
+)
+
+// Figure writes a value of the counter's unit as people read it:
+// 412,000 (tokens, calls), $4.12 (cents), 3 (events).
+func (c Counter) Figure(v int) string { return FormatCount(c.Unit, int64(v)) }
+
+// FormatCount writes v in unit: digits grouped by thousands for tokens and
+// calls, dollars for cents.
+func FormatCount(unit string, v int64) string {
+	switch unit {
+	case UnitCents:
+		sign := ""
+		if v < 0 {
+			sign, v = "-", -v
+		}
+		return fmt.Sprintf("%s$%s.%02d", sign, groupDigits(v/100), v%100)
+	case UnitTokens, UnitCalls:
+		return groupDigits(v)
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// groupDigits writes n with comma separators (412,000).
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	sign := ""
+	if n < 0 {
+		sign, s = "-", s[1:]
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return sign + s
 }

@@ -61,6 +61,12 @@ var detectors = [...]Detector{
 	nearDuplicate{},
 	noNewInfo{},
 	failureWindow{},
+	budget{budgetCallsPerHour},
+	budget{budgetSessionTokens},
+	budget{budgetSessionCost},
+	budget{budgetSliceTokens},
+	budget{budgetSliceCost},
+	budget{budgetTokensWithoutProgress},
 }
 
 // Evidence is one event as the detectors observe it, with what the
@@ -145,6 +151,9 @@ type Count struct {
 	Trip, Warn int
 	// Detail says what the count is about (a test, a slice, a phase).
 	Detail string
+	// Unit is what Value counts when not events (budgets: tokens, calls,
+	// cents).
+	Unit string
 }
 
 // Reason is a detector's explanation of its count.
@@ -236,7 +245,7 @@ func observe(s *lb.BreakerState, now time.Time, os []observer, sig Signals, ev *
 // one, so no detector needs asking.
 func quiet(s *lb.BreakerState) bool {
 	return s.Counters == (lb.Counters{}) && len(s.ErrorCounts) == 0 && len(s.Tests) == 0 &&
-		len(s.SliceFailures) == 0 && len(s.Failures) == 0
+		len(s.SliceFailures) == 0 && len(s.Failures) == 0 && s.Spend == nil
 }
 
 // verdict is the worst level across detectors, with its reason (settle
@@ -258,7 +267,7 @@ func (e *Engine) verdict(s *lb.BreakerState, phase lb.Phase, now time.Time) verd
 	r := d.Reason(s, at, worst)
 	reason := r.What
 	if best == levelWarn {
-		reason = "warning: " + r.What + "; the breaker opens at " + fmt.Sprint(worst.Trip) + ". " + r.Advice
+		reason = "warning: " + r.What + "; the breaker opens at " + worst.figure(worst.Trip) + ". " + r.Advice
 	}
 	return verdict{level: best, detector: d.Name(), reason: reason}
 }
@@ -269,7 +278,7 @@ func (e *Engine) counters(s *lb.BreakerState, phase lb.Phase, now time.Time) []l
 	out := make([]lb.Counter, 0, len(detectors))
 	for _, d := range detectors {
 		c := d.Count(s, at)
-		out = append(out, lb.Counter{Name: d.Name(), Value: c.Value, Threshold: c.Trip, WarnAt: c.Warn, Detail: c.Detail})
+		out = append(out, lb.Counter{Name: d.Name(), Value: c.Value, Threshold: c.Trip, WarnAt: c.Warn, Detail: c.Detail, Unit: c.Unit})
 	}
 	return out
 }

@@ -263,6 +263,9 @@ func clearCounters(s *lb.BreakerState) {
 		s.Tests[i].Failed = 0
 	}
 	s.SliceFailures = s.SliceFailures[:0]
+	if s.Spend != nil {
+		s.Spend.SinceProgress = 0
+	}
 }
 
 // appendBounded appends v and keeps between max and 2×max of the newest

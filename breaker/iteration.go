@@ -78,6 +78,7 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 		// not failed by the phase failures that opened the breaker.
 		ProbeProgress: progress && s.State == lb.HalfOpen && s.Mode == lb.ModeProbe,
 	}
+	e.spend(s, it.Usage, slice, progress, now)
 	observe(s, now, iterationObservers, evidence.iterationSignals(), &evidence)
 	e.settle(s, ev, it.Phase, progress, a)
 }

@@ -14,6 +14,23 @@ import (
 type Service struct {
 	Store  lb.Store
 	Engine *Engine
+	// OnTransition, when set, is told of every change of state once its
+	// update is saved (notify.command, webhooks); it must not block.
+	OnTransition func(scope string, t lb.Transition)
+}
+
+// announce tells OnTransition of the transitions among saved entries.
+func (s *Service) announce(entries [][]lb.JournalEntry) {
+	if s.OnTransition == nil {
+		return
+	}
+	for _, list := range entries {
+		for _, e := range list {
+			if e.Type == lb.EntryTransition && e.Transition != nil {
+				s.OnTransition(e.Scope, *e.Transition)
+			}
+		}
+	}
 }
 
 // Result is the effect of one event on every scope it was applied to.
@@ -34,6 +51,7 @@ func (s *Service) Apply(ctx context.Context, scopes []string, ev lb.Event) (Resu
 		ev.Time = s.Engine.now()
 	}
 	var res Result
+	var saved [][]lb.JournalEntry
 	// A person's reset is recorded even when the breaker is disabled: it
 	// is how they accept a configuration that changed during a session.
 	if !s.Engine.Config.Enabled && ev.Kind != lb.EventReset {
@@ -75,13 +93,16 @@ func (s *Service) Apply(ctx context.Context, scopes []string, ev lb.Event) (Resu
 			entries[i] = list
 		}
 		if !changed {
+			saved = nil
 			return nil, nil
 		}
+		saved = entries
 		return entries, nil
 	})
 	if err != nil && !(errors.Is(err, lb.ErrCommitted) && res.States != nil) {
 		return Result{}, err
 	}
+	s.announce(saved)
 	// A committed update stands even when finishing it failed; the caller
 	// sees the error (to report it) along with the decision.
 	res.Decision = MostRestrictive(res.Decisions)

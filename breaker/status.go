@@ -41,6 +41,12 @@ func (e *Engine) Status(s *lb.BreakerState, now time.Time) lb.Status {
 		st.Reason = "the breaker is disabled (enabled: false); nothing is checked"
 	}
 	st.Counters = e.Counters(s, now)
+	if s.Spend != nil {
+		// The calls of the last hour are the calls_per_hour counter.
+		sp := *s.Spend
+		sp.HourCalls = nil
+		st.Spend = &sp
+	}
 	return st
 }
 

@@ -58,6 +58,7 @@ func (e *Engine) recordToolCall(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 			e.logToolAttempt(s, tc, ev, slice, failed, seen)
 		}
 	}
+	e.spend(s, tc.Usage, slice, seen.seen(), ev.Time)
 	s.Tools = appendMark(s.Tools, mark, e.Config.ToolCalls.History)
 	observe(s, ev.Time, toolCallObservers, SignalToolCall, &Evidence{ToolCall: tc, Config: &e.Config, Progress: seen.seen()})
 

@@ -92,7 +92,9 @@ func (s *Service) Transact(ctx context.Context, scope string, caller string, fn 
 		return Result{Decision: tx.last, Decisions: []lb.Decision{tx.last}, States: []*lb.BreakerState{st}}, nil
 	}
 	var res Result
+	var saved [][]lb.JournalEntry
 	err := s.Store.Update(ctx, []string{scope}, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
+		saved = nil
 		st := states[0]
 		if err := Validate(st); err != nil {
 			return nil, fmt.Errorf("scope %s: stored state is unusable (%w); run `loopbreaker recover` to rebuild it from the journal", st.Scope, err)
@@ -114,10 +116,12 @@ func (s *Service) Transact(ctx context.Context, scope string, caller string, fn 
 		if len(tx.entries) == 0 {
 			return nil, nil
 		}
-		return [][]lb.JournalEntry{tx.entries}, nil
+		saved = [][]lb.JournalEntry{tx.entries}
+		return saved, nil
 	})
 	if err != nil && !(errors.Is(err, lb.ErrCommitted) && res.States != nil) {
 		return Result{}, err
 	}
+	s.announce(saved)
 	return res, err
 }

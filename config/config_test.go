@@ -523,7 +523,7 @@ func TestKeys(t *testing.T) {
 		t.Error("keys not sorted")
 	}
 	types := map[string]bool{TypeInt: true, TypeBool: true, TypeDuration: true, TypeString: true,
-		TypeStringList: true, TypeMappingList: true}
+		TypeStringList: true, TypeMappingList: true, TypeNumber: true}
 	seen := map[string]bool{}
 	for _, k := range keys {
 		if seen[k.Key] {

@@ -86,6 +86,7 @@ func ralphAliases() []envAlias {
 			return time.Duration(n) * time.Minute, nil
 		}},
 		{"CB_AUTO_RESET", "auto_reset", text},
+		{"MAX_CALLS_PER_HOUR", "budget.calls_per_hour", text},
 	}
 }
 

@@ -145,6 +145,15 @@ func SampleYAML() string {
 			fmt.Fprintf(&b, "%s# (not in this file: user file or %s only)\n%s# %s: %s\n", indent, envName(n.leaf.key), indent, n.name, val)
 			return
 		}
+		if list := reflect.ValueOf(v); n.leaf.elem != nil && list.Len() > 0 {
+			// A default list of mappings (the price table): one entry a
+			// line, so that it can be edited where it stands.
+			fmt.Fprintf(&b, "%s%s:\n", indent, n.name)
+			for i := 0; i < list.Len(); i++ {
+				fmt.Fprintf(&b, "%s  - %s\n", indent, listJSON(list.Index(i)))
+			}
+			return
+		}
 		fmt.Fprintf(&b, "%s%s: %s\n", indent, n.name, val)
 		if n.leaf.elem != nil && n.leaf.elem.info.example != nil {
 			writeExample(&b, indent, n.name, n.leaf.elem)

@@ -15,7 +15,9 @@ const (
 	TypeInt      = "int"
 	TypeBool     = "bool"
 	TypeDuration = "duration"
-	TypeString   = "string"
+	// TypeNumber is a decimal number (US dollars, prices).
+	TypeNumber = "number"
+	TypeString = "string"
 	// TypeStringList is a YAML list of strings (a single string is a list
 	// of one); in variables and flags, comma-separated.
 	TypeStringList = "list of strings"
@@ -110,6 +112,10 @@ type listInfo struct {
 // listInfos is keyed by the dotted key of each list of mappings.
 func listInfos() map[string]listInfo {
 	return map[string]listInfo{
+		"prices": {
+			identity: "model",
+			example:  []loopbreaker.Price{{Model: "claude-sonnet-4", Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}},
+		},
 		"breakers": {
 			template: "breaker_template",
 			identity: "scope",
@@ -303,6 +309,8 @@ func scalarType(t reflect.Type) string {
 		return TypeBool
 	case reflect.String:
 		return TypeString
+	case reflect.Float64:
+		return TypeNumber
 	}
 	return ""
 }
@@ -338,6 +346,8 @@ func (l *leaf) getIn(root reflect.Value) any {
 		return v.Int()
 	case TypeBool:
 		return v.Bool()
+	case TypeNumber:
+		return v.Float()
 	case TypeStringList:
 		if v.Len() == 0 {
 			return []string(nil)
@@ -510,6 +520,16 @@ func descriptions() map[string]string {
 		"tool_calls.no_new_info":      "Calls in a row that bring no new information (fishing): each answers what a call with other arguments among the last N (this value) answered already, with the calls' own arguments removed or word for word, or nothing; they open the breaker; 0 turns the detector off.",
 		"tool_calls.near_duplicate":   "Calls in a row that are one call with one changing argument (a line number, a path, a flag) and the same result, that open the breaker; 0 turns the detector off.",
 
+		"budget":                         "Budgets: caps on what the agent spends, read from its transcripts or its JSON output; each warns at budget.warn_percent and opens the breaker at 100 %; 0 turns a budget off.",
+		"budget.calls_per_hour":          "Model calls within the last hour (Ralph's MAX_CALLS_PER_HOUR; under loopbreaker run one agent invocation is one call); 0 turns it off.",
+		"budget.session_tokens":          "Tokens (input, output and prompt-cache reads and writes) the breaker's agent may spend in all; a reset does not refill it; 0 turns it off.",
+		"budget.session_cost":            "US dollars the breaker's agent may spend in all (the agent's own figure, else the prices table); 0 turns it off.",
+		"budget.slice_tokens":            "Tokens one slice may spend; 0 turns it off.",
+		"budget.slice_cost":              "US dollars one slice may spend; 0 turns it off.",
+		"budget.tokens_without_progress": "Tokens spent since the last progress (a test that passes, files changed by an iteration, a completion); a reset ends the count; 0 turns it off.",
+		"budget.warn_percent":            "Percent of a budget at which it warns (HALF_OPEN); 0 never warns.",
+		"prices":                         "Price table, US dollars per million tokens, one entry per model (model is the name or its start; the longest match wins); set in a file, it replaces the shipped table of list prices as of November 2025; nothing is looked up online.",
+
 		"phases": "Per-phase thresholds for TDD loops (RED, GREEN, REFACTOR, DOCUMENT); 0 uses the global threshold.",
 
 		"journal":             "The journal of everything the breaker saw and decided.",
@@ -549,8 +569,9 @@ func descriptions() map[string]string {
 		"server.addr":           "Address the server listens on, host:port.",
 		"server.max_body_bytes": "Largest request body the server accepts, in bytes.",
 
-		"notify":             "Webhook notifications of state changes.",
+		"notify":             "Notifications of state changes: a webhook and a command.",
 		"notify.webhook_url": `URL that receives a JSON POST per state change; "" disables notifications.`,
+		"notify.command":     `Command run by sh -c on each state change, with the change in LOOPBREAKER_SCOPE, _FROM, _TO, _MODE, _REASON, _DETECTOR, _TIME, _CHANGES, _TITLE and _TEXT, debounced like the webhook (e.g. notify-send "$LOOPBREAKER_TITLE" "$LOOPBREAKER_REASON"); "" disables it.`,
 		"notify.debounce":    "Least time between two notifications for one scope (a duration); 0 sends every one.",
 		"notify.retries":     "How many times a failed delivery is retried, with backoff; 0 means no retry.",
 		"notify.timeout":     "How long one delivery attempt may take (a duration).",

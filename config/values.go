@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -40,6 +41,8 @@ func (l *leaf) parseText(raw string) (any, error) {
 		return nil, fmt.Errorf("want true or false, got %q", raw)
 	case TypeDuration:
 		return parseDuration(strings.TrimSpace(raw))
+	case TypeNumber:
+		return parseNumber(strings.TrimSpace(raw))
 	}
 	return raw, nil
 }
@@ -69,11 +72,25 @@ func (l *leaf) parseNode(n *yaml.Node) (any, error) {
 		return b, nil
 	case TypeDuration:
 		return parseDuration(n.Value)
+	case TypeNumber:
+		if tag != "!!int" && tag != "!!float" {
+			return nil, fmt.Errorf("want a number such as 2.50, got %s", describeNode(n))
+		}
+		return parseNumber(n.Value)
 	}
 	if tag != "!!str" {
 		return nil, fmt.Errorf("want a string, got %s (quote it if you mean the text)", describeNode(n))
 	}
 	return n.Value, nil
+}
+
+// parseNumber reads a decimal number; infinities and NaN are refused.
+func parseNumber(s string) (any, error) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil, fmt.Errorf("want a number such as 2.50, got %q", s)
+	}
+	return f, nil
 }
 
 // splitList splits a comma-separated list, trimming spaces around items.
@@ -145,6 +162,8 @@ func (l *leaf) want() string {
 		return "true or false"
 	case TypeDuration:
 		return "a duration such as 30m"
+	case TypeNumber:
+		return "a number such as 2.50"
 	case TypeStringList:
 		return wantStringList
 	case TypeMappingList:
@@ -176,6 +195,8 @@ func formatValue(v any) string {
 		return formatDuration(x)
 	case string:
 		return x
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
 	}
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice {
 		return listJSON(rv)
@@ -228,6 +249,8 @@ func writeJSON(b *strings.Builder, v reflect.Value) {
 		b.WriteString(strconv.FormatBool(v.Bool()))
 	case v.CanInt():
 		b.WriteString(strconv.FormatInt(v.Int(), 10))
+	case v.CanFloat():
+		b.WriteString(strconv.FormatFloat(v.Float(), 'f', -1, 64))
 	default:
 		b.WriteString(quoteJSON(fmt.Sprint(v.Interface())))
 	}

@@ -55,6 +55,7 @@ func startSite(t *testing.T, readToken string) *site {
 	}
 	t.Cleanup(func() { store.Close() })
 	cfg := lb.Defaults()
+	cfg.Budget.SessionCost = 1
 	cfg.Breakers = []lb.BreakerConfig{
 		{Scope: "global", FailureThreshold: 100, Window: time.Hour, Cooldown: 30 * time.Minute},
 		{Scope: "stakes:high", FailureThreshold: 2, Window: 24 * time.Hour, Cooldown: 30 * time.Minute, Notify: true},

@@ -59,6 +59,7 @@ func (c *call) postTool(ctx context.Context) (hook.Answer, error) {
 			return c.check(ctx)
 		}
 		tc.Batch = batch
+		tc.Usage = c.transcriptUsage()
 	}
 	d, err := c.apply(lb.Event{Kind: lb.EventToolCall, ToolCall: &tc})
 	if err != nil {

@@ -53,6 +53,7 @@ func (c *call) stop(ctx context.Context) (hook.Answer, error) {
 		default:
 			n := len(ch.Files)
 			it.FilesChanged, it.Files, it.HeadMoved = &n, ch.Files, ch.HeadMoved
+			it.Usage = c.transcriptUsage()
 			ev = lb.Event{Kind: lb.EventIteration, Iteration: it}
 		}
 	}

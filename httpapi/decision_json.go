@@ -111,6 +111,10 @@ func appendBreakerFields(b []byte, br *scoped.Breaker) []byte {
 			b = append(b, `,"detail":`...)
 			b = appendString(b, c.Detail)
 		}
+		if c.Unit != "" {
+			b = append(b, `,"unit":`...)
+			b = appendString(b, c.Unit)
+		}
 		b = append(b, '}')
 	}
 	b = append(b, `,"notify":`...)
@@ -177,7 +181,50 @@ func appendBreakerFields(b []byte, br *scoped.Breaker) []byte {
 		b = append(b, `,"error":`...)
 		b = appendString(b, br.Error)
 	}
+	if br.Spend != nil {
+		b = append(b, `,"spend":`...)
+		b = appendSpend(b, br.Spend)
+	}
 	return b
+}
+
+// appendSpend writes a spend as encoding/json does.
+func appendSpend(b []byte, sp *lb.Spend) []byte {
+	b = append(b, `{"tokens":`...)
+	b = strconv.AppendInt(b, sp.Tokens, 10)
+	b = append(b, `,"cost_usd":`...)
+	b = appendFloat(b, sp.CostUSD)
+	if sp.UnpricedTokens != 0 {
+		b = append(b, `,"unpriced_tokens":`...)
+		b = strconv.AppendInt(b, sp.UnpricedTokens, 10)
+	}
+	b = append(b, `,"calls":`...)
+	b = strconv.AppendInt(b, int64(sp.Calls), 10)
+	if sp.UnmeasuredCalls != 0 {
+		b = append(b, `,"unmeasured_calls":`...)
+		b = strconv.AppendInt(b, int64(sp.UnmeasuredCalls), 10)
+	}
+	b = append(b, `,"since_progress":`...)
+	b = strconv.AppendInt(b, sp.SinceProgress, 10)
+	if sp.Slice != "" {
+		b = append(b, `,"slice":`...)
+		b = appendString(b, sp.Slice)
+	}
+	b = append(b, `,"slice_tokens":`...)
+	b = strconv.AppendInt(b, sp.SliceTokens, 10)
+	b = append(b, `,"slice_cost_usd":`...)
+	b = appendFloat(b, sp.SliceCostUSD)
+	if len(sp.HourCalls) > 0 {
+		b = append(b, `,"hour_calls":[`...)
+		for i, t := range sp.HourCalls {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendTime(b, t)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
 }
 
 func appendFailure(b []byte, f lb.Failure) []byte {

@@ -48,6 +48,8 @@ type Payload struct {
 	// (From is then the state of the previous notification, To the latest).
 	Changes int    `json:"changes"`
 	Text    string `json:"text"`
+
+	posted bool // delivered to the webhook already (retries of the command)
 }
 
 // Clock is the time source, injected so that tests never sleep.
@@ -74,8 +76,12 @@ func (t realTimer) Stop() bool          { return t.t.Stop() }
 
 // Options configure a Notifier.
 type Options struct {
-	// URL receives a POST per notification (http or https).
+	// URL receives a POST per notification (http or https); "" for none.
 	URL string
+	// Command is run by sh -c per notification, with the change in
+	// LOOPBREAKER_* variables (see Env); "" for none. Meant for desktop
+	// notifications (notify-send, osascript).
+	Command string
 	// Debounce is the least time between two notifications of one scope;
 	// changes in between are coalesced into one sent when it has passed.
 	Debounce time.Duration
@@ -146,7 +152,10 @@ type slot struct {
 // New checks opts and starts the notifier's worker; Close stops it.
 func New(opts Options) (*Notifier, error) {
 	u, err := url.Parse(opts.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if opts.URL == "" && opts.Command == "" {
+		return nil, errors.New("notify: set notify.webhook_url or notify.command")
+	}
+	if opts.URL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 		return nil, fmt.Errorf("notify.webhook_url %q: want an http:// or https:// URL", opts.URL)
 	}
 	if opts.Debounce < 0 || opts.Retries < 0 || opts.Timeout < 0 || opts.QueueSize < 0 {
@@ -383,13 +392,13 @@ func (n *Notifier) deliver(p *Payload) {
 		return
 	}
 	for attempt := 0; ; attempt++ {
-		wait, retry, err := n.post(body)
+		wait, retry, err := n.send(p, body)
 		if err == nil {
 			n.count(func(st *Stats) { st.Sent++ })
 			return
 		}
 		if !retry || attempt >= n.opts.Retries || n.ctx.Err() != nil {
-			n.log.Error("notify: webhook delivery failed", "scope", p.Scope, "to", p.To, "attempts", attempt+1, "err", err)
+			n.log.Error("notify: delivery failed", "scope", p.Scope, "to", p.To, "attempts", attempt+1, "err", err)
 			n.count(func(st *Stats) { st.Failed++ })
 			return
 		}
@@ -401,6 +410,22 @@ func (n *Notifier) deliver(p *Payload) {
 			t.Stop()
 		}
 	}
+}
+
+// send makes one attempt at every destination: the webhook, then the
+// command (the webhook is not posted again when only the command failed
+// and is retried, and the other way round).
+func (n *Notifier) send(p *Payload, body []byte) (wait time.Duration, retry bool, err error) {
+	if n.url != "" && !p.posted {
+		if wait, retry, err = n.post(body); err != nil {
+			return wait, retry, err
+		}
+		p.posted = true
+	}
+	if n.opts.Command != "" {
+		return 0, true, n.runCommand(p)
+	}
+	return 0, false, nil
 }
 
 // post makes one attempt. retry says whether another may succeed; wait is

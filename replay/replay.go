@@ -53,6 +53,9 @@ type Result struct {
 	// time in a row with the same result, or one edit for the 5th time in
 	// a row (0: never).
 	Streak5 int `json:"streak5,omitempty"`
+	// Spend is what the session's model calls consumed up to the halt (or
+	// the end), when the session records usage.
+	Spend *lb.Spend `json:"spend,omitempty"`
 }
 
 // Prepared is a session turned into breaker events once, to be replayed
@@ -98,6 +101,7 @@ func Prepare(s *transcript.Session) *Prepared {
 			p.add(ev, ev.Kind == lb.EventIteration)
 		case st.Call != nil:
 			tc := hook.BuildToolCall(st.Call, "", "")
+			tc.Usage = st.Usage
 			if st.Edit && tc.Error == nil {
 				tc.Edit = true
 			}
@@ -130,7 +134,7 @@ func Prepare(s *transcript.Session) *Prepared {
 			}
 			n := len(files)
 			p.add(lb.Event{Kind: lb.EventIteration, Iteration: &lb.Iteration{
-				Summary: summary(st.Message), FilesChanged: &n, Files: files,
+				Summary: summary(st.Message), FilesChanged: &n, Files: files, Usage: st.Usage,
 			}}, true)
 			turnFiles, turnEdits = nil, 0
 		}
@@ -198,6 +202,11 @@ func (p *Prepared) Run(cfg lb.Config) Result {
 	if !cfg.Enabled {
 		return r
 	}
+	if s.Format != transcript.FormatLoopbreaker {
+		// Replayed events are a second apart, not at their real pace: a
+		// rate per hour means nothing on that clock.
+		cfg.Budget.CallsPerHour = 0
+	}
 	scope := "session:" + s.ID
 	var now time.Time
 	eng := Engine(cfg, s.ID, func() time.Time { return now })
@@ -226,6 +235,11 @@ func (p *Prepared) Run(cfg lb.Config) Result {
 	}
 	if r.Halt != nil {
 		r.StepsAfterHalt = p.steps - r.Halt.Step
+	}
+	if st.Spend != nil {
+		sp := *st.Spend
+		sp.HourCalls = nil
+		r.Spend = &sp
 	}
 	return r
 }

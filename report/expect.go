@@ -2,9 +2,11 @@ package report
 
 import (
 	"fmt"
-	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"path"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/errsig"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
 // Assertion shapes of common test frameworks, one line each: "expected
@@ -49,7 +51,7 @@ func expectation(known, failure, test string) expected {
 	}
 	if want, got, line, ok := parseAssertion(failure); ok {
 		return expected{
-			text:   fmt.Sprintf("expects %s (the failure message says: %s)", want, line),
+			text:   fmt.Sprintf("expects %s (the failure message says: %s)", want, withoutNoise(line)),
 			source: "failure message", value: want, got: got,
 		}
 	}
@@ -62,6 +64,19 @@ func expectation(known, failure, test string) expected {
 	}
 	return expected{text: "unknown: the failure message does not state an expected value; read " + where, source: "unknown"}
 }
+
+// withoutNoise is a failure line as errsig normalises it: temp
+// directories and addresses differ from run to run and say nothing about
+// what the test expects. The assertion's own place (calc_test.go:42: ) is
+// kept: it says where to read the test.
+func withoutNoise(line string) string {
+	if m := assertionPlaceRE.FindStringSubmatch(line); m != nil {
+		return m[1] + errsig.Normalize(m[2])
+	}
+	return errsig.Normalize(line)
+}
+
+var assertionPlaceRE = lazyre.New(`^([\w./-]+:\d+: )(.*)$`)
 
 // parseAssertion finds "expected X, got Y" in any of its usual shapes and
 // returns X, Y and the line it read them from.
@@ -104,7 +119,13 @@ func parseAssertion(msg string) (want, got, line string, ok bool) {
 }
 
 func value(s string) string {
-	return clip(strings.TrimRight(strings.TrimSpace(s), ",;."), maxLineBytes/2)
+	s = strings.TrimRight(strings.TrimSpace(s), ",;.")
+	// A remark in parentheses after the value that holds the run's noise
+	// (a temp directory, an address) is no part of it.
+	if i := strings.LastIndex(s, " ("); i > 0 && strings.HasSuffix(s, ")") && errsig.Normalize(s[i:]) != strings.TrimSpace(s[i:]) {
+		s = strings.TrimSpace(s[:i])
+	}
+	return clip(s, maxLineBytes/2)
 }
 
 // sourcePathRE matches file paths with a source-like extension. A match

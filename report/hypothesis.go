@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/errsig"
 )
 
 // hypothesis is one explanation of the pattern, the data it rests on, the
@@ -47,7 +48,7 @@ func hypothesize(st *lb.BreakerState, r *Report, detector string, exp expected) 
 	p := readPattern(r.Attempts, r.Actual)
 	counter := func(d string) string {
 		if c, ok := counterFor(d, r.Counters); ok && c.Threshold > 0 {
-			return fmt.Sprintf("%s counter at %d/%d", d, c.Value, c.Threshold)
+			return fmt.Sprintf("%s counter at %s/%s", d, c.Figure(c.Value), c.Figure(c.Threshold))
 		}
 		return d + " detector"
 	}
@@ -82,6 +83,9 @@ func hypothesize(st *lb.BreakerState, r *Report, detector string, exp expected) 
 			h.question = fmt.Sprintf("What must change before %s can succeed (a file to edit, a service to start, a permission to grant)?", tq)
 		}
 		return h
+	case lb.DetectorCallsPerHour, lb.DetectorSessionTokens, lb.DetectorSessionCost,
+		lb.DetectorSliceTokens, lb.DetectorSliceCost, lb.DetectorTokensWithoutProgress:
+		return budgetHypothesis(r, detector, p)
 	case lb.DetectorNoNewInfo, lb.DetectorNearDuplicate:
 		tool := lastTool(st)
 		tq := quoteOr(tool, "the tool")
@@ -135,8 +139,11 @@ func hypothesize(st *lb.BreakerState, r *Report, detector string, exp expected) 
 		}
 	}
 
+	sameError := len(p.withError) >= 2 && len(p.signatures) == 1
 	switch {
-	case p.idle:
+	case p.idle && !sameError:
+		// An agent that changes nothing but meets the same error every
+		// time is stuck on that error (below), not idle.
 		return hypothesis{
 			text: fmt.Sprintf("The agent is not acting: none of the %d attempts changed a file or made progress, so it is reading and planning only, blocked on a decision, or lacks permission to write.", len(p.lines)),
 			evidence: []string{
@@ -161,7 +168,7 @@ func hypothesize(st *lb.BreakerState, r *Report, detector string, exp expected) 
 			strings.Join(quoteAll(p.newlyFailing), ", "), listOr(p.edited, "the files above"), test)
 		return h
 
-	case len(p.withError) >= 2 && len(p.signatures) == 1:
+	case sameError:
 		return sameErrorHypothesis(r, p, test, exp)
 
 	case hasUnjustified(r.ScopeViolations):
@@ -279,6 +286,9 @@ func sameErrorHypothesis(r *Report, p pattern, test string, exp expected) hypoth
 		h.text = fmt.Sprintf("The edits are not reaching the cause: the error signature %s never changed across %d attempts although different files were edited (%s).", sig, len(p.withError), strings.Join(p.edited, ", "))
 	case p.editing >= 2:
 		h.text = fmt.Sprintf("The agent keeps re-applying one fix: it edited the same files (%s) in %d attempts and the error signature %s never changed.", strings.Join(p.edited, ", "), p.editing, sig)
+	case p.idle:
+		h.text = fmt.Sprintf("The agent keeps meeting the same error and changes nothing: %s came back in %d attempts (signature %s) with no file changed; it cannot get past it on its own.",
+			strconv.Quote(errorLine(p.withError[0].Error)), len(p.withError), sig)
 	default:
 		h.text = fmt.Sprintf("Nothing the agent did changed the failure: the error signature %s was the same in %d attempts.", sig, len(p.withError))
 	}
@@ -459,4 +469,33 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// errorLine is an error's first line in its normal form (no temp paths,
+// addresses or line numbers), short enough for a sentence.
+func errorLine(raw string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(errsig.Normalize(raw)), "\n")
+	return clip(line, maxLineBytes)
+}
+
+// budgetHypothesis explains a budget that ran out: a rate, a cap, or
+// spend that brought no progress.
+func budgetHypothesis(r *Report, detector string, p pattern) hypothesis {
+	h := hypothesis{evidence: []string{firstLine(r.Reason)}, recommend: "guidance"}
+	if r.Spend != nil {
+		h.evidence = append(h.evidence, "spend: "+r.Spend.Summary())
+	}
+	h.evidence = append(h.evidence, fmt.Sprintf("%d of %d attempts made progress", countProgress(p.lines), len(p.lines)))
+	switch detector {
+	case lb.DetectorTokensWithoutProgress:
+		h.text = "The agent is spending without getting closer: it used a budget's worth of tokens since its last progress (no test newly passing, no files changed by an iteration), which is what exploring in circles looks like."
+		h.question = "What does the agent miss to make its next concrete change (a file to look at, a decision, a constraint), or should this task be split?"
+	case lb.DetectorCallsPerHour:
+		h.text = "The agent calls its model faster than the hourly budget allows: it works in many short steps, or a loop restarts it over and over."
+		h.question = "Should the agent wait for the hour to pass (the breaker lets a probe through after its cooldown), or is the rate a sign that it restarts without getting anywhere?"
+	default:
+		h.text = "The agent used up the budget set for this work: it may be close to done, or it may need a different plan; the budget does not say which."
+		h.question = "Is the remaining work worth more spend (raise the budget in loopbreaker.yaml, then reset), or should the agent stop and hand over what it has?"
+	}
+	return h
 }

@@ -175,10 +175,13 @@ func (r Report) Markdown(w io.Writer) error {
 			b.WriteString("| Counter | Value/Threshold | Detail |\n|---------|-----------------|--------|\n")
 		}
 		shown++
-		row(&b, text(c.Name), fmt.Sprintf("%d/%d", c.Value, c.Threshold), text(c.Detail))
+		row(&b, text(c.Name), c.Figure(c.Value)+"/"+c.Figure(c.Threshold), text(c.Detail))
 	}
 	if shown == 0 {
 		b.WriteString("All counters are at 0.\n")
+	}
+	if r.Spend != nil {
+		fmt.Fprintf(&b, "\n**Spend:** %s\n", text(r.Spend.Summary()))
 	}
 	fmt.Fprintf(&b, "\n_Generated %s._\n", stamp(r.GeneratedAt))
 

@@ -98,6 +98,8 @@ type Report struct {
 	ScopeViolations []ViolationRow `json:"scope_violations"`
 	Tampers         []TamperRow    `json:"tamper_attempts"`
 	Counters        []lb.Counter   `json:"counters"`
+	// Spend is what the agent consumed, when its usage was read.
+	Spend *lb.Spend `json:"spend,omitempty"`
 
 	Hypothesis string   `json:"hypothesis"`
 	Evidence   []string `json:"evidence"`
@@ -190,6 +192,7 @@ func Build(st *lb.BreakerState, status lb.Status, opts Options) Report {
 		Reason:        cmp.Or(status.Reason, st.Reason),
 		GeneratedAt:   cmp.Or(opts.Now, st.UpdatedAt),
 		Counters:      append([]lb.Counter{}, status.Counters...),
+		Spend:         status.Spend,
 		Guidance:      append([]lb.Guidance{}, st.Guidance...),
 	}
 	mode := cmp.Or(status.Mode, st.Mode)
@@ -276,6 +279,14 @@ func detectorLabel(d string) string {
 		return "scope"
 	case lb.DetectorTamper:
 		return "tamper"
+	case lb.DetectorTokensWithoutProgress:
+		return "tokens since the last progress"
+	case lb.DetectorCallsPerHour:
+		return "model calls per hour"
+	case lb.DetectorSessionTokens, lb.DetectorSliceTokens:
+		return "token budget"
+	case lb.DetectorSessionCost, lb.DetectorSliceCost:
+		return "cost budget"
 	case lb.DetectorProbe:
 		return "probe failed"
 	case "":
@@ -290,7 +301,7 @@ func detectorLabel(d string) string {
 func tripLabel(cause, current string, counters []lb.Counter) string {
 	label := detectorLabel(cause)
 	if c, ok := counterFor(cause, counters); ok && c.Threshold > 0 {
-		label += fmt.Sprintf(" (%d/%d)", c.Value, c.Threshold)
+		label += " (" + c.Figure(c.Value) + "/" + c.Figure(c.Threshold) + ")"
 	}
 	if current == lb.DetectorCooldown {
 		label += "; cooldown over, waiting for a probe"

@@ -54,6 +54,9 @@ type Breaker struct {
 	Transitions []lb.Transition `json:"transitions,omitempty"`
 	// Error says why the breaker's state cannot be used (corrupt file).
 	Error string `json:"error,omitempty"`
+	// Spend is what the breaker's agent consumed (nil: no usage read);
+	// the calls of the last hour are the budget_calls_per_hour counter.
+	Spend *lb.Spend `json:"spend,omitempty"`
 }
 
 // StateError is the State of a breaker whose state cannot be used
@@ -114,6 +117,11 @@ func view(p *Policy, rule Rule, st *lb.BreakerState, now time.Time, full bool) B
 		b.RetryAt = &t
 	}
 	b.Counter = deciding(p.Engine(rule.Scope).Counters(st, now), st.Detector)
+	if st.Spend != nil {
+		sp := *st.Spend
+		sp.HourCalls = nil
+		b.Spend = &sp
+	}
 	if full {
 		b.Transitions = append([]lb.Transition{}, st.Transitions...)
 		if n := len(b.Transitions); n > 20 {

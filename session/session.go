@@ -11,15 +11,18 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/config"
+	"github.com/loopbreaker/loopbreaker/notify"
 )
 
 // Options say which project and session to open.
@@ -71,6 +74,8 @@ type Session struct {
 	Service *breaker.Service
 
 	opts Options
+	// notifier runs notify.command on each change of state (nil: none).
+	notifier *notify.Notifier
 }
 
 // ScopeOf is the scope of a session's breaker.
@@ -141,10 +146,53 @@ func Open(o Options) (*Session, error) {
 // Now is the session's clock.
 func (s *Session) Now() time.Time { return s.opts.Now() }
 
-// Close closes the store.
+// Close sends the notifications still held back, then closes the store.
 func (s *Session) Close() error {
+	if s.notifier != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), s.Config.Notify.Timeout)
+		s.notifier.Close(ctx)
+		cancel()
+		s.notifier = nil
+	}
 	if s.Store == nil {
 		return nil
 	}
 	return s.Store.Close()
+}
+
+// startNotifier has the service tell notify.command of every change of
+// state, debounced as webhooks are (notify.debounce). A process that ends
+// sends what it held back when the session closes: the debounce spans
+// one process (a server, a `run` loop), not the hook calls of an agent,
+// each a process of its own.
+func (s *Session) startNotifier() error {
+	if s.Config.Notify.Command == "" || s.notifier != nil {
+		if s.notifier != nil {
+			s.Service.OnTransition = s.notifyChange
+		}
+		return nil
+	}
+	// No retries: a one-shot process (a hook call) must not wait for a
+	// failing command's backoff when it ends.
+	opts := notify.Options{Command: s.Config.Notify.Command, Debounce: s.Config.Notify.Debounce, Timeout: s.Config.Notify.Timeout}
+	if s.opts.Warn != nil {
+		opts.Logger = slog.New(slog.NewTextHandler(s.opts.Warn, &slog.HandlerOptions{
+			ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+				if a.Key == slog.TimeKey {
+					return slog.Attr{} // the person's terminal has the time
+				}
+				return a
+			}}))
+	}
+	n, err := notify.New(opts)
+	if err != nil {
+		return err
+	}
+	s.notifier = n
+	s.Service.OnTransition = s.notifyChange
+	return nil
+}
+
+func (s *Session) notifyChange(scope string, t lb.Transition) {
+	s.notifier.Notify(notify.Change{Scope: scope, From: t.From, To: t.To, Mode: t.Mode, Reason: t.Reason, Detector: t.Detector, Time: t.Time})
 }

@@ -60,7 +60,7 @@ func (s *Session) openStore(readOnly bool) error {
 	}
 	s.Store = store
 	s.Service = &breaker.Service{Store: store, Engine: Engine(s.Config, s.Scope, s.opts.Now)}
-	return nil
+	return s.startNotifier()
 }
 
 // Reopen reopens a session opened read-only for writing.

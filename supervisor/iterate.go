@@ -63,7 +63,9 @@ func (l *loop) iterate(ctx, work context.Context, n int, st *lb.BreakerState, fb
 	if err != nil {
 		return nil, r, err
 	}
-	return l.measure(out, errs, r, change, l.tree != nil), r, nil
+	it := l.measure(out, errs, r, change, l.tree != nil)
+	it.Usage = l.usage(n)
+	return it, r, nil
 }
 
 // teeWriter writes to a file and the terminal; a terminal that went away

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/hook"
 )
 
@@ -55,9 +56,14 @@ func parseClaude(data []byte) (*Session, error) {
 	uses := map[string]pendingUse{}
 	active := false // tool calls or messages since the last turn end
 	lastText := ""
+	// The usage of the messages since the previous step goes with the
+	// next one; a message's usage counts once (see UsageOf).
+	var spent *lb.Usage
+	var cursor UsageCursor
+	takeUsage := func() *lb.Usage { u := spent; spent = nil; return u }
 	endTurn := func(ts string) {
 		if active {
-			s.Steps = append(s.Steps, Step{TurnEnd: true, Message: lastText, Time: parseTime(ts)})
+			s.Steps = append(s.Steps, Step{TurnEnd: true, Message: lastText, Time: parseTime(ts), Usage: takeUsage()})
 		}
 		active, lastText = false, ""
 	}
@@ -68,6 +74,15 @@ func parseClaude(data []byte) (*Session, error) {
 		}
 		if s.ID == "" {
 			s.ID = l.SessionID + l.SessionID2
+		}
+		if l.Type == "assistant" {
+			if u, next, ok := UsageOf(line, cursor); ok {
+				cursor = next
+				if spent == nil {
+					spent = &lb.Usage{}
+				}
+				spent.Add(u)
+			}
 		}
 		switch l.Type {
 		case "result":
@@ -114,7 +129,7 @@ func parseClaude(data []byte) (*Session, error) {
 				if len(resp) == 0 {
 					resp = l.ToolUseRes2
 				}
-				s.Steps = append(s.Steps, Step{Call: claudeCall(b, use, resp), Time: parseTime(l.Timestamp)})
+				s.Steps = append(s.Steps, Step{Call: claudeCall(b, use, resp), Time: parseTime(l.Timestamp), Usage: takeUsage()})
 				active = true
 			}
 		}

@@ -71,6 +71,9 @@ type Step struct {
 	Event *lb.Event
 	// Time is when it happened, when the file says.
 	Time time.Time
+	// Usage is what the model calls since the previous step consumed,
+	// when the file records it (nil: not recorded).
+	Usage *lb.Usage
 }
 
 // Calls counts the tool calls (and journal tool-call events) of s.

@@ -222,6 +222,27 @@
   // Detector names as words: no_progress -> "no progress".
   const detectorLabel = (name) => String(name || "").replace(/_/g, " ");
 
+  // figure writes a counter's value in its unit: budgets count tokens,
+  // calls or US dollar cents.
+  function figure(c, v) {
+    const n = Number(v) || 0;
+    if (c && c.unit === "cents") return "$" + (n / 100).toFixed(2);
+    if (c && (c.unit === "tokens" || c.unit === "calls")) return n.toLocaleString("en-US");
+    return String(n);
+  }
+
+  // spendText sums up what the breaker's agent spent ("" when unknown).
+  function spendText(sp) {
+    if (!sp || typeof sp !== "object") return "";
+    const calls = Number(sp.calls) || 0;
+    if (sp.unmeasured_calls && sp.unmeasured_calls === calls) return `spent: ${calls} calls, tokens not reported`;
+    const parts = [`${(Number(sp.tokens) || 0).toLocaleString("en-US")} tokens`];
+    parts.push(sp.unpriced_tokens && sp.unpriced_tokens === sp.tokens ? "cost not known" : "$" + (Number(sp.cost_usd) || 0).toFixed(2));
+    parts.push(`${calls} calls`);
+    parts.push(`${(Number(sp.since_progress) || 0).toLocaleString("en-US")} since the last progress`);
+    return "spent: " + parts.join(", ");
+  }
+
   function ago(iso) {
     const t = Date.parse(iso);
     if (Number.isNaN(t)) return "";
@@ -424,7 +445,7 @@
     else note = last ? `last failure ${ago(last.time)}` : "no failure in the window";
     put(cFail,
       what ? el("span", { class: "detector-name", text: what }) : null,
-      b.kind === "loop" && !c ? null : el("span", { class: "failures-text", text: `${n} / ${max}` }),
+      b.kind === "loop" && !c ? null : el("span", { class: "failures-text", text: `${figure(c, n)} / ${figure(c, max)}` }),
       b.kind === "loop" && !c ? null : bar,
       note ? el("span", { class: "small", text: note }) : null,
     );
@@ -436,6 +457,8 @@
     const reasonBits = [];
     if (b.opened_at && b.state !== "CLOSED") reasonBits.push(`opened ${clock(b.opened_at)}`);
     if (b.total_opens) reasonBits.push(`${b.total_opens} ${b.total_opens === 1 ? "open" : "opens"} in total`);
+    const spent = spendText(b.spend);
+    if (spent) reasonBits.push(spent);
     put(cReason,
       b.reason ? el("div", { class: "reason", text: shown(b.reason) }) : el("span", { class: "none", text: "—" }),
       reasonBits.length ? el("span", { class: "small", text: reasonBits.join(" · ") }) : null,
@@ -575,7 +598,7 @@
     $("reset-scope").textContent = scope;
     const parts = [`It is ${stateLabel(b.state)}`];
     if (b.failure_threshold && b.kind !== "loop") parts.push(`with ${b.failures} of ${b.failure_threshold} failures in its window`);
-    if (b.counter && b.counter.name !== "failure_window") parts.push(`on ${detectorLabel(b.counter.name)} ${b.counter.value} / ${b.counter.threshold}`);
+    if (b.counter && b.counter.name !== "failure_window") parts.push(`on ${detectorLabel(b.counter.name)} ${figure(b.counter, b.counter.value)} / ${figure(b.counter, b.counter.threshold)}`);
     $("reset-now").textContent = parts.join(" ") + (b.reason ? `: ${shown(b.reason)}` : ".");
     $("reset-form").reset();
     $("reset-error").hidden = true;

@@ -159,10 +159,15 @@ type run struct {
 // script, within timeout (0: 90 s).
 func (p *project) claude(timeout time.Duration, script ...fakemodel.AnthropicStep) *run {
 	p.t.Helper()
+	return p.claudeOn(timeout, fakemodel.NewAnthropic(script...))
+}
+
+// claudeOn is claude against a fake model made by the caller.
+func (p *project) claudeOn(timeout time.Duration, fake *fakemodel.Anthropic) *run {
+	p.t.Helper()
 	if timeout == 0 {
 		timeout = 90 * time.Second
 	}
-	fake := fakemodel.NewAnthropic(script...)
 	defer fake.Close()
 	args := []string{"-p", prompt, "--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions"}
 	env := append(append([]string(nil), p.env...), "ANTHROPIC_BASE_URL="+fake.URL)

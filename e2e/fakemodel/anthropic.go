@@ -87,6 +87,9 @@ const EndOfScript = "(end of the script: nothing more to do)"
 type Anthropic struct {
 	URL string
 	Log Log
+	// InputTokens is the input each answer reports in its usage (0: 100):
+	// a large figure makes a cheap fake run look expensive to budgets.
+	InputTokens int
 
 	script []AnthropicStep
 	nonce  string
@@ -285,13 +288,13 @@ func (a *Anthropic) serve(w http.ResponseWriter, req *http.Request) {
 		model = "claude-fake"
 	}
 	if r.Stream {
-		writeSSE(w, a.messageID(), model, blocks, stopReason)
+		writeSSE(w, a.messageID(), model, blocks, stopReason, a.inputTokens())
 		return
 	}
 	writeJSON(w, map[string]any{
 		"id": a.messageID(), "type": "message", "role": "assistant", "model": model,
 		"content": blocks, "stop_reason": stopReason, "stop_sequence": nil,
-		"usage": usage(20),
+		"usage": usage(a.inputTokens(), 20),
 	})
 }
 
@@ -301,8 +304,15 @@ func (a *Anthropic) messageID() string {
 	return "msg_e2e" + hex.EncodeToString(b[:])
 }
 
-func usage(out int) map[string]any {
-	return map[string]any{"input_tokens": 100, "output_tokens": out,
+func (a *Anthropic) inputTokens() int {
+	if a.InputTokens > 0 {
+		return a.InputTokens
+	}
+	return 100
+}
+
+func usage(in, out int) map[string]any {
+	return map[string]any{"input_tokens": in, "output_tokens": out,
 		"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 }
 
@@ -317,7 +327,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 // message_start, ping, per block content_block_start / deltas /
 // content_block_stop, message_delta with the stop reason, message_stop.
 // A tool call's input arrives as input_json_delta in two pieces.
-func writeSSE(w http.ResponseWriter, id, model string, blocks []map[string]any, stopReason string) {
+func writeSSE(w http.ResponseWriter, id, model string, blocks []map[string]any, stopReason string, inputTokens int) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -335,7 +345,7 @@ func writeSSE(w http.ResponseWriter, id, model string, blocks []map[string]any, 
 	}
 	send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
-		"stop_reason": nil, "stop_sequence": nil, "usage": usage(1),
+		"stop_reason": nil, "stop_sequence": nil, "usage": usage(inputTokens, 1),
 	}})
 	send("ping", map[string]any{"type": "ping"})
 	for i, b := range blocks {

@@ -112,6 +112,8 @@ func commands() []command {
 			"loopbreaker status --session claude", runStatus},
 		{"reset", "reset an OPEN breaker (to CLOSED, or --probe-first to HALF_OPEN), optionally with guidance", "",
 			"loopbreaker reset --guidance \"fix the parser first, leave the tests alone\"", runReset},
+		{"watch", "show every breaker of the project live: state, counters, last tool calls, spend, cooldown (changes nothing)", "",
+			"loopbreaker watch", runWatch},
 		{"history", "show the breaker's most recent journal entries, oldest first (changes nothing)", "",
 			"loopbreaker history -n 50", runHistory},
 		{"report", "print the diagnostic report: why it stopped, what was tried, what to do (changes nothing)", "",

@@ -86,14 +86,24 @@ func eventSummary(ev *lb.Event) string {
 		if it.TestsPassing != nil || it.TestsFailing != nil {
 			parts = append(parts, fmt.Sprintf("tests %s/%s", intOr(it.TestsPassing), intOr(it.TestsFailing)))
 		}
-		failed := 0
+		// A failure seen in a whole test run is an attempt only when the
+		// breaker's state says so (an edit came since the test last ran):
+		// the event alone says only that the test failed.
+		attempts, failing := 0, 0
 		for _, t := range it.Tests {
-			if !t.Passed && !t.Infra {
-				failed++
+			switch {
+			case t.Passed || t.Infra:
+			case t.Observed:
+				failing++
+			default:
+				attempts++
 			}
 		}
-		if failed > 0 {
-			parts = append(parts, fmt.Sprintf("%d failed test attempts", failed))
+		if attempts > 0 {
+			parts = append(parts, plural(attempts, "failed test attempt"))
+		}
+		if failing > 0 {
+			parts = append(parts, plural(failing, "failing test")+" in the run")
 		}
 		if len(it.Errors) > 0 {
 			parts = append(parts, "error: "+oneLine(firstLineOf(it.Errors[0].Raw)))

@@ -13,6 +13,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/errsig"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
+	"github.com/loopbreaker/loopbreaker/transcript"
 	"github.com/loopbreaker/loopbreaker/worktree"
 )
 
@@ -142,7 +143,7 @@ func runRecord(ctx context.Context, env *Env, args []string) error {
 	fs.Var(&o.testsFailing, "tests-failing", "`N` tests failing")
 	fs.Var(&o.errors, "error", "an error `text` the iteration produced (repeatable)")
 	fs.Var(&o.errorFiles, "error-file", "read an error from `file` (repeatable; - for stdin)")
-	fs.StringVar(&o.outputFile, "output-file", "", "the iteration's output `file`: its size feeds output-decline detection")
+	fs.StringVar(&o.outputFile, "output-file", "", "the iteration's output `file`: its size feeds output-decline detection, the model usage it reports (claude -p --output-format json, codex exec --json, gemini -p --output-format json) the budgets")
 	fs.Var(&o.outputBytes, "output-bytes", "the iteration's output size in `bytes`")
 	fs.Var(&o.exitCode, "exit-code", "the agent's or phase's exit `code` (non-zero: the phase failed)")
 	fs.IntVar(&o.permissionDenials, "permission-denials", 0, "`N` permission denials in the iteration")
@@ -229,6 +230,11 @@ func (o *recordOptions) iteration(env *Env) (*lb.Iteration, error) {
 		}
 		n := fi.Size()
 		it.OutputBytes = &n
+		u, err := transcript.UsageOfFile(abs(env, o.outputFile))
+		if err != nil {
+			return nil, fmt.Errorf("--output-file: %w", err)
+		}
+		it.Usage = u
 	}
 	for _, text := range o.errors {
 		it.Errors = append(it.Errors, errorText(text))

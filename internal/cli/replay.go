@@ -274,8 +274,10 @@ func printOneReplay(w io.Writer, r replay.Result) {
 	}
 	if r.Halt == nil {
 		fmt.Fprintln(w, "  no halt: the breaker would have let the whole session run")
+		printReplaySpend(w, r, "in all")
 		return
 	}
+	printReplaySpend(w, r, "up to the halt")
 	fmt.Fprintf(w, "  HALT  %s  %s: %s\n", markStep(r.Halt), r.Halt.Detector, oneLine(r.Halt.Reason))
 	if r.Steps == 0 { // a journal of iterations: count its turns
 		after := r.Turns - r.Halt.Turn
@@ -285,6 +287,14 @@ func printOneReplay(w io.Writer, r replay.Result) {
 	}
 	if r.LastEdit > r.Halt.Step {
 		fmt.Fprintf(w, "  the session's last edit was at step %d, after the halt\n", r.LastEdit)
+	}
+}
+
+// printReplaySpend shows what the session's model calls consumed, when
+// it records usage.
+func printReplaySpend(w io.Writer, r replay.Result, when string) {
+	if r.Spend != nil {
+		fmt.Fprintf(w, "  spent %s: %s\n", when, r.Spend.Summary())
 	}
 }
 

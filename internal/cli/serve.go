@@ -103,9 +103,9 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 
 	var notifier *notify.Notifier
-	if cfg.Notify.WebhookURL != "" {
+	if cfg.Notify.WebhookURL != "" || cfg.Notify.Command != "" {
 		nopts := notify.Options{
-			URL: cfg.Notify.WebhookURL, Debounce: cfg.Notify.Debounce, Retries: cfg.Notify.Retries,
+			URL: cfg.Notify.WebhookURL, Command: cfg.Notify.Command, Debounce: cfg.Notify.Debounce, Retries: cfg.Notify.Retries,
 			Timeout: cfg.Notify.Timeout, Logger: log,
 		}
 		if fleet {

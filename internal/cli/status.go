@@ -178,13 +178,16 @@ func printStatus(w io.Writer, o output, now time.Time) {
 	if o.Probe != nil {
 		fmt.Fprintf(w, "probe:       held by %s until %s\n", o.Probe.Caller, o.Probe.ExpiresAt.UTC().Format(time.RFC3339))
 	}
+	if o.Spend != nil {
+		fmt.Fprintf(w, "spend:       %s\n", o.Spend.Summary())
+	}
 	fmt.Fprintln(w, "\ncounters:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  detector\tcount\twarn at\topens at\tabout")
 	for _, c := range o.Counters {
 		warn := "-"
 		if c.WarnAt > 0 {
-			warn = fmt.Sprint(c.WarnAt)
+			warn = c.Figure(c.WarnAt)
 		}
 		mark := ""
 		switch {
@@ -193,7 +196,7 @@ func printStatus(w io.Writer, o output, now time.Time) {
 		case c.WarnAt > 0 && c.Value >= c.WarnAt:
 			mark = "  < warning"
 		}
-		fmt.Fprintf(tw, "  %s\t%d\t%s\t%d\t%s%s\n", c.Name, c.Value, warn, c.Threshold, c.Detail, mark)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s%s\n", c.Name, c.Figure(c.Value), warn, c.Figure(c.Threshold), c.Detail, mark)
 	}
 	tw.Flush()
 	if len(o.Transitions) > 0 {
