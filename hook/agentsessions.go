@@ -84,10 +84,23 @@ var claudeProjectDirName = lazyre.New(`[^A-Za-z0-9]`)
 // of project written after since. Sessions started in a subdirectory are
 // filed under that directory and not found.
 func ClaudeSessions(configDir, project string, since time.Time) []AgentSession {
+	return projectSessions(Claude, configDir, "", project, since)
+}
+
+// QwenSessions lists Qwen Code sessions (chats under QWEN_HOME/projects/
+// <project path, named as Claude Code does>/chats/) of project written
+// after since.
+func QwenSessions(qwenDir, project string, since time.Time) []AgentSession {
+	return projectSessions(Qwen, qwenDir, "chats", project, since)
+}
+
+// projectSessions lists the .jsonl sessions in configDir/projects/<project
+// path with - for every other character>/sub written after since.
+func projectSessions(tool Tool, configDir, sub, project string, since time.Time) []AgentSession {
 	var out []AgentSession
 	seen := map[string]bool{}
 	for _, p := range []string{project, canonicalPath(project)} {
-		dir := filepath.Join(configDir, "projects", claudeProjectDirName.ReplaceAllString(p, "-"))
+		dir := filepath.Join(configDir, "projects", claudeProjectDirName.ReplaceAllString(p, "-"), sub)
 		if seen[dir] {
 			continue
 		}
@@ -104,7 +117,7 @@ func ClaudeSessions(configDir, project string, since time.Time) []AgentSession {
 			if err != nil || fi.ModTime().Before(since) {
 				continue
 			}
-			out = append(out, AgentSession{Tool: Claude, ID: strings.TrimSuffix(e.Name(), ".jsonl"), Cwd: project, Time: fi.ModTime(), Path: filepath.Join(dir, e.Name())})
+			out = append(out, AgentSession{Tool: tool, ID: strings.TrimSuffix(e.Name(), ".jsonl"), Cwd: project, Time: fi.ModTime(), Path: filepath.Join(dir, e.Name())})
 		}
 	}
 	return out

@@ -88,6 +88,14 @@ func NudgeReachesModel(tool Tool, event string) bool {
 		}
 		return false
 	}
+	if tool == Qwen {
+		// Qwen Code drops additionalContext on PreToolUse.
+		switch event {
+		case "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart":
+			return true
+		}
+		return false
+	}
 	switch event {
 	case "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "UserPromptSubmit", "SessionStart":
 		return true
@@ -176,6 +184,8 @@ func Render(tool Tool, event string, o Outcome, reason string) Answer {
 				out = &reply{Continue: stop, StopReason: r, SystemMessage: r}
 			}
 		}
+	case Qwen:
+		out = renderQwen(event, o, r)
 	case Gemini:
 		switch event {
 		case "BeforeTool":
@@ -219,6 +229,45 @@ func Render(tool Tool, event string, o Outcome, reason string) Answer {
 		}
 	}
 	return encode(tool, out)
+}
+
+// renderQwen puts an outcome in Qwen Code's words (PROTOCOLS.md, Qwen
+// Code 0.24). continue:false never ends a run here: on PreToolUse and
+// PostToolUse it replaces the tool's result with stopReason (for the model, and on stderr for the person) and the run
+// goes on; on Stop it means "keep going" (stopReason becomes the next
+// prompt), so a turn end never gets it. What ends a run is a blocked
+// UserPromptSubmit, which Qwen fires before every model request,
+// including the one that carries the tool results: an OPEN breaker
+// refuses the call or replaces its result, then ends the turn at the
+// next request.
+func renderQwen(event string, o Outcome, r string) *reply {
+	f := false
+	ctx := &hookSpecific{HookEventName: event, AdditionalContext: r}
+	switch event {
+	case "PreToolUse":
+		// additionalContext is dropped here: a Nudge waits for the result.
+		if o == Deny || o == Stop {
+			return &reply{HookSpecificOutput: &hookSpecific{HookEventName: event, PermissionDecision: "deny", PermissionDecisionReason: r}}
+		}
+	case "PostToolUse":
+		if o == Stop {
+			return &reply{Continue: &f, StopReason: r}
+		}
+		return &reply{HookSpecificOutput: ctx}
+	case "PostToolUseFailure", "SessionStart":
+		// PostToolUseFailure reads additionalContext only (appended to
+		// the error the model gets).
+		return &reply{HookSpecificOutput: ctx}
+	case "UserPromptSubmit":
+		if o == Nudge {
+			return &reply{HookSpecificOutput: ctx}
+		}
+		return &reply{Decision: "block", Reason: r}
+	case "Stop", "SubagentStop":
+		// Shown to the person on stderr; never blocks.
+		return &reply{SystemMessage: r}
+	}
+	return nil
 }
 
 // encode prints r; nothing at all for Claude and Codex when there is

@@ -91,6 +91,26 @@ func TestRender(t *testing.T) {
 		{Gemini, "AfterAgent", Stop, obj(stopFields, sys)},
 		{Gemini, "Notification", Stop, "{}\n"},
 		{Gemini, "", Notice, obj(sys)},
+
+		// Qwen Code: continue:false replaces a tool's result and never
+		// ends the run ("keep going" on Stop); a blocked UserPromptSubmit
+		// ends it.
+		{Qwen, "PreToolUse", Allow, ""},
+		{Qwen, "PreToolUse", Nudge, ""},
+		{Qwen, "PreToolUse", Deny, obj(denyPre)},
+		{Qwen, "PreToolUse", Stop, obj(denyPre)},
+		{Qwen, "PostToolUse", Nudge, obj(ctx("PostToolUse"))},
+		{Qwen, "PostToolUse", Stop, obj(stopFields)},
+		{Qwen, "PostToolUseFailure", Stop, obj(ctx("PostToolUseFailure"))},
+		{Qwen, "UserPromptSubmit", Nudge, obj(ctx("UserPromptSubmit"))},
+		{Qwen, "UserPromptSubmit", Deny, obj(blockReason)},
+		{Qwen, "UserPromptSubmit", Stop, obj(blockReason)},
+		{Qwen, "SessionStart", Stop, obj(ctx("SessionStart"))},
+		{Qwen, "Stop", Allow, ""},
+		{Qwen, "Stop", Nudge, obj(sys)},
+		{Qwen, "Stop", Stop, obj(sys)},
+		{Qwen, "Notification", Stop, ""},
+		{Qwen, "PreToolUse", Notice, obj(sys)},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.tool)+"/"+tt.event+"/"+tt.o.String(), func(t *testing.T) {
@@ -106,7 +126,8 @@ func TestRender(t *testing.T) {
 }
 
 // TestRenderNeverTrapsAtTurnEnd is the invariant of PROTOCOLS.md §5.5: no
-// answer to a turn end asks the agent to keep going.
+// answer to a turn end asks the agent to keep going (for Qwen Code that
+// includes continue:false, which it reads as "keep going").
 func TestRenderNeverTrapsAtTurnEnd(t *testing.T) {
 	for _, tool := range AllTools() {
 		for _, event := range []string{"Stop", "SubagentStop", "AfterAgent"} {
@@ -130,6 +151,9 @@ func TestRenderNeverTrapsAtTurnEnd(t *testing.T) {
 				}
 				if _, ok := m["hookSpecificOutput"]; ok {
 					t.Errorf("%s %s %s: hookSpecificOutput at a turn end keeps the conversation going", tool, event, o)
+				}
+				if _, ok := m["continue"]; ok && tool == Qwen {
+					t.Errorf("%s %s %s: continue:false at Qwen Code's Stop makes it go on", tool, event, o)
 				}
 			}
 		}
@@ -179,6 +203,7 @@ func TestNudgeReachesModel(t *testing.T) {
 		{Claude, "PostToolUse", true}, {Claude, "PreToolUse", true}, {Claude, "Stop", false},
 		{Codex, "PostToolUse", true}, {Codex, "Stop", false},
 		{Gemini, "AfterTool", true}, {Gemini, "BeforeTool", false}, {Gemini, "AfterAgent", false},
+		{Qwen, "PostToolUse", true}, {Qwen, "UserPromptSubmit", true}, {Qwen, "PreToolUse", false}, {Qwen, "Stop", false},
 	} {
 		if got := NudgeReachesModel(tt.tool, tt.event); got != tt.want {
 			t.Errorf("NudgeReachesModel(%s, %s) = %v, want %v", tt.tool, tt.event, got, tt.want)

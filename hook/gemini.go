@@ -81,6 +81,19 @@ func shellOutput(llm string) string {
 	return out
 }
 
+// qwenShellBody drops the "Command: …" and "Directory: …" lines Qwen
+// Code puts before a shell result's "Output: …" (a command of several
+// lines takes several).
+func qwenShellBody(llm string) string {
+	if !strings.HasPrefix(llm, "Command: ") {
+		return llm
+	}
+	if i := strings.Index(llm, "\nOutput: "); i >= 0 {
+		return llm[i+1:]
+	}
+	return llm
+}
+
 // goSummary is a package summary line of `go test` with its tabs turned
 // into spaces by a terminal.
 var goSummary = lazyre.New(`^(ok|FAIL|\?) +(\S+) +(\d+(?:\.\d+)?s|\(cached\)|\[no test files\]|\[build failed\]|\[setup failed\])(.*)$`)

@@ -36,7 +36,13 @@ func GeminiFolderTrust(dir string, getenv func(string) string) (trusted, known b
 	case "false":
 		return false, true, "GEMINI_CLI_TRUST_WORKSPACE=false"
 	}
-	path := GeminiTrustedFoldersPath(getenv)
+	return trustFromFile(GeminiTrustedFoldersPath(getenv), dir)
+}
+
+// trustFromFile reads a trustedFolders.json ({"<abs dir>": "TRUST_FOLDER"
+// | "TRUST_PARENT" | "DO_NOT_TRUST"}, the longest matching entry
+// deciding), as Gemini CLI and Qwen Code write it.
+func trustFromFile(path, dir string) (trusted, known bool, why string) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return false, false, ""

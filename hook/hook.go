@@ -1,5 +1,6 @@
 // Package hook adapts loopbreaker to the hook protocols of agent CLIs:
-// Claude Code, OpenAI Codex CLI and Gemini CLI (see PROTOCOLS.md).
+// Claude Code, OpenAI Codex CLI, Gemini CLI and Qwen Code (see
+// PROTOCOLS.md).
 //
 // It reads a hook payload (Parse), turns a tool call into the breaker's
 // canonical ToolCall (BuildToolCall), renders the breaker's answer in the
@@ -25,10 +26,13 @@ const (
 	Claude Tool = "claude"
 	Codex  Tool = "codex"
 	Gemini Tool = "gemini"
+	// Qwen is Qwen Code: a fork of Gemini CLI whose hooks speak Claude
+	// Code's events and answers, with Gemini's tool names and results.
+	Qwen Tool = "qwen"
 )
 
 // AllTools lists the supported tools.
-func AllTools() []Tool { return []Tool{Claude, Codex, Gemini} }
+func AllTools() []Tool { return []Tool{Claude, Codex, Gemini, Qwen} }
 
 // ParseTool turns a command-line word into a Tool.
 func ParseTool(s string) (Tool, error) {
@@ -37,7 +41,7 @@ func ParseTool(s string) (Tool, error) {
 			return t, nil
 		}
 	}
-	return "", fmt.Errorf("unknown agent %q: want claude, codex or gemini", s)
+	return "", fmt.Errorf("unknown agent %q: want claude, codex, gemini or qwen", s)
 }
 
 // Kind is what an event means to loopbreaker, whatever the tool calls it.
@@ -53,6 +57,9 @@ const (
 	// KindStop: the agent's turn ends (Stop, SubagentStop, AfterAgent).
 	KindStop
 	// KindPrompt: a prompt is submitted (UserPromptSubmit, BeforeAgent).
+	// Qwen Code also fires UserPromptSubmit, with an empty prompt, before
+	// each model request that carries tool results: the calls before it
+	// are over.
 	KindPrompt
 	// KindSessionStart: a session starts or resumes.
 	KindSessionStart

@@ -57,6 +57,11 @@ func EntriesFor(tool Tool, o Options) []Entry {
 			{"PreToolUse", ""}, {"PostToolUse", ""}, {"Stop", ""},
 			{"UserPromptSubmit", ""}, {"SessionStart", ""},
 		}
+	case Qwen:
+		return []Entry{
+			{"PreToolUse", "*"}, {"PostToolUse", "*"}, {"PostToolUseFailure", "*"},
+			{"Stop", ""}, {"UserPromptSubmit", ""}, {"SessionStart", ""},
+		}
 	case Gemini:
 		return []Entry{
 			{"BeforeTool", "*"}, {"AfterTool", "*"}, {"BeforeAgent", ""},
@@ -71,7 +76,7 @@ func EntriesFor(tool Tool, o Options) []Entry {
 const HandlerName = "loopbreaker"
 
 // handler is loopbreaker's handler object for tool: timeouts are 10 s
-// (Claude, Codex: seconds; Gemini: milliseconds).
+// (Claude, Codex, Qwen: seconds; Gemini: milliseconds).
 func handler(tool Tool, command string) json.RawMessage {
 	var v any
 	if tool == Gemini {
@@ -504,7 +509,7 @@ func Warnings(tool Tool, data []byte) []string {
 	}
 	var out []string
 	switch tool {
-	case Claude:
+	case Claude, Qwen:
 		var off bool
 		if json.Unmarshal(doc["disableAllHooks"], &off) == nil && off {
 			out = append(out, `"disableAllHooks": true in this file switches every hook off, loopbreaker's included; remove it for the hooks to run`)
@@ -578,7 +583,7 @@ func CodexConfigWarnings(dir string) []string {
 
 // SettingsPath is the file loopbreaker's hooks go into: the user's
 // (user=true) or the project's settings of tool. getenv reads HOME,
-// CLAUDE_CONFIG_DIR and CODEX_HOME.
+// CLAUDE_CONFIG_DIR, CODEX_HOME and QWEN_HOME.
 func SettingsPath(tool Tool, user bool, project string, getenv func(string) string) (string, error) {
 	if !user {
 		switch tool {
@@ -588,6 +593,8 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			return filepath.Join(project, ".codex", "hooks.json"), nil
 		case Gemini:
 			return filepath.Join(project, ".gemini", "settings.json"), nil
+		case Qwen:
+			return filepath.Join(project, ".qwen", "settings.json"), nil
 		}
 		return "", fmt.Errorf("unknown tool %q", tool)
 	}
@@ -612,6 +619,11 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 		return filepath.Join(home, ".codex", "hooks.json"), nil
 	case Gemini:
 		return filepath.Join(home, ".gemini", "settings.json"), nil
+	case Qwen:
+		if d := getenv("QWEN_HOME"); d != "" {
+			return filepath.Join(d, "settings.json"), nil
+		}
+		return filepath.Join(home, ".qwen", "settings.json"), nil
 	}
 	return "", fmt.Errorf("unknown tool %q", tool)
 }
@@ -661,9 +673,9 @@ func InstallFileWith(tool Tool, path, command string, o Options) (FileResult, er
 
 // UninstallFile removes loopbreaker's hooks from the user's settings file
 // at path, leaving nothing behind: a file the install created is deleted
-// (with its .claude/.codex/.gemini directory when that is left empty), a
-// file that existed gets its original bytes back from the backup, which
-// is then removed. A missing file is nothing to do.
+// (with its .claude/.codex/.gemini/.qwen directory when that is left
+// empty), a file that existed gets its original bytes back from the
+// backup, which is then removed. A missing file is nothing to do.
 func UninstallFile(tool Tool, path, command string) (FileResult, error) {
 	return editUserFile(tool, path, command, nil)
 }
@@ -816,7 +828,7 @@ func uninstallFile(tool Tool, sf settingsFile, res *FileResult, out, original []
 		}
 		res.BackupDropped = true
 		return removeIfThere(sf.root, sf.backup())
-	case emptyDocument(out):
+	case emptyDocument(withoutAgentKeys(tool, out)):
 		// Nothing is left but what install started from: the file was
 		// created by install (a file that existed has a backup).
 		if err := sf.root.Remove(sf.rel); err != nil {
@@ -825,7 +837,7 @@ func uninstallFile(tool Tool, sf settingsFile, res *FileResult, out, original []
 		res.Removed = true
 		dir := filepath.Dir(res.Path)
 		switch filepath.Base(dir) {
-		case ".claude", ".codex", ".gemini":
+		case ".claude", ".codex", ".gemini", ".qwen":
 			// Only when empty; a link is never removed as a directory.
 			var err error
 			if sub := sf.dir(); sub != "" {
@@ -863,6 +875,30 @@ func hasOurHooks(tool Tool, data []byte) bool {
 	return err == nil && len(changes) > 0
 }
 
+// withoutAgentKeys drops from a settings document the keys the agent CLI
+// adds by itself when it reads the file, which are not the person's
+// changes: Qwen Code writes "$version" (its settings format) into every
+// settings file it loads. Uninstall then restores the original or removes
+// a file the install created; Qwen writes the key again when it needs it.
+func withoutAgentKeys(tool Tool, doc []byte) []byte {
+	if tool != Qwen {
+		return doc
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(doc, &m) != nil {
+		return doc
+	}
+	if _, ok := m["$version"]; !ok {
+		return doc
+	}
+	delete(m, "$version")
+	b, err := marshalNoEscape(m)
+	if err != nil {
+		return doc
+	}
+	return b
+}
+
 // emptyDocument: only whitespace, or an empty JSON object.
 func emptyDocument(b []byte) bool {
 	t := bytes.TrimSpace(b)
@@ -884,7 +920,7 @@ func untouchedSinceInstall(tool Tool, out, original []byte) bool {
 			return false
 		}
 		roundTrip, _, err := merge(tool, installed, "", nil)
-		if err == nil && sameDocument(out, roundTrip) {
+		if err == nil && sameDocument(withoutAgentKeys(tool, out), withoutAgentKeys(tool, roundTrip)) {
 			return true
 		}
 	}

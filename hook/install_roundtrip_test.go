@@ -2,6 +2,7 @@ package hook
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -142,5 +143,49 @@ func TestUninstallKeepsEditsMadeSinceTheInstall(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(fresh); !sameJSON(b, []byte(`{"ui": {}}`)) {
 		t.Errorf("got %q", b)
+	}
+}
+
+// Qwen Code writes "$version" into every settings file it loads: that is
+// not the person's change, so uninstall still restores the original byte
+// for byte, or removes a file the install created.
+func TestQwenVersionKeyIsNotAChange(t *testing.T) {
+	dir := t.TempDir()
+	original := "{\n    \"general\": {\"vimMode\": true}\n}\n"
+	existing := filepath.Join(dir, "existing", "settings.json")
+	created := filepath.Join(dir, "created", ".qwen", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(existing), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(existing, []byte(original), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{existing, created} {
+		if _, err := InstallFile(Qwen, path, "loopbreaker hook qwen"); err != nil {
+			t.Fatal(err)
+		}
+		// What Qwen Code 0.24.4 does to the file when it starts.
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		m["$version"] = 4
+		b, _ = json.MarshalIndent(m, "", "  ")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := UninstallFile(Qwen, path, "loopbreaker hook qwen"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, err := os.ReadFile(existing); err != nil || string(b) != original {
+		t.Errorf("existing file after uninstall: %v\n%s\nwant the original", err, b)
+	}
+	if _, err := os.Stat(filepath.Dir(created)); !os.IsNotExist(err) {
+		t.Errorf("the .qwen directory the install created is still there: %v", err)
 	}
 }

@@ -59,6 +59,15 @@ func Classify(tool Tool, name string) Class {
 		case "read_file", "read_many_files":
 			return ClassRead
 		}
+	case Qwen:
+		switch name {
+		case "run_shell_command":
+			return ClassShell
+		case "edit", "write_file", "notebook_edit":
+			return ClassEdit
+		case "read_file":
+			return ClassRead
+		}
 	}
 	return ClassOther
 }
@@ -90,6 +99,10 @@ func VolatileFields(tool Tool, name string) []string {
 			return []string{"instruction", "wait_for_previous"}
 		}
 		return []string{"wait_for_previous"}
+	case Qwen:
+		if name == "run_shell_command" {
+			return []string{"description", "is_background", "timeout"}
+		}
 	}
 	return nil
 }
@@ -182,53 +195,83 @@ func (p *Payload) Result() Result {
 		if shell {
 			r.ExitCode = exitCodeLine(r.Text)
 		}
-	case Gemini:
-		var g struct {
-			LLMContent    json.RawMessage `json:"llmContent"`
-			ReturnDisplay json.RawMessage `json:"returnDisplay"`
-			Error         *struct {
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if json.Unmarshal(p.ToolResponse, &g) != nil {
-			r.Text = responseText(p.ToolResponse)
-			r.Output = r.Text
-			break
-		}
-		if g.Error != nil && g.Error.Message != "" {
-			r.Text, r.Output, r.Failed = g.Error.Message, g.Error.Message, true
+	case Qwen:
+		// A failed call comes as PostToolUseFailure with its error (as
+		// Claude's); a result as Gemini's llmContent and returnDisplay.
+		if p.Event == "PostToolUseFailure" || p.Error != "" {
+			r.Text, r.Output, r.Failed = p.Error, p.Error, true
+			if shell {
+				// A command that exits non-zero fails: the error is the
+				// whole llmContent ("Command: …\nDirectory: …\nOutput: …
+				// \nExit Code: 1…").
+				r.ExitCode = exitCodeLine(p.Error)
+				r.Output = goTestSummaryTabs(shellOutput(qwenShellBody(p.Error)))
+				code := 1
+				if r.ExitCode != nil {
+					code = *r.ExitCode
+				}
+				r.Text = "exit " + strconv.Itoa(code) + "\n" + r.Output
+			}
 			return r
 		}
-		llm := responseText(g.LLMContent)
-		if !shell {
-			r.Text, r.Output = llm, llm
-			break
-		}
-		// llmContent is "Output: …\nExit Code: N\nProcess Group PGID: P"
-		// (the exit line only when non-zero), wrapped in
-		// <untrusted_context> by 0.61; returnDisplay is the raw output, a
-		// string headless and an array of terminal lines in interactive
-		// (PTY) mode.
-		llm = unwrapUntrusted(llm)
-		r.ExitCode = exitCodeLine(llm)
-		var display string
-		switch {
-		case json.Unmarshal(g.ReturnDisplay, &display) == nil:
-			r.Output = display
-		case isTerminalLines(g.ReturnDisplay):
-			r.Output = goTestSummaryTabs(flattenTerminal(g.ReturnDisplay))
-		default:
-			r.Output = goTestSummaryTabs(shellOutput(llm))
-		}
-		code := 0
-		if r.ExitCode != nil {
-			code = *r.ExitCode
-		}
-		r.Text = "exit " + strconv.Itoa(code) + "\n" + r.Output
+		return geminiResult(p, shell)
+	case Gemini:
+		return geminiResult(p, shell)
 	}
 	if r.ExitCode != nil && *r.ExitCode != 0 {
 		r.Failed = true
 	}
+	return r
+}
+
+// geminiResult reads a Gemini CLI (or Qwen Code) tool_response:
+// {llmContent, returnDisplay, error}.
+func geminiResult(p *Payload, shell bool) Result {
+	var r Result
+	var g struct {
+		LLMContent    json.RawMessage `json:"llmContent"`
+		ReturnDisplay json.RawMessage `json:"returnDisplay"`
+		Error         *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(p.ToolResponse, &g) != nil {
+		r.Text = responseText(p.ToolResponse)
+		r.Output = r.Text
+		return r
+	}
+	if g.Error != nil && g.Error.Message != "" {
+		r.Text, r.Output, r.Failed = g.Error.Message, g.Error.Message, true
+		return r
+	}
+	llm := responseText(g.LLMContent)
+	if !shell {
+		r.Text, r.Output = llm, llm
+		return r
+	}
+	// llmContent is "Output: …\nExit Code: N\nProcess Group PGID: P"
+	// (the exit line only when non-zero), wrapped in <untrusted_context>
+	// by Gemini 0.61; Qwen Code's starts with "Command: …\nDirectory: …"
+	// and always has the exit line. returnDisplay is the raw output, a
+	// string headless and an array of terminal lines in interactive (PTY)
+	// mode.
+	llm = unwrapUntrusted(llm)
+	r.ExitCode = exitCodeLine(llm)
+	var display string
+	switch {
+	case json.Unmarshal(g.ReturnDisplay, &display) == nil:
+		r.Output = display
+	case isTerminalLines(g.ReturnDisplay):
+		r.Output = goTestSummaryTabs(flattenTerminal(g.ReturnDisplay))
+	default:
+		r.Output = goTestSummaryTabs(shellOutput(llm))
+	}
+	code := 0
+	if r.ExitCode != nil {
+		code = *r.ExitCode
+	}
+	r.Text = "exit " + strconv.Itoa(code) + "\n" + r.Output
+	r.Failed = code != 0
 	return r
 }
 

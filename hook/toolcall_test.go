@@ -16,7 +16,7 @@ const fixtureRoot = "/home/dev/calc"
 
 // fixtureDirs are the payload directories per tool: testdata/claude holds
 // Claude Code 2.1.330's, testdata/claude-2.0.77 the last 2.0's.
-var fixtureDirs = map[string]Tool{"claude": Claude, "claude-2.0.77": Claude, "codex": Codex, "gemini": Gemini}
+var fixtureDirs = map[string]Tool{"claude": Claude, "claude-2.0.77": Claude, "codex": Codex, "gemini": Gemini, "qwen": Qwen}
 
 func fixture(t *testing.T, dir, name string) *Payload {
 	t.Helper()
@@ -235,6 +235,15 @@ func TestBuildToolCallFixtures(t *testing.T) {
 		{"gemini", "AfterTool-run_shell_command-gotest-fail-INTERACTIVE-pty.json", false, true, nil, []string{calc + "TestAdd", calc + "TestMul"}, "exit 1\n--- FAIL: TestAdd (0.00s)\n"},
 		{"gemini", "AfterTool-replace.json", true, false, []string{"calc.go"}, nil, ""},
 		{"gemini", "AfterTool-read_file.json", false, false, []string{"calc.go"}, nil, ""},
+		// Qwen Code: a command that exits non-zero is a PostToolUseFailure
+		// whose error is the whole result, "Command: …" header included.
+		{"qwen", "PostToolUseFailure-run_shell_command-gotest-fail.json", false, true, nil, []string{calc + "TestAdd", calc + "TestMul"}, "exit 1\n--- FAIL: TestAdd (0.00s)\n"},
+		{"qwen", "PostToolUseFailure-run_shell_command-gotest-fail-2.json", false, true, nil, []string{calc + "TestMul"}, "exit 1\n--- FAIL: TestMul"},
+		{"qwen", "PostToolUse-edit.json", true, false, []string{"calc.go"}, nil, ""},
+		{"qwen", "PostToolUseFailure-edit-not-found.json", false, true, []string{"calc.go"}, nil, "Failed to edit, 0 occurrences found"},
+		{"qwen", "PostToolUse-write_file.json", true, false, []string{"notes.txt"}, nil, ""},
+		{"qwen", "PostToolUse-read_file.json", false, false, []string{"calc.go"}, nil, ""},
+		{"qwen", "PostToolUseFailure-read_file-missing.json", false, true, []string{"does-not-exist.go"}, nil, "File not found: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir+"/"+tt.file, func(t *testing.T) {

@@ -35,6 +35,7 @@ const (
 	FormatClaude      Format = "claude"         // ~/.claude/projects/**/*.jsonl, claude -p --output-format stream-json
 	FormatCodex       Format = "codex"          // ~/.codex/sessions/**/rollout-*.jsonl
 	FormatGemini      Format = "gemini"         // ~/.gemini/tmp/**/chats/*
+	FormatQwen        Format = "qwen"           // ~/.qwen/projects/*/chats/*.jsonl
 	FormatSWEAgent    Format = "swe-agent"      // *.traj
 	FormatMiniSWE     Format = "mini-swe-agent" // *.traj.json
 	FormatATIF        Format = "atif"           // trajectory.json (Agent Trajectory Interchange Format)
@@ -121,6 +122,8 @@ func Parse(name string, data []byte) (*Session, error) {
 		s, err = parseCodex(data)
 	case FormatGemini:
 		s, err = parseGemini(data)
+	case FormatQwen:
+		s, err = parseQwen(data)
 	case FormatSWEAgent:
 		s, err = parseSWEAgent(data)
 	case FormatMiniSWE:
@@ -130,7 +133,7 @@ func Parse(name string, data []byte) (*Session, error) {
 	case FormatLoopbreaker:
 		s, err = parseJournal(data)
 	default:
-		return nil, fmt.Errorf("%s: %w (want a Claude Code, Codex, Gemini CLI, SWE-agent, mini-swe-agent or ATIF session, or a loopbreaker journal)", name, ErrUnknownFormat)
+		return nil, fmt.Errorf("%s: %w (want a Claude Code, Codex, Gemini CLI, Qwen Code, SWE-agent, mini-swe-agent or ATIF session, or a loopbreaker journal)", name, ErrUnknownFormat)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s): %w", name, f, err)
@@ -202,11 +205,16 @@ func Detect(data []byte) Format {
 			Sess2   string          `json:"session_id"`
 			Project string          `json:"projectHash"`
 			Content json.RawMessage `json:"content"`
+			// Qwen Code's records carry where they come from, and
+			// messages in parts (Gemini's shape, not Claude's content).
+			Provenance string `json:"provenance"`
 		}
 		if json.Unmarshal(line, &l) != nil {
 			continue
 		}
 		switch {
+		case l.Provenance != "" && l.Session != "" && (l.Type == "user" || l.Type == "assistant" || l.Type == "tool_result" || l.Type == "system"):
+			return FormatQwen
 		case l.Seq != nil && l.Scope != "" && (l.Type == string(lb.EntryEvent) || l.Type == string(lb.EntryTransition) || l.Type == string(lb.EntrySnapshot)):
 			return FormatLoopbreaker
 		case l.Project != "" || l.Type == "gemini" || len(l.Content) > 0 && len(l.Message) == 0 && l.Type == "user":

@@ -127,6 +127,8 @@ func hookProject(env *Env, tool hook.Tool, flag string) (string, bool) {
 			start = env.Getenv("CLAUDE_PROJECT_DIR")
 		case hook.Gemini:
 			start = env.Getenv("GEMINI_PROJECT_DIR")
+		case hook.Qwen:
+			start = env.Getenv("QWEN_PROJECT_DIR")
 		}
 	}
 	if start == "" {

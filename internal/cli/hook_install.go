@@ -29,8 +29,8 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	var o hookInstallOptions
 	fs := newFlagSet("hook "+verb, env)
 	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
-	fs.BoolVar(&o.user, "user", false, "edit the user's settings (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json)")
-	fs.BoolVar(&o.proj, "project", false, "edit the project's settings (.claude/settings.json, .codex/hooks.json, .gemini/settings.json; the default)")
+	fs.BoolVar(&o.user, "user", false, "edit the user's settings (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json, ~/.qwen/settings.json)")
+	fs.BoolVar(&o.proj, "project", false, "edit the project's settings (.claude/settings.json, .codex/hooks.json, .gemini/settings.json, .qwen/settings.json; the default)")
 	fs.StringVar(&o.command, "command", "", "the `program` the hooks run (default: the absolute path of this loopbreaker binary); the entry runs `PROGRAM hook TOOL`, and does nothing but warn when PROGRAM is gone")
 	if verb == "install" {
 		fs.StringVar(&o.agentVersion, "agent-version", "", "claude: Claude Code's `version` (default: asked with claude --version); 2.1 and later also get the PostToolBatch hook, which 2.0.x does not know")
@@ -54,7 +54,7 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 		rest = fs.Args()[1:]
 	}
 	if len(pos) != 1 {
-		return usagef("hook %s: name one agent: claude, codex or gemini (got %d arguments)", verb, len(pos))
+		return usagef("hook %s: name one agent: claude, codex, gemini or qwen (got %d arguments)", verb, len(pos))
 	}
 	tool, err := hook.ParseTool(pos[0])
 	if err != nil {
@@ -175,6 +175,8 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 		codexTrustAfterInstall(ctx, env, o, project, res.Path, command)
 	case hook.Gemini:
 		geminiTrustNotes(env, o, project)
+	case hook.Qwen:
+		qwenTrustNotes(env, o, project)
 	}
 	if o.user {
 		fmt.Fprintln(out, "  the hooks act only in projects with loopbreaker.yaml (run `loopbreaker init` there)")
@@ -297,6 +299,25 @@ func geminiTrustNotes(env *Env, o hookInstallOptions, project string) {
 	if !o.user {
 		fmt.Fprintf(out, "  Gemini CLI reads .gemini/settings.json of the directory it starts in: start gemini in %s, not in a subdirectory (there these hooks do not run)\n", project)
 	}
+}
+
+// qwenTrustNotes says what Qwen Code needs besides the settings: a
+// trusted folder when folder trust is on, and to be started where the
+// project settings are.
+func qwenTrustNotes(env *Env, o hookInstallOptions, project string) {
+	out := env.Stdout
+	if o.user {
+		return // user-level hooks run in every folder
+	}
+	if trusted, known, _ := hook.QwenFolderTrust(project, env.Getenv); !trusted {
+		state := "is not trusted"
+		if !known {
+			state = "is not known to be trusted"
+		}
+		fmt.Fprintf(out, "  next: %s %s by Qwen Code (folder trust is on), which then runs no project hooks: trust it when qwen asks, or add %q: \"TRUST_FOLDER\" to %s\n",
+			canonical(project), state, canonical(project), hook.QwenTrustedFoldersPath(env.Getenv))
+	}
+	fmt.Fprintf(out, "  Qwen Code reads .qwen/settings.json of the directory it starts in: start qwen in %s\n", project)
 }
 
 // codexConfigPath is Codex's config.toml (CODEX_HOME, else ~/.codex).

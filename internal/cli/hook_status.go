@@ -79,7 +79,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("hook status: unexpected argument %q (it reports on claude, codex and gemini together)", fs.Arg(0))
+		return usagef("hook status: unexpected argument %q (it reports on claude, codex, gemini and qwen together)", fs.Arg(0))
 	}
 	project := resolveProject(env, o.project)
 	rep := hookStatusReport{Project: project, Warnings: []string{}}
@@ -162,6 +162,8 @@ func unseenHint(tool hook.Tool) string {
 		return "untrusted hooks or an untrusted project: `loopbreaker hook install codex` saves the trust"
 	case hook.Gemini:
 		return "an untrusted folder, or gemini started in a subdirectory"
+	case hook.Qwen:
+		return "an untrusted folder (with security.folderTrust on), qwen started in a subdirectory, or disableAllHooks"
 	}
 	return "hooks switched off, or the settings file not read"
 }
@@ -179,6 +181,8 @@ func agentSessions(env *Env, tool hook.Tool, project string, since time.Time) []
 			dir = filepath.Join(home, ".claude")
 		}
 		return hook.ClaudeSessions(dir, project, since)
+	case hook.Qwen:
+		return hook.QwenSessions(hook.QwenDir(env.Getenv), project, since)
 	}
 	return nil
 }
@@ -235,6 +239,15 @@ func toolStatus(ctx context.Context, env *Env, tool hook.Tool, project string) t
 			ts.Warnings = append(ts.Warnings, "Gemini CLI runs no settings hooks in an untrusted folder, and headless gemini -p refuses it")
 		} else {
 			ts.Trust = "unknown: the folder is in no trusted folders file and GEMINI_CLI_TRUST_WORKSPACE is not set (headless gemini -p refuses it)"
+		}
+	case hook.Qwen:
+		if trusted, known, why := hook.QwenFolderTrust(project, env.Getenv); trusted {
+			ts.Trust = "trusted (" + why + ")"
+		} else if known {
+			ts.Trust = "untrusted (" + why + ")"
+			ts.Warnings = append(ts.Warnings, "Qwen Code runs no project hooks in an untrusted folder (user-level hooks still run)")
+		} else {
+			ts.Trust = "unknown: folder trust is on and the folder is in no trusted folders file (Qwen Code runs no project hooks until it is trusted)"
 		}
 	case hook.Claude:
 		if installedAnywhere(ts) && ts.Version != "" {

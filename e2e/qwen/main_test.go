@@ -1,0 +1,45 @@
+// Package qwen runs the real Qwen Code 0.24.4 (headless `qwen PROMPT`)
+// against a scripted fake OpenAI Responses API on 127.0.0.1, with
+// loopbreaker's hooks installed, and asserts what loopbreaker did: the
+// tool call at which it warned and halted, that the warning reached the
+// model, that the CLI stopped, and that install and uninstall leave the
+// settings as they were.
+//
+// Each scenario has its own HOME (so its own ~/.qwen) and points the CLI
+// at the fake API with --auth-type openai-responses, --openai-base-url
+// and a dummy key.
+package qwen
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/loopbreaker/loopbreaker/e2e/harness"
+)
+
+// bins are loopbreaker and the hook-call logger, built once by TestMain
+// (empty when Qwen Code is not installed: every test skips then).
+var bins harness.Binaries
+
+func TestMain(m *testing.M) {
+	os.Exit(runTier(m))
+}
+
+func runTier(m *testing.M) int {
+	if p, err := harness.Qwen0_24.Path(); err == nil && os.Getenv("LOOPBREAKER_E2E") != "0" {
+		if _, err := os.Stat(p); err == nil {
+			dir, err := os.MkdirTemp("", "lb-e2e-qwen-")
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			defer os.RemoveAll(dir)
+			if bins, err = harness.Build(dir); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+		}
+	}
+	return m.Run()
+}
