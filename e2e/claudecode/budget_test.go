@@ -23,7 +23,7 @@ func TestBudgetHaltsABusyUnproductiveRun(t *testing.T) {
 			fm.Bash("ls -la"), fm.Bash("git log --oneline"), fm.Bash("go vet ./..."),
 			fm.Bash("wc -l calc.go"), fm.Bash("head -3 go.mod"),
 			fm.Text("I looked at everything."))
-		fake.InputTokens = 80_000
+		fake.SetInputTokens(80_000)
 		r := p.claudeOn(0, fake)
 		r.assertHalted(p, stuck{warnAt: 4, tripAt: 5, detector: lb.DetectorTokensWithoutProgress}, rw)
 		st := p.status()

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -87,9 +88,9 @@ const EndOfScript = "(end of the script: nothing more to do)"
 type Anthropic struct {
 	URL string
 	Log Log
-	// InputTokens is the input each answer reports in its usage (0: 100):
-	// a large figure makes a cheap fake run look expensive to budgets.
-	InputTokens int
+	// inputTokensSet is the input each answer reports in its usage (0:
+	// 100), set by SetInputTokens while the server may already answer.
+	inputTokensSet atomic.Int64
 
 	script []AnthropicStep
 	nonce  string
@@ -305,11 +306,15 @@ func (a *Anthropic) messageID() string {
 }
 
 func (a *Anthropic) inputTokens() int {
-	if a.InputTokens > 0 {
-		return a.InputTokens
+	if n := a.inputTokensSet.Load(); n > 0 {
+		return int(n)
 	}
 	return 100
 }
+
+// SetInputTokens sets the input each answer reports in its usage: a large
+// figure makes a cheap fake run look expensive to budgets.
+func (a *Anthropic) SetInputTokens(n int) { a.inputTokensSet.Store(int64(n)) }
 
 func usage(in, out int) map[string]any {
 	return map[string]any{"input_tokens": in, "output_tokens": out,
