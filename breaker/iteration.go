@@ -172,7 +172,7 @@ func truncate(s string, max int) string {
 	return errsig.Truncate(s, max)
 }
 
-// recordViolation logs an out-of-scope edit (seed 000 FR-5); an unjustified
+// recordViolation logs an out-of-scope edit; an unjustified
 // one counts as a failed attempt of its test.
 func (e *Engine) recordViolation(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	a.Changed = true

@@ -21,7 +21,7 @@ type testRun struct {
 	editsKnown bool
 }
 
-// countTests records per-test attempts (seed 000): a failed attempt counts
+// countTests records per-test attempts: a failed attempt counts
 // for the test and for the slice unless the infrastructure failed.
 //
 // Reported results (not Observed) are attempts as they come. Observed

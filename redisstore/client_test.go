@@ -2,8 +2,12 @@ package redisstore
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/loopbreaker/loopbreaker/internal/redistest"
 	"github.com/loopbreaker/loopbreaker/internal/storetest"
@@ -63,4 +67,26 @@ func TestUserFromURLPasswordFromEnv(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{Password: secret})
 	s := open(t, srv, Options{URL: "redis://default@" + srv.Addr() + "/0", Password: secret})
 	storetest.MustUpdate(t, s, storetest.Iterate("x"), "global")
+}
+
+// How fast an outage shows is set by the client's timeouts and retries,
+// checked here on the options themselves; the fault tests with a stopped
+// or killed redis-server only bound a hang, so that a busy machine does
+// not fail them.
+func TestClientTimeoutsBoundAnOutage(t *testing.T) {
+	u, _ := url.Parse("redis://127.0.0.1:1/0")
+	c, read, err := newClient(u, false, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	o := c.(*redis.Client).Options()
+	if o.DialTimeout != DefaultDialTimeout || o.ReadTimeout != DefaultIOTimeout || o.WriteTimeout != DefaultIOTimeout ||
+		o.PoolTimeout != DefaultPoolTimeout || o.MaxRetries > 0 || o.DialerRetries != 1 || read != DefaultIOTimeout {
+		t.Fatalf("client options dial %v read %v write %v pool %v retries %d dial retries %d; want one attempt within %v/%v/%v",
+			o.DialTimeout, o.ReadTimeout, o.WriteTimeout, o.PoolTimeout, o.MaxRetries, o.DialerRetries, DefaultDialTimeout, DefaultIOTimeout, DefaultPoolTimeout)
+	}
+	if DefaultIOTimeout > time.Second || DefaultDialTimeout > time.Second {
+		t.Fatalf("timeouts %v/%v: the documented outage answer is within about a second", DefaultDialTimeout, DefaultIOTimeout)
+	}
 }

@@ -128,9 +128,10 @@ func TestRedisPausedAnswersFast(t *testing.T) {
 	ctx := context.Background()
 	srv.Pause()
 
-	// Generous against the documented 1 s: the point is the bound, not
-	// the machine's speed (it took 2-4 s before, 6 s for a write).
-	const bound = 2500 * time.Millisecond
+	// A bound on a hang only (a request once spun until it was killed):
+	// how fast the outage shows is the client's timeouts, checked on its
+	// options (TestClientTimeoutsBoundAnOutage), not the machine's speed.
+	const bound = 20 * time.Second
 	timed := func(what string, f func() error) error {
 		t.Helper()
 		start := time.Now()
@@ -196,8 +197,8 @@ func TestRedisKilledNothingSaved(t *testing.T) {
 	if !errors.Is(err, lb.ErrStoreUnavailable) || errors.Is(err, lb.ErrUnconfirmed) || !strings.Contains(err.Error(), "nothing was saved") {
 		t.Fatalf("a record with Redis killed: %v; want ErrStoreUnavailable saying nothing was saved", err)
 	}
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("a refused connection took %v to report (go-redis's dial retries)", took)
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("a refused connection took %v to report: a hang (one dial attempt is TestClientTimeoutsBoundAnOutage's)", took)
 	}
 	srv.Restart()
 	checkJournal(t, s, "global", 1)

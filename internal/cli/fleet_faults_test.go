@@ -12,9 +12,11 @@ import (
 )
 
 // faultBound is how long a request may take while Redis is stopped or
-// gone: the store waits about a second (docs/fleet.md); generous, since
-// the point is the bound, not the machine's speed. It took 2 to 4 s.
-const faultBound = 2500 * time.Millisecond
+// gone: a bound on a hang only (a request once spun until it was killed).
+// How fast the store answers (about a second, docs/fleet.md) is its
+// client's timeouts, checked on the options in redisstore, not the
+// machine's speed.
+const faultBound = 20 * time.Second
 
 // timedCall is one request that must be answered within faultBound; it
 // returns the status and the body. A request that hangs fails the test
