@@ -1,5 +1,5 @@
 // Package hook adapts loopbreaker to the hook protocols of agent CLIs:
-// Claude Code, OpenAI Codex CLI, Gemini CLI and Qwen Code (see
+// Claude Code, OpenAI Codex CLI, Gemini CLI, Qwen Code and Cline (see
 // PROTOCOLS.md).
 //
 // It reads a hook payload (Parse), turns a tool call into the breaker's
@@ -29,10 +29,14 @@ const (
 	// Qwen is Qwen Code: a fork of Gemini CLI whose hooks speak Claude
 	// Code's events and answers, with Gemini's tool names and results.
 	Qwen Tool = "qwen"
+	// Cline is the Cline CLI (3.x): hook scripts named by event in a
+	// hooks folder, a payload of its own (hookName, tool_call,
+	// tool_result) and an answer of its own (cancel, contextModification).
+	Cline Tool = "cline"
 )
 
 // AllTools lists the supported tools.
-func AllTools() []Tool { return []Tool{Claude, Codex, Gemini, Qwen} }
+func AllTools() []Tool { return []Tool{Claude, Codex, Gemini, Qwen, Cline} }
 
 // ParseTool turns a command-line word into a Tool.
 func ParseTool(s string) (Tool, error) {
@@ -41,7 +45,7 @@ func ParseTool(s string) (Tool, error) {
 			return t, nil
 		}
 	}
-	return "", fmt.Errorf("unknown agent %q: want claude, codex, gemini or qwen", s)
+	return "", fmt.Errorf("unknown agent %q: want claude, codex, gemini, qwen or cline", s)
 }
 
 // Kind is what an event means to loopbreaker, whatever the tool calls it.
@@ -85,6 +89,9 @@ func KindOf(tool Tool, event string) Kind {
 			return KindSessionStart
 		}
 		return KindOther
+	}
+	if tool == Cline {
+		return clineKind(event)
 	}
 	switch event {
 	case "PreToolUse":
@@ -178,7 +185,12 @@ var ErrTooLarge = errors.New("hook payload too large")
 
 // Read reads and parses one payload from r, reading at most MaxPayload
 // bytes.
-func Read(tool Tool, r io.Reader) (*Payload, error) {
+func Read(tool Tool, r io.Reader) (*Payload, error) { return ReadAs(tool, r, "") }
+
+// ReadAs is Read for a hook that knows its event from how it was
+// installed (a Cline hook file's name): event is used when the payload
+// names none.
+func ReadAs(tool Tool, r io.Reader, event string) (*Payload, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxPayload+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading the hook payload from stdin: %w", err)
@@ -186,16 +198,23 @@ func Read(tool Tool, r io.Reader) (*Payload, error) {
 	if len(data) > MaxPayload {
 		return nil, fmt.Errorf("%w: more than %d MiB on stdin", ErrTooLarge, MaxPayload>>20)
 	}
-	return Parse(tool, data)
+	return ParseAs(tool, data, event)
 }
 
 // Parse parses one payload. It needs a JSON object with hook_event_name;
 // every other field is optional, as the tools add and drop fields between
 // versions.
-func Parse(tool Tool, data []byte) (*Payload, error) {
+func Parse(tool Tool, data []byte) (*Payload, error) { return ParseAs(tool, data, "") }
+
+// ParseAs is Parse with the event the hook was installed for, used when
+// the payload names none (Cline).
+func ParseAs(tool Tool, data []byte, event string) (*Payload, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, fmt.Errorf("the hook payload on stdin is empty: %s runs `loopbreaker hook %s` with a JSON object on stdin; run it from the agent's hook, not by hand", tool, tool)
+	}
+	if tool == Cline {
+		return parseCline(trimmed, event)
 	}
 	var w wire
 	if err := json.Unmarshal(trimmed, &w); err != nil {

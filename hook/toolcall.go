@@ -68,6 +68,15 @@ func Classify(tool Tool, name string) Class {
 		case "read_file":
 			return ClassRead
 		}
+	case Cline:
+		switch name {
+		case "run_commands":
+			return ClassShell
+		case "apply_patch", "editor":
+			return ClassEdit
+		case "read_files":
+			return ClassRead
+		}
 	}
 	return ClassOther
 }
@@ -217,6 +226,8 @@ func (p *Payload) Result() Result {
 		return geminiResult(p, shell)
 	case Gemini:
 		return geminiResult(p, shell)
+	case Cline:
+		return clineResult(p, shell)
 	}
 	if r.ExitCode != nil && *r.ExitCode != 0 {
 		r.Failed = true
@@ -343,6 +354,8 @@ func (p *Payload) Files(root, base string) []string {
 		}
 	}
 	switch {
+	case p.Tool == Cline:
+		names = clineFiles(p.ToolInput)
 	case p.Tool == Codex && class == ClassEdit:
 		for _, key := range []string{"command", "input", "patch"} {
 			var s string
@@ -512,6 +525,10 @@ func callOf(p *Payload, root, base string) lb.ToolCall {
 // input, a string, or an argument vector whose last element is the script
 // (Codex: ["bash", "-lc", "go test ./..."]); "" when there is none.
 func (p *Payload) ShellCommand() string {
+	if p.Tool == Cline {
+		// run_commands runs its commands one after the other.
+		return strings.Join(clineCommands(p.ToolInput), "\n")
+	}
 	var in struct {
 		Command json.RawMessage `json:"command"`
 	}

@@ -30,6 +30,13 @@ func TestCallOf(t *testing.T) {
 		{hook.Gemini, `{"hook_event_name":"BeforeTool","session_id":"s","cwd":"/home/dev/proj","tool_name":"write_file","tool_input":{"file_path":"/home/dev/.gemini/settings.json","content":"{}"}}`, KindHooks},
 		{hook.Gemini, `{"hook_event_name":"BeforeTool","session_id":"s","cwd":"/home/dev/proj","tool_name":"replace","tool_input":{"file_path":"loopbreaker.yaml","old_string":"a","new_string":"b","instruction":"x"}}`, KindConfig},
 		{hook.Gemini, `{"hook_event_name":"BeforeTool","session_id":"s","cwd":"/home/dev/proj","tool_name":"glob","tool_input":{"pattern":"loopbreaker.yaml"}}`, ""},
+		{hook.Cline, `{"hookName":"tool_call","taskId":"t","workspaceRoots":["/home/dev/proj"],"tool_call":{"id":"c","name":"run_commands","input":{"commands":["go test ./...","rm -f .clinerules/hooks/PreToolUse"]}}}`, KindHooks},
+		{hook.Cline, `{"hookName":"tool_call","taskId":"t","workspaceRoots":["/home/dev/proj"],"tool_call":{"id":"c","name":"run_commands","input":{"commands":["loopbreaker reset"]}}}`, KindCommand},
+		{hook.Cline, `{"hookName":"tool_call","taskId":"t","workspaceRoots":["/home/dev/proj"],"tool_call":{"id":"c","name":"run_commands","input":{"commands":["chmod -x ~/.cline/hooks/PostToolUse"]}}}`, KindHooks},
+		{hook.Cline, `{"hookName":"tool_call","taskId":"t","workspaceRoots":["/home/dev/proj"],"tool_call":{"id":"c","name":"apply_patch","input":{"input":"*** Begin Patch\n*** Delete File: /home/dev/proj/.clinerules/hooks/PreToolUse\n*** End Patch"}}}`, KindHooks},
+		{hook.Cline, `{"hookName":"tool_call","taskId":"t","workspaceRoots":["/home/dev/proj"],"tool_call":{"id":"c","name":"editor","input":{"command":"create","path":"/home/dev/.cline/hooks/TaskComplete","file_text":"exit 0"}}}`, KindHooks},
+		{hook.Cline, `{"hookName":"tool_call","taskId":"t","workspaceRoots":["/home/dev/proj"],"tool_call":{"id":"c","name":"run_commands","input":{"commands":["cat .clinerules/hooks/PreToolUse","go test ./..."]}}}`, ""},
+		{hook.Cline, `{"hookName":"tool_call","taskId":"t","workspaceRoots":["/home/dev/proj"],"tool_call":{"id":"c","name":"apply_patch","input":{"input":"*** Begin Patch\n*** Update File: /home/dev/proj/calc.go\n@@\n-a\n+b\n*** End Patch"}}}`, ""},
 	}
 	for _, c := range cases {
 		p, err := hook.Read(c.tool, strings.NewReader(c.payload))

@@ -131,6 +131,9 @@ func (p *Protected) entries() []entry {
 		for _, f := range hookSettings {
 			add(KindHooks, false, filepath.Join(base, f))
 		}
+		for _, d := range hookDirs {
+			add(KindHooks, true, filepath.Join(base, d))
+		}
 	}
 	for _, f := range p.Config {
 		add(KindConfig, false, f)
@@ -150,6 +153,13 @@ var hookSettings = [...]string{
 	".claude/settings.json", ".claude/settings.local.json",
 	".codex/hooks.json", ".codex/config.toml",
 	".gemini/settings.json",
+}
+
+// hookDirs are the CLIs' hook folders, relative to a project or to the
+// home directory: every file in them is a hook (Cline runs each script
+// named by an event).
+var hookDirs = [...]string{
+	".clinerules/hooks", ".cline/hooks", "Documents/Cline/Hooks",
 }
 
 func split(p string) []string {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/config"
@@ -34,6 +35,15 @@ func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string)
 	fs.StringVar(&o.session, "session", def, "session `name` whose breaker the hook feeds (env LOOPBREAKER_SESSION; default: the tool's name)")
 	fs.StringVar(&o.caller, "caller", env.Getenv("LOOPBREAKER_CALLER"), "who is asking; the half-open probe is tied to it (env LOOPBREAKER_CALLER; default: the session)")
 	fs.Var(&o.sets, "set", "override a configuration `key=value` (repeatable)")
+	// A Cline hook file passes its own name: the event when the payload
+	// names none.
+	event := ""
+	if tool == hook.Cline && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		event, args = args[0], args[1:]
+		if !hook.IsClineEvent(event) {
+			return usagef("hook cline: %q is not a Cline hook event (PreToolUse, PostToolUse, TaskComplete...)", event)
+		}
+	}
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -43,7 +53,7 @@ func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string)
 		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: stdin is a terminal: the agent CLI runs this command with its JSON payload on stdin (try `loopbreaker hook %s < payload.json`); to install the hooks run `loopbreaker hook install %s`\n", tool, tool, tool)
 		return nil
 	}
-	p, perr := hook.Read(tool, env.Stdin)
+	p, perr := hook.ReadAs(tool, env.Stdin, event)
 	if perr != nil {
 		msg := fmt.Sprintf("loopbreaker hook %s: %v. This call was not checked; the agent goes on. Check that the hook runs `loopbreaker hook %s` with the payload on stdin.", tool, perr, tool)
 		fmt.Fprintln(env.Stderr, msg)
