@@ -3,7 +3,6 @@ package hook
 import (
 	"encoding/json"
 	"errors"
-	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 	"io/fs"
 	"os"
 	"path"
@@ -11,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
 // SeenDirName is the directory, under the state directory's hooks/, of
@@ -70,7 +71,7 @@ func RecordSeen(stateDir string, tool Tool, sessionID, event string, now time.Ti
 		return err
 	}
 	dir.Close()
-	return writeAtomicIn(root, rel, append(b, '\n'), 0o644)
+	return root.WriteAtomic(rel, append(b, '\n'), 0o644)
 }
 
 // ReadSeen lists the marks of the project's hook calls, newest first.

@@ -80,6 +80,12 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			e.Setenv("HOOK_FIXTURES", fixtures)
+			// The agents' settings files, for the scripts of `loopbreaker hook install`.
+			settings, err := filepath.Abs("../../hookinstall/testdata")
+			if err != nil {
+				return err
+			}
+			e.Setenv("SETTINGS_FIXTURES", settings)
 			// The recorded agent sessions, for the scripts of `loopbreaker replay`.
 			sessions, err := filepath.Abs("../../transcript/testdata")
 			if err != nil {

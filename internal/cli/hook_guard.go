@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/hookinstall"
 	"github.com/loopbreaker/loopbreaker/hookpolicy"
 	"github.com/loopbreaker/loopbreaker/tamper"
 )
@@ -89,7 +90,7 @@ func absIn(dir, path string) string {
 func guardFingerprint(env *Env, w *workspace) string {
 	type place struct {
 		Path      string
-		Installed hook.Installed
+		Installed hookinstall.Installed
 	}
 	var doc struct {
 		Config any
@@ -104,7 +105,7 @@ func guardFingerprint(env *Env, w *workspace) string {
 			}
 			pl := place{Path: path}
 			if data, err := os.ReadFile(path); err == nil {
-				pl.Installed = hook.FindInstalled(tool, data)
+				pl.Installed = hookinstall.FindInstalled(tool, data)
 			}
 			doc.Hooks = append(doc.Hooks, pl)
 		}
