@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	lb "github.com/loopbreaker/loopbreaker"
+
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
@@ -21,15 +23,10 @@ import (
 // a Gemini started in a subdirectory, hooks switched off).
 const SeenDirName = "seen"
 
-// Seen is the mark of one agent session's hook calls.
-type Seen struct {
-	Tool      Tool      `json:"tool"`
-	SessionID string    `json:"session_id"`
-	First     time.Time `json:"first"`
-	Last      time.Time `json:"last"`
-	LastEvent string    `json:"last_event"`
-	Calls     int       `json:"calls"`
-}
+// Seen is the mark of one agent session's hook calls: the same mark the
+// breaker state keeps per agent session, so that `hook status` merges the
+// two kinds.
+type Seen = lb.SeenSession
 
 func seenDir(stateDir string) string { return filepath.Join(stateDir, "hooks", SeenDirName) }
 
@@ -52,7 +49,7 @@ func RecordSeen(stateDir string, tool Tool, sessionID, event string, now time.Ti
 	}
 	defer root.Close()
 	rel := path.Join("hooks", SeenDirName, filepath.Base(seenFile(stateDir, tool, sessionID)))
-	s := Seen{Tool: tool, SessionID: sessionID, First: now}
+	s := Seen{Tool: string(tool), SessionID: sessionID, First: now}
 	if b, err := root.ReadFile(rel); err == nil {
 		var old Seen
 		if json.Unmarshal(b, &old) == nil && !old.First.IsZero() {

@@ -122,7 +122,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		}
 		sessionsSeen := map[string]time.Time{}
 		for _, s := range seen {
-			if s.Tool != tool {
+			if s.Tool != string(tool) {
 				continue
 			}
 			sessionsSeen[s.SessionID] = s.Last
@@ -377,7 +377,7 @@ func printHookStatus(env *Env, rep hookStatusReport) {
 			fmt.Fprintf(w, "  last call:  none recorded in this project\n")
 		}
 		for _, s := range rep.Sessions {
-			if s.Tool == ts.Tool {
+			if s.Tool == string(ts.Tool) {
 				calls := "1 call"
 				if s.Calls != 1 {
 					calls = fmt.Sprintf("%d calls", s.Calls)
@@ -420,9 +420,7 @@ func seenInStore(ctx context.Context, env *Env, project string) ([]hook.Seen, er
 		if st.Session == nil {
 			continue
 		}
-		for _, s := range st.Session.Seen {
-			out = append(out, hook.Seen{Tool: hook.Tool(s.Tool), SessionID: s.SessionID, First: s.First, Last: s.Last, LastEvent: s.LastEvent, Calls: s.Calls})
-		}
+		out = append(out, st.Session.Seen...)
 	}
 	return out, nil
 }
