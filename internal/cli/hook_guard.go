@@ -10,6 +10,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 	"github.com/loopbreaker/loopbreaker/hookpolicy"
+	"github.com/loopbreaker/loopbreaker/session"
 	"github.com/loopbreaker/loopbreaker/tamper"
 )
 
@@ -68,7 +69,7 @@ func hookGuard(env *Env, w *workspace) *hookpolicy.Guard {
 // guardStateRoot is the directory of every project's state, as this
 // call's configuration places it (state_dir); "" when there is none.
 func guardStateRoot(env *Env, w *workspace) string {
-	root, err := stateRoot(env, w.cfg)
+	root, err := session.StateRoot(w.cfg, env.Getenv)
 	if err != nil {
 		return ""
 	}

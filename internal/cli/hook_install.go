@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/loopbreaker/loopbreaker/config"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
+	"github.com/loopbreaker/loopbreaker/session"
 )
 
 type hookInstallOptions struct {
@@ -181,19 +181,10 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	}
 	if o.user {
 		fmt.Fprintln(out, "  the hooks act only in projects with loopbreaker.yaml (run `loopbreaker init` there)")
-	} else if !hasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" {
+	} else if !session.HasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" {
 		fmt.Fprintf(out, "  next: run `loopbreaker init` in %s: the hooks act only in projects with loopbreaker.yaml\n", project)
 	}
 	return nil
-}
-
-func hasProjectMarker(dir string) bool {
-	for _, name := range []string{config.ProjectFile, "loopbreaker.yml", legacyStateDirName} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return true
-		}
-	}
-	return false
 }
 
 func containsStr(xs []string, s string) bool {

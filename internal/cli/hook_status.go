@@ -12,6 +12,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
+	"github.com/loopbreaker/loopbreaker/session"
 )
 
 type hookStatusOptions struct {
@@ -89,7 +90,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	rep.StateDir = stateDir
-	if keyed && hasProjectMarker(project) {
+	if keyed && session.HasProjectMarker(project) {
 		if err := settleState(env, project, stateDir); err != nil {
 			rep.Warnings = append(rep.Warnings, err.Error())
 		}
@@ -109,7 +110,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 	}
 	rep.Unseen = []hookinstall.AgentSession{}
 	rep.Stopped = []stoppedSession{}
-	if !hasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" {
+	if !session.HasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no loopbreaker.yaml in %s: installed hooks do nothing here (run `loopbreaker init`)", project))
 	}
 	for _, tool := range hook.AllTools() {
