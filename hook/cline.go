@@ -90,7 +90,7 @@ type clineCall struct {
 func parseCline(data []byte, event string) (*Payload, error) {
 	var w clineWire
 	if err := json.Unmarshal(data, &w); err != nil {
-		return nil, fmt.Errorf("the hook payload on stdin is not a JSON object (%v); first bytes: %q", err, head(data, 60))
+		return nil, fmt.Errorf("the hook payload on stdin is not a JSON object (%v); first bytes: %q", err, Excerpt(data, 60))
 	}
 	if w.HookName != "" {
 		e, ok := clineEvents[w.HookName]
@@ -101,7 +101,7 @@ func parseCline(data []byte, event string) (*Payload, error) {
 		event = e
 	}
 	if event == "" {
-		return nil, fmt.Errorf("the hook payload has no hookName: is this a Cline hook payload? first bytes: %q", head(data, 60))
+		return nil, fmt.Errorf("the hook payload has no hookName: is this a Cline hook payload? first bytes: %q", Excerpt(data, 60))
 	}
 	p := &Payload{Tool: Cline, Event: event, Kind: clineKind(event), SessionID: w.SessionContext.RootSessionID}
 	if p.SessionID == "" {

@@ -84,6 +84,12 @@ func (a Answer) Text() string {
 }
 
 type wireAnswer struct {
+	// Cline's words: cancel ends the run, contextModification is for the
+	// model, errorMessage the reason.
+	Cancel              *bool  `json:"cancel"`
+	ContextModification string `json:"contextModification"`
+	ErrorMessage        string `json:"errorMessage"`
+
 	Continue      *bool  `json:"continue"`
 	StopReason    string `json:"stopReason"`
 	Decision      string `json:"decision"`
@@ -106,17 +112,20 @@ func decodeAnswer(stdout string) (Answer, error) {
 	if err := json.Unmarshal([]byte(s), &w); err != nil {
 		return a, err
 	}
-	a.Stop = w.Continue != nil && !*w.Continue
+	a.Stop = w.Continue != nil && !*w.Continue || w.Cancel != nil && *w.Cancel
 	a.Deny = w.Decision == "deny" || w.Decision == "block"
 	a.SystemMessage = w.SystemMessage
-	for _, r := range []string{w.StopReason, w.Reason} {
+	a.Context = w.ContextModification
+	for _, r := range []string{w.StopReason, w.Reason, w.ErrorMessage} {
 		if a.Reason == "" {
 			a.Reason = r
 		}
 	}
 	if h := w.HookSpecific; h != nil {
 		a.Deny = a.Deny || h.PermissionDecision == "deny"
-		a.Context = h.AdditionalContext
+		if a.Context == "" {
+			a.Context = h.AdditionalContext
+		}
 		if a.Reason == "" {
 			a.Reason = h.PermissionDecisionReason
 		}
@@ -153,6 +162,9 @@ func ReadCalls(log string) ([]Call, error) {
 			json.Unmarshal(c.Payload, &p)
 		}
 		c.Event, c.ToolName, c.ToolUseID, c.ToolInput = p.Event, p.ToolName, p.ToolUseID, p.ToolInput
+		if len(c.Args) >= 3 && c.Args[0] == "hook" && c.Args[1] == "cline" {
+			clineCall(&c)
+		}
 		if c.Answer, err = decodeAnswer(c.Stdout); err != nil {
 			return nil, fmt.Errorf("%s:%d: loopbreaker's answer is not JSON: %v: %q", log, n, err, c.Stdout)
 		}
