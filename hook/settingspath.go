@@ -6,9 +6,10 @@ import (
 	"path/filepath"
 )
 
-// SettingsPath is the file loopbreaker's hooks go into: the user's
+// SettingsPath is the file loopbreaker's hooks go into (for Cline, the
+// folder of its hook scripts): the user's
 // (user=true) or the project's settings of tool. getenv reads HOME,
-// CLAUDE_CONFIG_DIR, CODEX_HOME and QWEN_HOME.
+// CLAUDE_CONFIG_DIR, CODEX_HOME, QWEN_HOME and CLINE_DIR.
 func SettingsPath(tool Tool, user bool, project string, getenv func(string) string) (string, error) {
 	if !user {
 		switch tool {
@@ -20,6 +21,9 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			return filepath.Join(project, ".gemini", "settings.json"), nil
 		case Qwen:
 			return filepath.Join(project, ".qwen", "settings.json"), nil
+		case Cline:
+			// A folder: one script per event.
+			return filepath.Join(project, ".clinerules", "hooks"), nil
 		}
 		return "", fmt.Errorf("unknown tool %q", tool)
 	}
@@ -49,6 +53,11 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			return filepath.Join(d, "settings.json"), nil
 		}
 		return filepath.Join(home, ".qwen", "settings.json"), nil
+	case Cline:
+		if d := getenv("CLINE_DIR"); d != "" {
+			return filepath.Join(d, "hooks"), nil
+		}
+		return filepath.Join(home, ".cline", "hooks"), nil
 	}
 	return "", fmt.Errorf("unknown tool %q", tool)
 }

@@ -37,7 +37,9 @@ var (
 )
 
 // Pinned lists every pinned release.
-func Pinned() []Agent { return []Agent{ClaudeCode2_1, ClaudeCode2_0, Codex0_169, Gemini0_61, Qwen0_24, Cline3_0} }
+func Pinned() []Agent {
+	return []Agent{ClaudeCode2_1, ClaudeCode2_0, Codex0_169, Gemini0_61, Qwen0_24, Cline3_0}
+}
 
 // AgentsDir is the cache the pinned CLIs are installed into:
 // $LOOPBREAKER_AGENTS_DIR, else <user cache dir>/loopbreaker/agents.
