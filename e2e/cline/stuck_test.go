@@ -1,0 +1,115 @@
+package cline
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
+	"github.com/loopbreaker/loopbreaker/e2e/harness"
+)
+
+// patchThatDoesNotApply names a line units.go does not have: Cline's
+// apply_patch fails ("Could not find matching context").
+var patchThatDoesNotApply = harness.FixLine("units.go", "this line does not exist", "nor does this one")
+
+// TestStuck: a model stuck in the same failing test, two reads in turn, the same failing edit or the same failing command is
+// warned (contextModification of PostToolUse, which Cline hands the model
+// as a <hook_context> message before its next request), then halted:
+// cancel ends the run at once, no tool call and no model request after
+// it, Cline exits 0 and prints that the run was aborted.
+func TestStuck(t *testing.T) {
+	t.Parallel()
+	for _, sc := range []struct {
+		name     string
+		steps    func(repo string) []fakemodel.Step
+		detector string
+	}{
+		{"same failing test", func(string) []fakemodel.Step { return fakemodel.Repeat(8, goTest()) }, lb.DetectorToolError},
+		{"A/B cycle", func(repo string) []fakemodel.Step {
+			return fakemodel.Repeat(8, readFile(filepath.Join(repo, "units.go")), readFile(filepath.Join(repo, "units_test.go")))
+		}, lb.DetectorToolCycle},
+		{"same failing edit", func(string) []fakemodel.Step {
+			return fakemodel.Repeat(8, fakemodel.Patch(patchThatDoesNotApply))
+		}, lb.DetectorToolError},
+		{"same failing command", func(string) []fakemodel.Step { return fakemodel.Repeat(8, command("cat notes/todo.txt")) }, lb.DetectorToolError},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			a := guarded(t, nil)
+			steps := sc.steps(a.repo)
+			r := a.cline("fix the failing tests", steps)
+			v := verdictOf(a.calls())
+			t.Logf("%s: warned at call %d (%s), halted at call %d (%s)", sc.name, v.warnAt, show(v.warn), v.haltAt, show(v.halt))
+			if v.warn == nil || v.warn.Event != "PostToolUse" {
+				t.Fatalf("warned at %s, want a PostToolUse\nstdout: %s\nstderr: %s", show(v.warn), r.Stdout, r.Stderr)
+			}
+			if v.halt == nil || v.haltAt <= v.warnAt || v.haltAt >= len(steps) {
+				t.Fatalf("halted at call %d (%s), warned at %d; want a halt after the warning, before the script ends\nstdout: %s\nstderr: %s", v.haltAt, show(v.halt), v.warnAt, r.Stdout, r.Stderr)
+			}
+			if v.afterHalt != 0 {
+				t.Errorf("%d hook calls of tool calls after the halt; want none", v.afterHalt)
+			}
+			if n := len(r.api.Log.Main()); n != v.haltAt {
+				t.Errorf("the model was asked %d times, want %d: none after the halt", n, v.haltAt)
+			}
+			if i := r.api.Log.FirstMainContaining("HALF_OPEN (warning)"); i != v.warnAt+1 {
+				t.Errorf("the warning reached the model in request %d, want %d", i, v.warnAt+1)
+			}
+			if !strings.Contains(string(r.api.Log.Main()[v.warnAt].Body), `hook_context source=\"PostToolUse\"`) {
+				t.Errorf("the warning did not come as Cline's PostToolUse hook context")
+			}
+			if r.Exit != 0 || !strings.Contains(r.Stdout, "aborted") {
+				t.Errorf("exit %d, stdout %q: want Cline's abort (exit 0)\n%s", r.Exit, r.Stdout, r.Stderr)
+			}
+			st := a.status()
+			if st.State != lb.Open || st.Detector != sc.detector {
+				t.Errorf("breaker %s by %q (%s), want OPEN by %s", st.State, st.Detector, st.Reason, sc.detector)
+			}
+		})
+	}
+}
+
+// The model reads units.go again and again. loopbreaker warns the model
+// after the 3rd read (3 identical calls with identical results); Cline's
+// own guard, always on in this mode, answers the 5th read with "max
+// consecutive mistakes reached" instead of the file and aborts the run,
+// before loopbreaker's limit of 5 identical results is reached (the 5th
+// result is Cline's error, not a 5th identical one).
+func TestIdenticalReadWarnedThenStoppedByCline(t *testing.T) {
+	t.Parallel()
+	a := guarded(t, nil)
+	r := a.cline("fix the failing tests", fakemodel.Repeat(10, readFile(filepath.Join(a.repo, "units.go"))))
+	calls := a.calls()
+	v := verdictOf(calls)
+	if v.warn == nil || v.warnAt != 3 || v.warn.Event != "PostToolUse" {
+		t.Fatalf("warned at %s after %d reads, want PostToolUse of the 3rd", show(v.warn), v.warnAt)
+	}
+	if v.halt != nil {
+		t.Errorf("halted at %s after %d reads, want Cline's own guard first", show(v.halt), v.haltAt)
+	}
+	if i := r.api.Log.FirstMainContaining("HALF_OPEN (warning)"); i != 4 {
+		t.Errorf("the warning reached the model in request %d, want the 4th", i)
+	}
+	last := calls[len(calls)-1]
+	if v.ran != 5 || last.Event != "PostToolUse" || !strings.Contains(string(last.Payload), "max consecutive mistakes reached") {
+		t.Errorf("%d reads ran, the last result %s; want Cline's guard at the 5th", v.ran, tail(string(last.Payload), 300))
+	}
+	if r.Exit != 0 || !strings.Contains(r.Stdout, "aborted") {
+		t.Errorf("exit %d, stdout %q: want Cline's abort (exit 0)", r.Exit, r.Stdout)
+	}
+	// The 5th result (Cline's error, not the file) is not the same
+	// result again: the warning episode is over, nothing is OPEN.
+	if st := a.status(); st.State == lb.Open {
+		t.Errorf("breaker OPEN by %q (%s), want it warned only", st.Detector, st.Reason)
+	}
+}
+
+// tail is the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
