@@ -196,11 +196,11 @@ func hasFinalMessage(steps []fakemodel.Step, stdout string) bool {
 
 // waitTaskComplete waits for the TaskComplete hook call after the first
 // `before` calls: Cline runs that hook detached, after the run's answer,
-// and may exit before it is done. Without loopbreaker's hooks there is
-// none to wait for.
+// and may exit before it is done. Only hooks that run the hook-call
+// logger (a.command) are waited for.
 func (a *agent) waitTaskComplete(before int) {
 	a.t.Helper()
-	if _, err := os.Stat(filepath.Join(a.repo, ".clinerules", "hooks")); err != nil && !a.userHooks() {
+	if !a.logged() {
 		return
 	}
 	deadline := time.Now().Add(20 * time.Second)
@@ -216,9 +216,17 @@ func (a *agent) waitTaskComplete(before int) {
 	a.t.Fatalf("no TaskComplete hook call within 20s of the run's end")
 }
 
-func (a *agent) userHooks() bool {
-	_, err := os.Stat(filepath.Join(a.home, ".cline", "hooks", "TaskComplete"))
-	return err == nil
+// logged reports whether a TaskComplete script of the project or the
+// user runs the hook-call logger.
+func (a *agent) logged() bool {
+	for _, dir := range []string{filepath.Join(a.repo, ".clinerules", "hooks"), filepath.Join(a.home, ".cline", "hooks")} {
+		for _, name := range []string{"TaskComplete", "TaskComplete.sh"} {
+			if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil && strings.Contains(string(b), a.command) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // calls is every hook call so far.

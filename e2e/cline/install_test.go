@@ -1,0 +1,90 @@
+package cline
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
+	"github.com/loopbreaker/loopbreaker/e2e/harness"
+)
+
+// Installed in a project whose .clinerules/hooks has a PreToolUse script
+// of the person's: both run (Cline runs every script named by the event),
+// and uninstall leaves the folder with the person's script byte for byte.
+func TestInstallRunsBesideOwnScriptAndUninstallRestores(t *testing.T) {
+	t.Parallel()
+	audit := filepath.Join(t.TempDir(), "audit.log")
+	own := "#!/bin/sh\ncat >>" + audit + "\necho >>" + audit + "\n"
+	a := newAgent(t, nil)
+	harness.WriteFiles(t, a.repo, map[string]string{".clinerules/hooks/PreToolUse": own})
+	a.loopbreaker("init")
+	a.loopbreaker("hook", "install", "cline", "--command", a.command)
+	if _, err := os.Stat(filepath.Join(a.repo, ".clinerules", "hooks", "PreToolUse.sh")); err != nil {
+		t.Fatalf("loopbreaker's script beside the person's: %v", err)
+	}
+
+	r := a.cline("run the tests", []fakemodel.Step{goTest(), fakemodel.Message("The tests fail.")})
+	if r.Exit != 0 {
+		t.Fatalf("cline exit %d\n%s%s", r.Exit, r.Stdout, r.Stderr)
+	}
+	events := map[string]int{}
+	for _, c := range a.calls() {
+		events[c.Event]++
+	}
+	for _, e := range []string{"PreToolUse", "PostToolUse", "TaskComplete"} {
+		if events[e] == 0 {
+			t.Errorf("no %s hook call reached loopbreaker (calls: %v)", e, events)
+		}
+	}
+	if b, err := os.ReadFile(audit); err != nil || !strings.Contains(string(b), `"name":"run_commands"`) {
+		t.Errorf("the person's own hook did not run beside loopbreaker's: %v %q", err, b)
+	}
+
+	a.loopbreaker("hook", "uninstall", "cline", "--command", a.command)
+	names, _ := os.ReadDir(filepath.Join(a.repo, ".clinerules", "hooks"))
+	got, err := os.ReadFile(filepath.Join(a.repo, ".clinerules", "hooks", "PreToolUse"))
+	if len(names) != 1 || err != nil || string(got) != own {
+		t.Errorf("after uninstall the folder holds %v, PreToolUse %q (%v); want the person's script alone, byte for byte", names, got, err)
+	}
+}
+
+// Installed at user level (~/.cline/hooks) with a loopbreaker that is
+// then removed: Cline runs as if there were no hooks (the guard drains
+// the payload and answers nothing Cline acts on), and uninstall removes
+// what the install created.
+func TestMissingLoopbreakerNeverBlocksAndUserUninstallLeavesNothing(t *testing.T) {
+	t.Parallel()
+	a := newAgent(t, nil)
+	a.loopbreaker("init")
+	gone := filepath.Join(t.TempDir(), "bin", "loopbreaker")
+	exe, err := os.ReadFile(bins.Loopbreaker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	harness.WriteFiles(t, filepath.Dir(gone), map[string]string{"loopbreaker": string(exe)})
+	if err := os.Chmod(gone, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a.loopbreaker("hook", "install", "cline", "--user", "--command", gone)
+	hooks := filepath.Join(a.home, ".cline", "hooks")
+	if b, err := os.ReadFile(filepath.Join(hooks, "PreToolUse")); err != nil || !strings.Contains(string(b), gone) {
+		t.Fatalf("user hooks after install: %v\n%s", err, b)
+	}
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+
+	file := filepath.Join(a.repo, "units.go")
+	r := a.cline("fix the tests", []fakemodel.Step{readFile(file), readFile(file), goTest(), fakemodel.Message("Still failing.")})
+	if r.Exit != 0 || !strings.Contains(r.Stdout, "Still failing.") || len(r.api.Log.Main()) != 4 {
+		t.Errorf("with loopbreaker gone the run did not go on: exit %d, %d model requests, stdout %q\n%s", r.Exit, len(r.api.Log.Main()), r.Stdout, r.Stderr)
+	}
+
+	a.loopbreaker("hook", "uninstall", "cline", "--user", "--command", gone)
+	if _, err := os.Stat(hooks); !os.IsNotExist(err) {
+		names, _ := os.ReadDir(hooks)
+		t.Errorf("uninstall left %s (%v): %v", hooks, err, names)
+	}
+}
