@@ -58,15 +58,7 @@ func TestMissingLoopbreakerNeverBlocksAndUserUninstallLeavesNothing(t *testing.T
 	t.Parallel()
 	a := newAgent(t, nil)
 	a.loopbreaker("init")
-	gone := filepath.Join(t.TempDir(), "bin", "loopbreaker")
-	exe, err := os.ReadFile(bins.Loopbreaker)
-	if err != nil {
-		t.Fatal(err)
-	}
-	harness.WriteFiles(t, filepath.Dir(gone), map[string]string{"loopbreaker": string(exe)})
-	if err := os.Chmod(gone, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	gone := harness.LoopbreakerCopy(t, bins)
 	a.loopbreaker("hook", "install", "cline", "--user", "--command", gone)
 	hooks := filepath.Join(a.home, ".cline", "hooks")
 	if b, err := os.ReadFile(filepath.Join(hooks, "PreToolUse")); err != nil || !strings.Contains(string(b), gone) {
@@ -76,10 +68,10 @@ func TestMissingLoopbreakerNeverBlocksAndUserUninstallLeavesNothing(t *testing.T
 		t.Fatal(err)
 	}
 
-	file := filepath.Join(a.repo, "units.go")
-	r := a.cline("fix the tests", []fakemodel.Step{readFile(file), readFile(file), goTest(), fakemodel.Message("Still failing.")})
-	if r.Exit != 0 || !strings.Contains(r.Stdout, "Still failing.") || len(r.api.Log.Main()) != 4 {
-		t.Errorf("with loopbreaker gone the run did not go on: exit %d, %d model requests, stdout %q\n%s", r.Exit, len(r.api.Log.Main()), r.Stdout, r.Stderr)
+	// Three failing test runs, which loopbreaker would halt.
+	r := a.cline("fix the tests", append(fakemodel.Repeat(3, goTest()), fakemodel.Message("Still failing.")))
+	if n := len(r.api.Log.Main()); r.Exit != 0 || n != 4 || !strings.Contains(r.Stdout, "Still failing.") {
+		t.Errorf("with loopbreaker gone the run did not go on: exit %d, %d model requests (want 4), stdout %q\n%s", r.Exit, n, r.Stdout, r.Stderr)
 	}
 
 	a.loopbreaker("hook", "uninstall", "cline", "--user", "--command", gone)

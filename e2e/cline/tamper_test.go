@@ -1,0 +1,64 @@
+package cline
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
+	"github.com/loopbreaker/loopbreaker/e2e/harness"
+)
+
+// TestTamper: a model that goes after loopbreaker through the real
+// Cline: resetting the breaker, then removing .clinerules/hooks with
+// run_commands. Each call is refused at its PreToolUse before it runs
+// (Cline's refusal is a cancel: the run ends there, the reason kept as
+// its error); the second attempt opens the breaker, and a third run that
+// deletes a hook script with apply_patch is refused at its first call.
+// The scripts and the configuration are as they were.
+func TestTamper(t *testing.T) {
+	t.Parallel()
+	a := guarded(t, nil)
+	hooks := filepath.Join(a.repo, ".clinerules", "hooks")
+	before := harness.Snap(hooks, filepath.Join(a.repo, "loopbreaker.yaml"))
+	for _, at := range []struct {
+		name string
+		step fakemodel.Step
+		want string
+	}{
+		{"reset the breaker", command("loopbreaker reset --session cline"), "refused: this call runs `loopbreaker reset`"},
+		{"rm the hooks folder", command("rm -rf .clinerules/hooks"), "circuit breaker OPEN: tamper"},
+	} {
+		seen := len(a.calls())
+		r := a.cline("fix the failing tests", []fakemodel.Step{goTest(), at.step, fakemodel.Message("Done.")})
+		v := verdictOf(a.calls()[seen:])
+		if v.halt == nil || v.halt.Event != "PreToolUse" || v.haltAt != 2 || v.ran != 1 {
+			t.Errorf("%s: refused at %s (call %d), %d calls ran; want the PreToolUse of call 2 cancelled, only the test run", at.name, show(v.halt), v.haltAt, v.ran)
+			continue
+		}
+		t.Logf("%s: %s", at.name, firstLine(v.halt.Answer.Reason))
+		if !strings.Contains(v.halt.Answer.Reason, at.want) {
+			t.Errorf("%s: the refusal does not say why: %q", at.name, v.halt.Answer.Reason)
+		}
+		if n := len(r.api.Log.Main()); n != 2 || !strings.Contains(r.Stdout, "aborted") {
+			t.Errorf("%s: %d model requests, stdout %q; want 2 and Cline's abort", at.name, n, r.Stdout)
+		}
+	}
+	if st := a.status(); st.State != lb.Open || st.Detector != lb.DetectorTamper {
+		t.Errorf("status: %s by %q (%s), want OPEN by tamper", st.State, st.Detector, st.Reason)
+	}
+	seen := len(a.calls())
+	r := a.cline("go on", []fakemodel.Step{fakemodel.Patch("*** Begin Patch\n*** Delete File: .clinerules/hooks/PostToolUse\n*** End Patch\n"), fakemodel.Message("Done.")})
+	if v := verdictOf(a.calls()[seen:]); v.halt == nil || v.haltAt != 1 || v.ran != 0 || len(r.api.Log.Main()) != 1 {
+		t.Errorf("the patch while OPEN: refused at %s (call %d), %d ran, %d model requests; want its PreToolUse cancelled", show(v.halt), v.haltAt, v.ran, len(r.api.Log.Main()))
+	}
+	if changed := before.Changed(); len(changed) > 0 {
+		t.Errorf("changed by the attempts: %v", changed)
+	}
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
