@@ -36,6 +36,7 @@ const (
 	FormatCodex       Format = "codex"          // ~/.codex/sessions/**/rollout-*.jsonl
 	FormatGemini      Format = "gemini"         // ~/.gemini/tmp/**/chats/*
 	FormatQwen        Format = "qwen"           // ~/.qwen/projects/*/chats/*.jsonl
+	FormatCline       Format = "cline"          // ~/.cline/data/sessions/*/*.messages.json
 	FormatSWEAgent    Format = "swe-agent"      // *.traj
 	FormatMiniSWE     Format = "mini-swe-agent" // *.traj.json
 	FormatATIF        Format = "atif"           // trajectory.json (Agent Trajectory Interchange Format)
@@ -124,6 +125,8 @@ func Parse(name string, data []byte) (*Session, error) {
 		s, err = parseGemini(data)
 	case FormatQwen:
 		s, err = parseQwen(data)
+	case FormatCline:
+		s, err = parseCline(data)
 	case FormatSWEAgent:
 		s, err = parseSWEAgent(data)
 	case FormatMiniSWE:
@@ -133,7 +136,7 @@ func Parse(name string, data []byte) (*Session, error) {
 	case FormatLoopbreaker:
 		s, err = parseJournal(data)
 	default:
-		return nil, fmt.Errorf("%s: %w (want a Claude Code, Codex, Gemini CLI, Qwen Code, SWE-agent, mini-swe-agent or ATIF session, or a loopbreaker journal)", name, ErrUnknownFormat)
+		return nil, fmt.Errorf("%s: %w (want a Claude Code, Codex, Gemini CLI, Qwen Code, Cline, SWE-agent, mini-swe-agent or ATIF session, or a loopbreaker journal)", name, ErrUnknownFormat)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s): %w", name, f, err)
@@ -170,7 +173,9 @@ func Detect(data []byte) Format {
 			SchemaVersion    string          `json:"schema_version"`
 			Steps            json.RawMessage `json:"steps"`
 			SessionID        string          `json:"sessionId"`
-			Info             struct {
+			// Cline's sessions say where they come from.
+			Origin json.RawMessage `json:"origin"`
+			Info   struct {
 				MiniVersion string `json:"mini_version"`
 			} `json:"info"`
 		}
@@ -182,6 +187,8 @@ func Detect(data []byte) Format {
 				return FormatSWEAgent
 			case strings.HasPrefix(head.SchemaVersion, "ATIF") && len(head.Steps) > 0:
 				return FormatATIF
+			case head.SessionID != "" && len(head.Origin) > 0 && len(head.Messages) > 0 && head.Messages[0] == '[':
+				return FormatCline
 			case head.SessionID != "" && len(head.Messages) > 0 && head.Messages[0] == '[':
 				return FormatGemini
 			}
