@@ -14,6 +14,7 @@
 package cline
 
 import (
+	"flag"
 	"os"
 	"testing"
 
@@ -24,4 +25,14 @@ import (
 // (empty when Cline is not installed: every test skips then).
 var bins harness.Binaries
 
-func TestMain(m *testing.M) { os.Exit(harness.TierMain(m, harness.Cline3_0, &bins)) }
+func TestMain(m *testing.M) {
+	// A run mostly waits (Cline's start, the fake API, the hooks): four
+	// at a time on two cores, unless -parallel says otherwise.
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", "4")
+	}
+	os.Exit(harness.TierMain(m, harness.Cline3_0, &bins))
+}

@@ -67,6 +67,17 @@ func TestStuck(t *testing.T) {
 			if st.State != lb.Open || st.Detector != sc.detector {
 				t.Errorf("breaker %s by %q (%s), want OPEN by %s", st.State, st.Detector, st.Reason, sc.detector)
 			}
+			// The session Cline recorded replays to the same warning (not
+			// to the halt: the halted call's result is not recorded).
+			sessions, _ := filepath.Glob(filepath.Join(a.home, ".cline", "data", "sessions", "*", "*.messages.json"))
+			if len(sessions) != 1 {
+				t.Fatalf("Cline recorded %d sessions, want 1: %q", len(sessions), sessions)
+			}
+			rep := a.loopbreaker("replay", "--json", sessions[0])
+			res, err := harness.ParseReplay(rep.Stdout)
+			if err != nil || res.Format != "cline" || res.Warn == nil || res.Warn.Step != v.warnAt || res.Warn.Detector != st.Detector {
+				t.Errorf("replay of the recorded session (%v): %s, want a cline session warned at %d by %s", err, rep.Stdout, v.warnAt, st.Detector)
+			}
 		})
 	}
 }

@@ -11,12 +11,11 @@ import (
 )
 
 // TestTamper: a model that goes after loopbreaker through the real
-// Cline: resetting the breaker, then removing .clinerules/hooks with
-// run_commands. Each call is refused at its PreToolUse before it runs
-// (Cline's refusal is a cancel: the run ends there, the reason kept as
-// its error); the second attempt opens the breaker, and a third run that
-// deletes a hook script with apply_patch is refused at its first call.
-// The scripts and the configuration are as they were.
+// Cline: resetting the breaker with run_commands, then deleting a hook
+// script of .clinerules/hooks with apply_patch. Each call is refused at
+// its PreToolUse before it runs (Cline's refusal is a cancel: the run
+// ends there, the reason kept as its error); the second attempt opens
+// the breaker. The scripts and the configuration are as they were.
 func TestTamper(t *testing.T) {
 	t.Parallel()
 	a := guarded(t, nil)
@@ -28,7 +27,7 @@ func TestTamper(t *testing.T) {
 		want string
 	}{
 		{"reset the breaker", command("loopbreaker reset --session cline"), "refused: this call runs `loopbreaker reset`"},
-		{"rm the hooks folder", command("rm -rf .clinerules/hooks"), "circuit breaker OPEN: tamper"},
+		{"patch a hook script away", fakemodel.Patch("*** Begin Patch\n*** Delete File: .clinerules/hooks/PostToolUse\n*** End Patch\n"), "circuit breaker OPEN: tamper"},
 	} {
 		seen := len(a.calls())
 		r := a.cline("fix the failing tests", []fakemodel.Step{goTest(), at.step, fakemodel.Message("Done.")})
@@ -47,11 +46,6 @@ func TestTamper(t *testing.T) {
 	}
 	if st := a.status(); st.State != lb.Open || st.Detector != lb.DetectorTamper {
 		t.Errorf("status: %s by %q (%s), want OPEN by tamper", st.State, st.Detector, st.Reason)
-	}
-	seen := len(a.calls())
-	r := a.cline("go on", []fakemodel.Step{fakemodel.Patch("*** Begin Patch\n*** Delete File: .clinerules/hooks/PostToolUse\n*** End Patch\n"), fakemodel.Message("Done.")})
-	if v := verdictOf(a.calls()[seen:]); v.halt == nil || v.haltAt != 1 || v.ran != 0 || len(r.api.Log.Main()) != 1 {
-		t.Errorf("the patch while OPEN: refused at %s (call %d), %d ran, %d model requests; want its PreToolUse cancelled", show(v.halt), v.haltAt, v.ran, len(r.api.Log.Main()))
 	}
 	if changed := before.Changed(); len(changed) > 0 {
 		t.Errorf("changed by the attempts: %v", changed)
