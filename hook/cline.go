@@ -29,6 +29,11 @@ var clineEvents = map[string]string{
 // its answer unread).
 func ClineEvents() []string { return []string{"PreToolUse", "PostToolUse", "TaskComplete"} }
 
+// ClineScriptNames are the names loopbreaker's script for event may have
+// in a hooks folder: the bare event, or event.sh beside a person's own
+// script under the bare name.
+func ClineScriptNames(event string) []string { return []string{event, event + ".sh"} }
+
 // IsClineEvent reports whether name is one of Cline's hook file names.
 func IsClineEvent(name string) bool {
 	for _, e := range clineEvents {

@@ -29,11 +29,6 @@ func clineScript(program, event string) []byte {
 	return []byte(clineScriptHeader + hook.ClineCommand(program, event) + "\n")
 }
 
-// clineNames are the file names a script for event may have: the bare
-// event, or event.sh when the person already has a script of their own
-// under the bare name.
-func clineNames(event string) []string { return []string{event, event + ".sh"} }
-
 // isOurClineScript reports whether a hook script is loopbreaker's: a
 // line of it runs `…/loopbreaker hook cline`.
 func isOurClineScript(data []byte) bool {
@@ -125,7 +120,7 @@ func editClineDir(dir, project, program string, install bool) (FileResult, error
 func installClineScript(root *nofollow.Dir, rel, event, program string) (*Change, error) {
 	want := clineScript(program, event)
 	free := ""
-	for _, name := range clineNames(event) {
+	for _, name := range hook.ClineScriptNames(event) {
 		data, err := root.ReadFile(path.Join(rel, name))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -159,7 +154,7 @@ func installClineScript(root *nofollow.Dir, rel, event, program string) (*Change
 
 // uninstallClineScript removes loopbreaker's script for event.
 func uninstallClineScript(root *nofollow.Dir, rel, event string) (*Change, error) {
-	for _, name := range clineNames(event) {
+	for _, name := range hook.ClineScriptNames(event) {
 		data, err := root.ReadFile(path.Join(rel, name))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -197,7 +192,7 @@ func removeEmptyClineDirs(root *nofollow.Dir, rel string, res *FileResult) {
 // loopbreaker's script, and the program of the first.
 func ClineInstalled(dir string) (events []string, program string) {
 	for _, event := range hook.ClineEvents() {
-		for _, name := range clineNames(event) {
+		for _, name := range hook.ClineScriptNames(event) {
 			data, err := os.ReadFile(filepath.Join(dir, name))
 			if err != nil || !isOurClineScript(data) {
 				continue
