@@ -94,6 +94,9 @@ type Protected struct {
 	// Hooks are more hook settings files (under CODEX_HOME,
 	// CLAUDE_CONFIG_DIR...).
 	Hooks []string
+	// HookDirs are more hook folders, everything in them protected
+	// (Cline's under CLINE_DIR).
+	HookDirs []string
 	// Binaries are the loopbreaker program's paths.
 	Binaries []string
 	// Vars expand $NAME in commands (HOME, XDG_STATE_HOME...); a variable
@@ -140,6 +143,9 @@ func (p *Protected) entries() []entry {
 	}
 	for _, f := range p.Hooks {
 		add(KindHooks, false, f)
+	}
+	for _, d := range p.HookDirs {
+		add(KindHooks, true, d)
 	}
 	for _, f := range p.Binaries {
 		add(KindBinary, false, f)
