@@ -159,6 +159,9 @@ func Uninstall(tool Tool, data []byte, command string) ([]byte, []Change, error)
 // merge installs (o != nil) or uninstalls (o == nil).
 func merge(tool Tool, data []byte, command string, o *Options) ([]byte, []Change, error) {
 	install := o != nil
+	if tool == Pi {
+		return mergePi(data, command, install)
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		if !install {
 			return data, nil, nil
@@ -583,7 +586,8 @@ func CodexConfigWarnings(dir string) []string {
 
 // SettingsPath is the file loopbreaker's hooks go into: the user's
 // (user=true) or the project's settings of tool. getenv reads HOME,
-// CLAUDE_CONFIG_DIR, CODEX_HOME and QWEN_HOME.
+// CLAUDE_CONFIG_DIR, CODEX_HOME, QWEN_HOME and PI_CODING_AGENT_DIR. pi's
+// is the extension file loopbreaker writes.
 func SettingsPath(tool Tool, user bool, project string, getenv func(string) string) (string, error) {
 	if !user {
 		switch tool {
@@ -595,6 +599,8 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			return filepath.Join(project, ".gemini", "settings.json"), nil
 		case Qwen:
 			return filepath.Join(project, ".qwen", "settings.json"), nil
+		case Pi:
+			return filepath.Join(project, ".pi", "extensions", PiExtensionFile), nil
 		}
 		return "", fmt.Errorf("unknown tool %q", tool)
 	}
@@ -624,6 +630,11 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			return filepath.Join(d, "settings.json"), nil
 		}
 		return filepath.Join(home, ".qwen", "settings.json"), nil
+	case Pi:
+		if d := getenv("PI_CODING_AGENT_DIR"); d != "" {
+			return filepath.Join(d, "extensions", PiExtensionFile), nil
+		}
+		return filepath.Join(home, ".pi", "agent", "extensions", PiExtensionFile), nil
 	}
 	return "", fmt.Errorf("unknown tool %q", tool)
 }
@@ -836,6 +847,10 @@ func uninstallFile(tool Tool, sf settingsFile, res *FileResult, out, original []
 		}
 		res.Removed = true
 		dir := filepath.Dir(res.Path)
+		if tool == Pi {
+			res.RemovedDir = removePiDirs(sf, dir)
+			return nil
+		}
 		switch filepath.Base(dir) {
 		case ".claude", ".codex", ".gemini", ".qwen":
 			// Only when empty; a link is never removed as a directory.

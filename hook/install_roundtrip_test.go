@@ -39,6 +39,9 @@ func TestUninstallLeavesNothingBehind(t *testing.T) {
 		},
 	}
 	for _, tool := range AllTools() {
+		if tool == Pi {
+			continue // its file is loopbreaker's alone: piinstall_test.go
+		}
 		for level, pathOf := range levels {
 			t.Run(string(tool)+"/"+level+"/created", func(t *testing.T) {
 				root := t.TempDir()

@@ -17,6 +17,9 @@ type Installed struct {
 // FindInstalled reads loopbreaker's handlers for tool out of a settings
 // document; an unreadable document holds none.
 func FindInstalled(tool Tool, data []byte) Installed {
+	if tool == Pi {
+		return findInstalledPi(data)
+	}
 	var in Installed
 	obj, err := parseObject(data)
 	if err != nil {
