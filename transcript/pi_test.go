@@ -1,0 +1,33 @@
+package transcript_test
+
+import (
+	"testing"
+
+	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/transcript"
+)
+
+// A pi session replays as the extension saw it: each recorded call is
+// the same call, with the same result and error, as the PostToolUse
+// payload loopbreaker's extension sent in the same run (hook/testdata/pi).
+func TestPiSessionMatchesHookPayloads(t *testing.T) {
+	s, err := transcript.Read("testdata/pi-session-calc.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Format != transcript.FormatPi || s.ID != "01a21e74-ff67-76d9-94ee-b661f7cb249c" {
+		t.Fatalf("format %s id %s", s.Format, s.ID)
+	}
+	assertSameAsHooks(t, s, hook.Pi, "pi", []string{
+		"PostToolUse-bash-gotest-fail.json",
+		"PostToolUse-read.json",
+		"PostToolUse-read-missing.json",
+		"PostToolUse-edit.json",
+		"PostToolUse-edit-not-found.json",
+		"PostToolUse-bash-gotest-fail-2.json",
+		"", // the second edit's payload is not kept
+		"PostToolUse-write.json",
+		"PostToolUse-bash-gotest-pass.json",
+		"PostToolUse-unknown-tool.json",
+	})
+}
