@@ -42,3 +42,8 @@ func PiProgramOf(data []byte) (string, bool) {
 
 // piExtensionMark is the first line of every extension PiExtension wrote.
 var piExtensionMark, _, _ = strings.Cut(piExtensionSource, "\n")
+
+// PiExtensionFile is the name of loopbreaker's extension in pi's
+// extension directories (project .pi/extensions, user
+// ~/.pi/agent/extensions), which pi loads every *.js file of.
+const PiExtensionFile = "loopbreaker.js"

@@ -1,10 +1,12 @@
-package hook
+package hookinstall
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loopbreaker/loopbreaker/hook"
 )
 
 // pi's extension is a file of loopbreaker's own: install creates it (and
@@ -22,7 +24,7 @@ func TestPiInstallCreatesAndUninstallRemovesEverything(t *testing.T) {
 			}
 			return ""
 		}
-		path, err := SettingsPath(Pi, user, project, getenv)
+		path, err := hook.SettingsPath(hook.Pi, user, project, getenv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -30,9 +32,9 @@ func TestPiInstallCreatesAndUninstallRemovesEverything(t *testing.T) {
 			t.Helper()
 			var res FileResult
 			if user {
-				res, err = InstallFile(Pi, path, program)
+				res, err = InstallFile(hook.Pi, path, program)
 			} else {
-				res, err = InstallProjectFile(Pi, project, program, Options{})
+				res, err = InstallProjectFile(hook.Pi, project, program, Options{})
 			}
 			if err != nil {
 				t.Fatalf("install: %v", err)
@@ -49,17 +51,17 @@ func TestPiInstallCreatesAndUninstallRemovesEverything(t *testing.T) {
 			t.Errorf("user=%v: install for another program: %+v", user, res)
 		}
 		data, _ := os.ReadFile(path)
-		if prog, ok := PiProgramOf(data); !ok || prog != "/usr/bin/loopbreaker" {
+		if prog, ok := hook.PiProgramOf(data); !ok || prog != "/usr/bin/loopbreaker" {
 			t.Errorf("user=%v: the extension runs %q (%v), want /usr/bin/loopbreaker", user, prog, ok)
 		}
-		if got := FindInstalled(Pi, data); len(got.Programs) != 1 || got.Programs[0] != "/usr/bin/loopbreaker" || len(got.Events) == 0 {
+		if got := FindInstalled(hook.Pi, data); len(got.Programs) != 1 || got.Programs[0] != "/usr/bin/loopbreaker" || len(got.Events) == 0 {
 			t.Errorf("user=%v: FindInstalled %+v", user, got)
 		}
 		var res FileResult
 		if user {
-			res, err = UninstallFile(Pi, path, "")
+			res, err = UninstallFile(hook.Pi, path, "")
 		} else {
-			res, err = UninstallProjectFile(Pi, project, "")
+			res, err = UninstallProjectFile(hook.Pi, project, "")
 		}
 		if err != nil || !res.Removed {
 			t.Fatalf("user=%v: uninstall: %+v %v", user, res, err)
@@ -89,10 +91,10 @@ func TestPiInstallLeavesThePersonsFiles(t *testing.T) {
 	if err := os.WriteFile(own, []byte("export default function () {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := InstallProjectFile(Pi, project, "/opt/lb/loopbreaker", Options{}); err != nil {
+	if _, err := InstallProjectFile(hook.Pi, project, "/opt/lb/loopbreaker", Options{}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := UninstallProjectFile(Pi, project, "")
+	res, err := UninstallProjectFile(hook.Pi, project, "")
 	if err != nil || !res.Removed || res.RemovedDir != "" {
 		t.Fatalf("uninstall: %+v %v", res, err)
 	}
@@ -101,13 +103,13 @@ func TestPiInstallLeavesThePersonsFiles(t *testing.T) {
 	}
 
 	theirs := "// my own loopbreaker helper\nexport default function () {}\n"
-	path := filepath.Join(dir, PiExtensionFile)
+	path := filepath.Join(dir, hook.PiExtensionFile)
 	if err := os.WriteFile(path, []byte(theirs), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, op := range []func() (FileResult, error){
-		func() (FileResult, error) { return InstallProjectFile(Pi, project, "/opt/lb/loopbreaker", Options{}) },
-		func() (FileResult, error) { return UninstallProjectFile(Pi, project, "") },
+		func() (FileResult, error) { return InstallProjectFile(hook.Pi, project, "/opt/lb/loopbreaker", Options{}) },
+		func() (FileResult, error) { return UninstallProjectFile(hook.Pi, project, "") },
 	} {
 		if _, err := op(); err == nil || !strings.Contains(err.Error(), "not written by loopbreaker") {
 			t.Errorf("a file of the person's at %s: %v, want a refusal", path, err)
@@ -115,19 +117,5 @@ func TestPiInstallLeavesThePersonsFiles(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); string(b) != theirs {
 		t.Errorf("the person's file was changed: %q", b)
-	}
-}
-
-// The program is written as a JavaScript string, whatever it contains,
-// and read back.
-func TestPiExtensionQuotesTheProgram(t *testing.T) {
-	for _, prog := range []string{"loopbreaker", "/opt/my tools/loopbreaker", `/tmp/a"b\c/loopbreaker`, "/tmp/</script>\u2028/loopbreaker"} {
-		ext := PiExtension(prog)
-		if strings.Contains(ext, "__PROGRAM__") || strings.Contains(ext, "__MISSING__") {
-			t.Fatalf("placeholders left in the extension for %q", prog)
-		}
-		if got, ok := PiProgramOf([]byte(ext)); !ok || got != prog {
-			t.Errorf("PiProgramOf = %q, %v; want %q", got, ok, prog)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package hook
+package hookinstall
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+
+	"github.com/loopbreaker/loopbreaker/hook"
 )
 
 // PiEvents are the events loopbreaker's pi extension asks about, in the
@@ -24,9 +26,9 @@ const piExtensionEvent = "extension"
 // overwritten nor removed.
 func mergePi(data []byte, program string, install bool) ([]byte, []Change, error) {
 	empty := len(bytes.TrimSpace(data)) == 0
-	_, ours := PiProgramOf(data)
+	_, ours := hook.PiProgramOf(data)
 	if !empty && !ours {
-		return nil, nil, fmt.Errorf("this file was not written by loopbreaker (its first line is not %q): rename it, or remove it if it is an old copy, and run the command again", piExtensionMark)
+		return nil, nil, fmt.Errorf("this file was not written by loopbreaker (it does not start as %s writes it): rename it, or remove it if it is an old copy, and run the command again", "`loopbreaker hook install pi`")
 	}
 	if !install {
 		if empty {
@@ -34,7 +36,7 @@ func mergePi(data []byte, program string, install bool) ([]byte, []Change, error
 		}
 		return nil, []Change{{Event: piExtensionEvent, Action: "removed"}}, nil
 	}
-	out := []byte(PiExtension(program))
+	out := []byte(hook.PiExtension(program))
 	switch {
 	case empty:
 		return out, []Change{{Event: piExtensionEvent, Action: "added"}}, nil
@@ -46,17 +48,12 @@ func mergePi(data []byte, program string, install bool) ([]byte, []Change, error
 
 // findInstalledPi is FindInstalled for pi's extension file.
 func findInstalledPi(data []byte) Installed {
-	prog, ok := PiProgramOf(data)
+	prog, ok := hook.PiProgramOf(data)
 	if !ok {
 		return Installed{}
 	}
 	return Installed{Events: append([]string(nil), piEvents...), Programs: []string{prog}}
 }
-
-// PiExtensionFile is the name of loopbreaker's extension in pi's
-// extension directories (project .pi/extensions, user
-// ~/.pi/agent/extensions), which pi loads every *.js file of.
-const PiExtensionFile = "loopbreaker.js"
 
 // removePiDirs removes, after the extension, the directories left empty:
 // the extensions directory, and in a project the .pi directory above it
