@@ -108,7 +108,9 @@ func TestPiInstallLeavesThePersonsFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, op := range []func() (FileResult, error){
-		func() (FileResult, error) { return InstallProjectFile(hook.Pi, project, "/opt/lb/loopbreaker", Options{}) },
+		func() (FileResult, error) {
+			return InstallProjectFile(hook.Pi, project, "/opt/lb/loopbreaker", Options{})
+		},
 		func() (FileResult, error) { return UninstallProjectFile(hook.Pi, project, "") },
 	} {
 		if _, err := op(); err == nil || !strings.Contains(err.Error(), "not written by loopbreaker") {
