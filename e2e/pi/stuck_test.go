@@ -1,6 +1,7 @@
 package pi
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -32,6 +33,8 @@ func TestStuck(t *testing.T) {
 		steps      func(repo string) []fakemodel.Step
 		warn, halt harness.Window
 		detectors  []string
+		// then checks what follows the halt, when set.
+		then func(t *testing.T, a *agent, v harness.Verdict)
 	}{
 		{
 			// go test, an edit and its undo, go test...: the same tests
@@ -55,6 +58,7 @@ func TestStuck(t *testing.T) {
 			warn:      harness.Window{From: 3, To: 3},
 			halt:      harness.Window{From: 5, To: 5},
 			detectors: []string{lb.DetectorToolRepeat},
+			then:      newRunRefused,
 		},
 		{
 			name:      "A/B cycle",
@@ -62,6 +66,7 @@ func TestStuck(t *testing.T) {
 			warn:      harness.Window{From: 6, To: 6},
 			halt:      harness.Window{From: 10, To: 10},
 			detectors: []string{lb.DetectorToolCycle},
+			then:      replaysToTheWarning,
 		},
 		{
 			name: "same failing edit",
@@ -87,6 +92,9 @@ func TestStuck(t *testing.T) {
 			v := harness.VerdictOf(a.Calls(), "PostToolUse")
 			t.Logf("warned after %d tool calls, halted after %d", v.WarnAt, v.HaltAt)
 			assertHalted(t, a, r, v, sc.warn, sc.halt, sc.detectors)
+			if sc.then != nil {
+				sc.then(t, a, v)
+			}
 		})
 	}
 }
@@ -133,4 +141,51 @@ func assertHalted(t *testing.T, a *agent, r run, v harness.Verdict, warn, halt h
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return line
+}
+
+// newRunRefused: a new run of pi while the breaker is OPEN is refused at
+// its prompt (the extension's input handler answers "handled"): the model
+// is asked nothing, and the person is told why on stderr.
+func newRunRefused(t *testing.T, a *agent, _ harness.Verdict) {
+	r := a.pi("try again", []fakemodel.Step{read("calc.go")})
+	calls := a.Calls()
+	last := calls[len(calls)-1]
+	if n := len(r.api.Log.Main()); n != 0 || last.Event != "UserPromptSubmit" || !last.Answer.Deny {
+		t.Errorf("a new run while OPEN: %d model requests, last hook call %s; want none and the prompt blocked", n, last.Describe())
+	}
+	if !strings.Contains(r.Stderr, "loopbreaker") || !strings.Contains(r.Stderr, "OPEN") {
+		t.Errorf("the person is not told why the prompt was refused:\n%s", r.Stderr)
+	}
+	t.Logf("new run while OPEN: exit %d", r.Exit)
+}
+
+// replaysToTheWarning: the session pi recorded replays (loopbreaker
+// replay) to the warning the live extension gave, at the same tool call:
+// the warning block the extension added to the result is not read as the
+// tool's output.
+func replaysToTheWarning(t *testing.T, a *agent, v harness.Verdict) {
+	sessions := a.sessions()
+	if len(sessions) != 1 {
+		t.Fatalf("pi recorded %d sessions, want 1: %q", len(sessions), sessions)
+	}
+	rep := a.Loopbreaker("replay", "--json", sessions[0])
+	var out struct {
+		Settings []struct {
+			Results []struct {
+				Format string `json:"format"`
+				Steps  int    `json:"steps"`
+				Warn   *struct {
+					Step     int    `json:"step"`
+					Detector string `json:"detector"`
+				} `json:"warn"`
+			} `json:"results"`
+		} `json:"settings"`
+	}
+	if err := json.Unmarshal([]byte(rep.Stdout), &out); err != nil || len(out.Settings) != 1 || len(out.Settings[0].Results) != 1 {
+		t.Fatalf("replay --json: %v\n%s", err, rep.Stdout)
+	}
+	res := out.Settings[0].Results[0]
+	if res.Format != "pi" || res.Steps != v.HaltAt || res.Warn == nil || res.Warn.Step != v.WarnAt || res.Warn.Detector != lb.DetectorToolCycle {
+		t.Errorf("replay of the recorded session: %s, want %d pi steps warned at %d by %s", rep.Stdout, v.HaltAt, v.WarnAt, lb.DetectorToolCycle)
+	}
 }
