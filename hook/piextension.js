@@ -18,6 +18,7 @@ const TIMEOUT_MS = 10000;
 
 export default function loopbreaker(pi) {
 	let warnedMissing = false;
+	const noted = new Set();
 	// Text for the model from SessionStart or UserPromptSubmit, given with
 	// the prompt (before_agent_start).
 	let pending = [];
@@ -83,8 +84,13 @@ export default function loopbreaker(pi) {
 			child.stderr.on("data", (b) => err.push(b));
 			child.on("close", () => {
 				clearTimeout(timer);
+				// loopbreaker's notes on stderr (an inactive project, a
+				// warning) are the same on every call: each is shown once.
 				const stderr = Buffer.concat(err).toString().trim();
-				if (stderr) tell(ctx, stderr);
+				if (stderr && !noted.has(stderr)) {
+					noted.add(stderr);
+					tell(ctx, stderr);
+				}
 				const text = Buffer.concat(out).toString().trim();
 				if (!text) return finish(null);
 				try {

@@ -125,3 +125,20 @@ func TestMissingLoopbreakerNeverBlocksAndUserUninstallLeavesNothing(t *testing.T
 		t.Errorf("uninstall left %s (%v)", filepath.Dir(ext), err)
 	}
 }
+
+// Installed for the user, in a project where loopbreaker was never
+// initialised: every call is allowed and the person reads loopbreaker's
+// note that it is inactive here once, not once per call.
+func TestInactiveProjectNotedOnce(t *testing.T) {
+	t.Parallel()
+	a := newAgent(t, nil)
+	a.Loopbreaker("hook", "install", "pi", "--user", "--command", a.Command)
+	steps := []fakemodel.Step{read("calc.go"), read("calc_test.go"), bash("go test ./..."), {Message: "Done looking."}}
+	r := a.pi("look around", steps)
+	if r.Exit != 0 || len(r.api.Log.Main()) != 4 || len(a.Calls()) == 0 {
+		t.Errorf("exit %d, %d model requests, %d hook calls: want the run to go on through the extension\n%s", r.Exit, len(r.api.Log.Main()), len(a.Calls()), r.Stderr)
+	}
+	if n := strings.Count(r.Stderr, "the hook is inactive here"); n != 1 {
+		t.Errorf("the inactive note is shown %d times, want once:\n%s", n, r.Stderr)
+	}
+}
