@@ -142,3 +142,25 @@ func TestInactiveProjectNotedOnce(t *testing.T) {
 		t.Errorf("the inactive note is shown %d times, want once:\n%s", n, r.Stderr)
 	}
 }
+
+// A loopbreaker that answers garbage and fails (a broken build, a wrong
+// program) never blocks the agent either: every call runs, and the run
+// ends normally.
+func TestBrokenLoopbreakerNeverBlocks(t *testing.T) {
+	t.Parallel()
+	a := newAgent(t, nil)
+	broken := filepath.Join(t.TempDir(), "loopbreaker")
+	if err := os.WriteFile(broken, []byte("#!/bin/sh\ncat >/dev/null\necho 'not json {'\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a.Loopbreaker("init")
+	a.Loopbreaker("hook", "install", "pi", "--command", broken)
+	steps := []fakemodel.Step{read("calc.go"), bash("go test ./..."), write("notes.txt", "tried\n"), {Message: "Went on."}}
+	r := a.pi("fix the tests", steps)
+	if r.Exit != 0 || !strings.Contains(r.Stdout, "Went on.") || len(r.api.Log.Main()) != 4 {
+		t.Errorf("with a broken loopbreaker the run did not go on: exit %d, %d model requests, stdout %q\n%s", r.Exit, len(r.api.Log.Main()), r.Stdout, r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(a.Repo, "notes.txt")); err != nil {
+		t.Errorf("the write did not run: %v", err)
+	}
+}
