@@ -10,7 +10,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/hook"
 )
 
-// PiEvents are the events loopbreaker's pi extension asks about, in the
+// piEvents are the events loopbreaker's pi extension asks about, in the
 // words it sends them.
 var piEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"}
 
