@@ -85,7 +85,13 @@ func TestEditsAcrossManyFilesNotHalted(t *testing.T) {
 	steps = append(steps, bash("go test ./..."), fakemodel.Message("Documented every part and fixed calc."))
 	r := a.pi("document and fix calc", steps)
 	assertLeftAlone(t, a, r, a.Calls(), steps)
-	if st := a.Status(session); st.State != lb.Closed || st.Warning {
+	st := a.Status(session)
+	if st.State != lb.Closed || st.Warning {
 		t.Errorf("status: %s (warning %v) by %q: %s; want CLOSED", st.State, st.Warning, st.Detector, st.Reason)
+	}
+	// The spend is read from pi's session: the fake model reports 100
+	// input and 10 output tokens an answer, 14 answers.
+	if st.Spend == nil || st.Spend.Calls != 14 || st.Spend.Tokens != 14*110 {
+		t.Errorf("spend %+v, want 14 calls of 110 tokens read from pi's session", st.Spend)
 	}
 }
