@@ -92,6 +92,14 @@ func NudgeReachesModel(tool Tool, event string) bool {
 		// Only the two blocking events are read; both deliver context.
 		return event == "PreToolUse" || event == "PostToolUse"
 	}
+	if tool == Pi {
+		// A pi tool_call handler can block a call but add no text.
+		switch event {
+		case "PostToolUse", "UserPromptSubmit", "SessionStart":
+			return true
+		}
+		return false
+	}
 	if tool == Qwen {
 		// Qwen Code drops additionalContext on PreToolUse.
 		switch event {
@@ -198,6 +206,8 @@ func Render(tool Tool, event string, o Outcome, reason string) Answer {
 		}
 	case Qwen:
 		out = renderQwen(event, o, r)
+	case Pi:
+		out = renderPi(event, o, r)
 	case Gemini:
 		switch event {
 		case "BeforeTool":

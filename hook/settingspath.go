@@ -9,7 +9,8 @@ import (
 // SettingsPath is the file loopbreaker's hooks go into (for Cline, the
 // folder of its hook scripts): the user's
 // (user=true) or the project's settings of tool. getenv reads HOME,
-// CLAUDE_CONFIG_DIR, CODEX_HOME, QWEN_HOME and CLINE_DIR.
+// CLAUDE_CONFIG_DIR, CODEX_HOME, QWEN_HOME, PI_CODING_AGENT_DIR and
+// CLINE_DIR. pi's is the extension file loopbreaker writes.
 func SettingsPath(tool Tool, user bool, project string, getenv func(string) string) (string, error) {
 	if !user {
 		switch tool {
@@ -24,6 +25,8 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 		case Cline:
 			// A folder: one script per event.
 			return filepath.Join(project, ".clinerules", "hooks"), nil
+		case Pi:
+			return filepath.Join(project, ".pi", "extensions", PiExtensionFile), nil
 		}
 		return "", fmt.Errorf("unknown tool %q", tool)
 	}
@@ -58,6 +61,11 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			return filepath.Join(d, "hooks"), nil
 		}
 		return filepath.Join(home, ".cline", "hooks"), nil
+	case Pi:
+		if d := getenv("PI_CODING_AGENT_DIR"); d != "" {
+			return filepath.Join(d, "extensions", PiExtensionFile), nil
+		}
+		return filepath.Join(home, ".pi", "agent", "extensions", PiExtensionFile), nil
 	}
 	return "", fmt.Errorf("unknown tool %q", tool)
 }

@@ -77,6 +77,15 @@ func Classify(tool Tool, name string) Class {
 		case "read_files":
 			return ClassRead
 		}
+	case Pi:
+		switch name {
+		case "bash":
+			return ClassShell
+		case "edit", "write":
+			return ClassEdit
+		case "read":
+			return ClassRead
+		}
 	}
 	return ClassOther
 }
@@ -111,6 +120,10 @@ func VolatileFields(tool Tool, name string) []string {
 	case Qwen:
 		if name == "run_shell_command" {
 			return []string{"description", "is_background", "timeout"}
+		}
+	case Pi:
+		if name == "bash" {
+			return []string{"timeout"}
 		}
 	}
 	return nil
@@ -224,6 +237,8 @@ func (p *Payload) Result() Result {
 			return r
 		}
 		return geminiResult(p, shell)
+	case Pi:
+		return piResult(p, shell)
 	case Gemini:
 		return geminiResult(p, shell)
 	case Cline:
@@ -365,6 +380,8 @@ func (p *Payload) Files(root, base string) []string {
 			}
 		}
 		str("file_path")
+	case p.Tool == Pi:
+		str("path")
 	default:
 		str("file_path")
 		str("notebook_path")

@@ -44,6 +44,9 @@ func TestReadersOnSessions(t *testing.T) {
 		// files read in turn until loopbreaker cancelled the run (the
 		// last call has no result; its warning is a message of its own).
 		{"cline-messages-cycle-guarded.json", transcript.FormatCline, "1795808816805_s4hg3", 11, 1, "run_commands", 2, 0},
+		// Two failing go test runs around two fixes, a failed edit, a
+		// missing file, an unknown tool, then the tests pass.
+		{"pi-session-calc.jsonl", transcript.FormatPi, "01a21e74-ff67-76d9-94ee-b661f7cb249c", 10, 1, "bash", 5, 3},
 		{"swe-agent-calc-java.traj", transcript.FormatSWEAgent, "swe-agent-calc-java", 10, 1, "Bash", 2, 2},
 		{"mini-swe-agent-calc.traj.json", transcript.FormatMiniSWE, "calc__calc-1", 5, 1, "Bash", 1, 1},
 		{"loopbreaker-journal.jsonl", transcript.FormatLoopbreaker, "session:default", 0, 0, "", -1, -1},

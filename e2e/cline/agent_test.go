@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
@@ -80,16 +79,12 @@ var unitsFixes = []string{
 	harness.FixLine("units.go", "func MinToS(min int) int { return min * 6 }", "func MinToS(min int) int { return min * 60 }"),
 }
 
-// agent is one scenario's Cline: a repository, a home of its own, the
-// hook-call logger as the hooks' program.
+// agent is one scenario's Cline: the project (a repository, a home of
+// its own, the hook-call logger as the hooks' program) and the CLI.
 type agent struct {
-	t       *testing.T
-	bin     string
-	repo    string
-	home    string
-	command string
-	hookLog string
-	env     []string
+	*harness.Project
+	t   *testing.T
+	bin string
 }
 
 // run is one `cline` process and the model requests it made.
@@ -103,44 +98,24 @@ type run struct {
 func newAgent(t *testing.T, files map[string]string) *agent {
 	t.Helper()
 	bin := harness.Require(t, harness.Cline3_0)
-	if bins.Loopbreaker == "" {
-		t.Fatal("loopbreaker was not built (TestMain)")
-	}
 	if files == nil {
 		files = units
 	}
-	a := &agent{t: t, bin: bin, repo: harness.NewRepo(t, files), home: t.TempDir()}
-	a.env = append(harness.BaseEnv(a.home),
+	p := harness.NewProject(t, bins, files,
 		// The session in this process: no hub daemon left running.
 		"CLINE_SESSION_BACKEND_MODE=local",
 		"CLINE_NO_AUTO_UPDATE=1",
 	)
-	a.command, a.hookLog = harness.Wrap(t, bins, filepath.Join(t.TempDir(), "wrap"))
-	return a
+	return &agent{Project: p, t: t, bin: bin}
 }
 
 // guarded is newAgent with loopbreaker initialised and its hooks
-// installed in the project, committed so that they are not the agent's
-// changes.
+// installed in the project, committed.
 func guarded(t *testing.T, files map[string]string) *agent {
 	t.Helper()
 	a := newAgent(t, files)
-	a.loopbreaker("init")
-	a.loopbreaker("hook", "install", "cline", "--command", a.command)
-	harness.Git(t, a.repo, "add", "-A")
-	harness.Git(t, a.repo, "commit", "-q", "--allow-empty", "-m", "loopbreaker")
+	a.Guard("cline")
 	return a
-}
-
-// loopbreaker runs the real loopbreaker in the repository and fails the
-// test when it exits non-zero.
-func (a *agent) loopbreaker(args ...string) harness.Result {
-	a.t.Helper()
-	r := harness.Run(a.t, harness.Cmd{Path: bins.Loopbreaker, Args: args, Dir: a.repo, Env: a.env, Timeout: 30 * time.Second})
-	if r.Exit != 0 {
-		a.t.Fatalf("loopbreaker %s: exit %d\n%s%s", strings.Join(args, " "), r.Exit, r.Stdout, r.Stderr)
-	}
-	return r
 }
 
 // configure points Cline's openai-native provider at url, as `cline auth
@@ -158,7 +133,7 @@ func (a *agent) configure(url string) {
 		}},
 	}
 	b, _ := json.MarshalIndent(doc, "", "  ")
-	harness.WriteFiles(a.t, filepath.Join(a.home, ".cline", "data", "settings"), map[string]string{"providers.json": string(b)})
+	harness.WriteFiles(a.t, filepath.Join(a.Home, ".cline", "data", "settings"), map[string]string{"providers.json": string(b)})
 }
 
 // cline runs `cline -P openai-native -m gpt-fake PROMPT` headless in the
@@ -168,10 +143,10 @@ func (a *agent) cline(prompt string, steps []fakemodel.Step) run {
 	a.t.Helper()
 	api := fakemodel.NewOpenAI(a.t, steps, "I am done.")
 	a.configure(api.URL)
-	before := len(a.calls())
+	before := len(a.Calls())
 	r := harness.Run(a.t, harness.Cmd{
 		Path: a.bin, Args: []string{"-P", "openai-native", "-m", model, prompt},
-		Dir: a.repo, Env: a.env, Timeout: runTimeout,
+		Dir: a.Repo, Env: a.Env, Timeout: runTimeout,
 	})
 	a.t.Logf("cline: exit %d in %v, %d model requests", r.Exit, r.Duration.Round(time.Millisecond), len(api.Log.Main()))
 	if r.TimedOut {
@@ -197,7 +172,7 @@ func hasFinalMessage(steps []fakemodel.Step, stdout string) bool {
 // waitTaskComplete waits for the TaskComplete hook call after the first
 // `before` calls: Cline runs that hook detached, after the run's answer,
 // and may exit before it is done. Only hooks that run the hook-call
-// logger (a.command) are waited for.
+// logger (a.Command) are waited for.
 func (a *agent) waitTaskComplete(before int) {
 	a.t.Helper()
 	if !a.logged() {
@@ -205,7 +180,7 @@ func (a *agent) waitTaskComplete(before int) {
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		calls := a.calls()
+		calls := a.Calls()
 		for _, c := range calls[min(before, len(calls)):] {
 			if c.Event == "TaskComplete" {
 				return
@@ -219,26 +194,14 @@ func (a *agent) waitTaskComplete(before int) {
 // logged reports whether a TaskComplete script of the project or the
 // user runs the hook-call logger.
 func (a *agent) logged() bool {
-	for _, dir := range []string{filepath.Join(a.repo, ".clinerules", "hooks"), filepath.Join(a.home, ".cline", "hooks")} {
+	for _, dir := range []string{filepath.Join(a.Repo, ".clinerules", "hooks"), filepath.Join(a.Home, ".cline", "hooks")} {
 		for _, name := range []string{"TaskComplete", "TaskComplete.sh"} {
-			if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil && strings.Contains(string(b), a.command) {
+			if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil && strings.Contains(string(b), a.Command) {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// calls is every hook call so far.
-func (a *agent) calls() []harness.Call {
-	a.t.Helper()
-	return harness.MustReadCalls(a.t, a.hookLog)
-}
-
-// status is `loopbreaker status --session cline --json`.
-func (a *agent) status() lb.Status {
-	a.t.Helper()
-	return harness.Status(a.t, a.loopbreaker("status", "--session", session, "--json"))
 }
 
 func readFile(path string) fakemodel.Step {

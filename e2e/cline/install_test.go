@@ -18,10 +18,10 @@ func TestInstallRunsBesideOwnScriptAndUninstallRestores(t *testing.T) {
 	audit := filepath.Join(t.TempDir(), "audit.log")
 	own := "#!/bin/sh\ncat >>" + audit + "\necho >>" + audit + "\n"
 	a := newAgent(t, nil)
-	harness.WriteFiles(t, a.repo, map[string]string{".clinerules/hooks/PreToolUse": own})
-	a.loopbreaker("init")
-	a.loopbreaker("hook", "install", "cline", "--command", a.command)
-	if _, err := os.Stat(filepath.Join(a.repo, ".clinerules", "hooks", "PreToolUse.sh")); err != nil {
+	harness.WriteFiles(t, a.Repo, map[string]string{".clinerules/hooks/PreToolUse": own})
+	a.Loopbreaker("init")
+	a.Loopbreaker("hook", "install", "cline", "--command", a.Command)
+	if _, err := os.Stat(filepath.Join(a.Repo, ".clinerules", "hooks", "PreToolUse.sh")); err != nil {
 		t.Fatalf("loopbreaker's script beside the person's: %v", err)
 	}
 
@@ -30,7 +30,7 @@ func TestInstallRunsBesideOwnScriptAndUninstallRestores(t *testing.T) {
 		t.Fatalf("cline exit %d\n%s%s", r.Exit, r.Stdout, r.Stderr)
 	}
 	events := map[string]int{}
-	for _, c := range a.calls() {
+	for _, c := range a.Calls() {
 		events[c.Event]++
 	}
 	for _, e := range []string{"PreToolUse", "PostToolUse", "TaskComplete"} {
@@ -42,9 +42,9 @@ func TestInstallRunsBesideOwnScriptAndUninstallRestores(t *testing.T) {
 		t.Errorf("the person's own hook did not run beside loopbreaker's: %v %q", err, b)
 	}
 
-	a.loopbreaker("hook", "uninstall", "cline", "--command", a.command)
-	names, _ := os.ReadDir(filepath.Join(a.repo, ".clinerules", "hooks"))
-	got, err := os.ReadFile(filepath.Join(a.repo, ".clinerules", "hooks", "PreToolUse"))
+	a.Loopbreaker("hook", "uninstall", "cline", "--command", a.Command)
+	names, _ := os.ReadDir(filepath.Join(a.Repo, ".clinerules", "hooks"))
+	got, err := os.ReadFile(filepath.Join(a.Repo, ".clinerules", "hooks", "PreToolUse"))
 	if len(names) != 1 || err != nil || string(got) != own {
 		t.Errorf("after uninstall the folder holds %v, PreToolUse %q (%v); want the person's script alone, byte for byte", names, got, err)
 	}
@@ -57,10 +57,10 @@ func TestInstallRunsBesideOwnScriptAndUninstallRestores(t *testing.T) {
 func TestMissingLoopbreakerNeverBlocksAndUserUninstallLeavesNothing(t *testing.T) {
 	t.Parallel()
 	a := newAgent(t, nil)
-	a.loopbreaker("init")
-	gone := harness.LoopbreakerCopy(t, bins)
-	a.loopbreaker("hook", "install", "cline", "--user", "--command", gone)
-	hooks := filepath.Join(a.home, ".cline", "hooks")
+	a.Loopbreaker("init")
+	gone := bins.Copy(t)
+	a.Loopbreaker("hook", "install", "cline", "--user", "--command", gone)
+	hooks := filepath.Join(a.Home, ".cline", "hooks")
 	if b, err := os.ReadFile(filepath.Join(hooks, "PreToolUse")); err != nil || !strings.Contains(string(b), gone) {
 		t.Fatalf("user hooks after install: %v\n%s", err, b)
 	}
@@ -74,7 +74,7 @@ func TestMissingLoopbreakerNeverBlocksAndUserUninstallLeavesNothing(t *testing.T
 		t.Errorf("with loopbreaker gone the run did not go on: exit %d, %d model requests (want 4), stdout %q\n%s", r.Exit, n, r.Stdout, r.Stderr)
 	}
 
-	a.loopbreaker("hook", "uninstall", "cline", "--user", "--command", gone)
+	a.Loopbreaker("hook", "uninstall", "cline", "--user", "--command", gone)
 	if _, err := os.Stat(hooks); !os.IsNotExist(err) {
 		names, _ := os.ReadDir(hooks)
 		t.Errorf("uninstall left %s (%v): %v", hooks, err, names)

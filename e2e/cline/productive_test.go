@@ -37,7 +37,7 @@ func TestProductive(t *testing.T) {
 		seen := 0
 		for i, fix := range unitsFixes {
 			r := a.cline("fix the next failing test", []fakemodel.Step{goTest(), fakemodel.Patch(fix), goTest(), fakemodel.Message("Fixed one more test.")})
-			calls := a.calls()
+			calls := a.Calls()
 			what := fmt.Sprintf("run %d", i+1)
 			assertQuiet(t, what, calls[seen:], r)
 			if v := verdictOf(calls[seen:]); v.ran != 3 || !strings.Contains(r.Stdout, "Fixed one more test.") {
@@ -45,7 +45,7 @@ func TestProductive(t *testing.T) {
 			}
 			seen = len(calls)
 		}
-		if st := a.status(); st.State != lb.Closed || st.Warning {
+		if st := a.Status(session); st.State != lb.Closed || st.Warning {
 			t.Errorf("breaker %s (warning %v) by %q: %s; want CLOSED", st.State, st.Warning, st.Detector, st.Reason)
 		}
 	})
@@ -61,11 +61,11 @@ func TestProductive(t *testing.T) {
 		}
 		steps = append(steps, goTest(), fakemodel.Message("Documented every unit and fixed the conversions."))
 		r := a.cline("document the units and fix the tests", steps)
-		assertQuiet(t, "many files", a.calls(), r)
-		if v := verdictOf(a.calls()); v.ran != 13 {
+		assertQuiet(t, "many files", a.Calls(), r)
+		if v := verdictOf(a.Calls()); v.ran != 13 {
 			t.Errorf("%d tool calls ran, want 13", v.ran)
 		}
-		if st := a.status(); st.State != lb.Closed {
+		if st := a.Status(session); st.State != lb.Closed {
 			t.Errorf("breaker %s by %q: %s; want CLOSED", st.State, st.Detector, st.Reason)
 		}
 	})
@@ -84,8 +84,8 @@ if [ $k -lt 4 ]; then echo "rollout: $k of 4 replicas ready"; else echo "rollout
 		a := guarded(t, files)
 		steps := append(fakemodel.Repeat(4, command("sh rollout.sh")), fakemodel.Message("The rollout is complete."))
 		r := a.cline("wait for the rollout", steps)
-		assertQuiet(t, "polling", a.calls(), r)
-		if v := verdictOf(a.calls()); v.ran != 4 || !strings.Contains(r.Stdout, "The rollout is complete.") {
+		assertQuiet(t, "polling", a.Calls(), r)
+		if v := verdictOf(a.Calls()); v.ran != 4 || !strings.Contains(r.Stdout, "The rollout is complete.") {
 			t.Errorf("%d polls ran, stdout %q; want 4 and the last message", v.ran, r.Stdout)
 		}
 	})

@@ -38,45 +38,45 @@ func TestStuck(t *testing.T) {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
 			a := guarded(t, nil)
-			steps := sc.steps(a.repo)
+			steps := sc.steps(a.Repo)
 			r := a.cline("fix the failing tests", steps)
-			v := verdictOf(a.calls())
-			t.Logf("%s: warned at call %d (%s), halted at call %d (%s)", sc.name, v.warnAt, show(v.warn), v.haltAt, show(v.halt))
-			if v.warn == nil || v.warn.Event != "PostToolUse" {
-				t.Fatalf("warned at %s, want a PostToolUse\nstdout: %s\nstderr: %s", show(v.warn), r.Stdout, r.Stderr)
+			v := verdictOf(a.Calls())
+			t.Logf("%s: warned at call %d (%s), halted at call %d (%s)", sc.name, v.WarnAt, v.Warn.Describe(), v.HaltAt, v.Halt.Describe())
+			if v.Warn == nil || v.Warn.Event != "PostToolUse" {
+				t.Fatalf("warned at %s, want a PostToolUse\nstdout: %s\nstderr: %s", v.Warn.Describe(), r.Stdout, r.Stderr)
 			}
-			if v.halt == nil || v.haltAt <= v.warnAt || v.haltAt >= len(steps) {
-				t.Fatalf("halted at call %d (%s), warned at %d; want a halt after the warning, before the script ends\nstdout: %s\nstderr: %s", v.haltAt, show(v.halt), v.warnAt, r.Stdout, r.Stderr)
+			if v.Halt == nil || v.HaltAt <= v.WarnAt || v.HaltAt >= len(steps) {
+				t.Fatalf("halted at call %d (%s), warned at %d; want a halt after the warning, before the script ends\nstdout: %s\nstderr: %s", v.HaltAt, v.Halt.Describe(), v.WarnAt, r.Stdout, r.Stderr)
 			}
-			if v.afterHalt != 0 {
-				t.Errorf("%d hook calls of tool calls after the halt; want none", v.afterHalt)
+			if v.RanAfterHalt != 0 {
+				t.Errorf("%d hook calls of tool calls after the halt; want none", v.RanAfterHalt)
 			}
-			if n := len(r.api.Log.Main()); n != v.haltAt {
-				t.Errorf("the model was asked %d times, want %d: none after the halt", n, v.haltAt)
+			if n := len(r.api.Log.Main()); n != v.HaltAt {
+				t.Errorf("the model was asked %d times, want %d: none after the halt", n, v.HaltAt)
 			}
-			if i := r.api.Log.FirstMainContaining("HALF_OPEN (warning)"); i != v.warnAt+1 {
-				t.Errorf("the warning reached the model in request %d, want %d", i, v.warnAt+1)
+			if i := r.api.Log.FirstMainContaining("HALF_OPEN (warning)"); i != v.WarnAt+1 {
+				t.Errorf("the warning reached the model in request %d, want %d", i, v.WarnAt+1)
 			}
-			if !strings.Contains(string(r.api.Log.Main()[v.warnAt].Body), `hook_context source=\"PostToolUse\"`) {
+			if !strings.Contains(string(r.api.Log.Main()[v.WarnAt].Body), `hook_context source=\"PostToolUse\"`) {
 				t.Errorf("the warning did not come as Cline's PostToolUse hook context")
 			}
 			if r.Exit != 0 || !strings.Contains(r.Stdout, "aborted") {
 				t.Errorf("exit %d, stdout %q: want Cline's abort (exit 0)\n%s", r.Exit, r.Stdout, r.Stderr)
 			}
-			st := a.status()
+			st := a.Status(session)
 			if st.State != lb.Open || st.Detector != sc.detector {
 				t.Errorf("breaker %s by %q (%s), want OPEN by %s", st.State, st.Detector, st.Reason, sc.detector)
 			}
 			// The session Cline recorded replays to the same warning (not
 			// to the halt: the halted call's result is not recorded).
-			sessions, _ := filepath.Glob(filepath.Join(a.home, ".cline", "data", "sessions", "*", "*.messages.json"))
+			sessions, _ := filepath.Glob(filepath.Join(a.Home, ".cline", "data", "sessions", "*", "*.messages.json"))
 			if len(sessions) != 1 {
 				t.Fatalf("Cline recorded %d sessions, want 1: %q", len(sessions), sessions)
 			}
-			rep := a.loopbreaker("replay", "--json", sessions[0])
+			rep := a.Loopbreaker("replay", "--json", sessions[0])
 			res, err := harness.ParseReplay(rep.Stdout)
-			if err != nil || res.Format != "cline" || res.Warn == nil || res.Warn.Step != v.warnAt || res.Warn.Detector != st.Detector {
-				t.Errorf("replay of the recorded session (%v): %s, want a cline session warned at %d by %s", err, rep.Stdout, v.warnAt, st.Detector)
+			if err != nil || res.Format != "cline" || res.Warn == nil || res.Warn.Step != v.WarnAt || res.Warn.Detector != st.Detector {
+				t.Errorf("replay of the recorded session (%v): %s, want a cline session warned at %d by %s", err, rep.Stdout, v.WarnAt, st.Detector)
 			}
 		})
 	}
@@ -91,14 +91,14 @@ func TestStuck(t *testing.T) {
 func TestIdenticalReadWarnedThenStoppedByCline(t *testing.T) {
 	t.Parallel()
 	a := guarded(t, nil)
-	r := a.cline("fix the failing tests", fakemodel.Repeat(10, readFile(filepath.Join(a.repo, "units.go"))))
-	calls := a.calls()
+	r := a.cline("fix the failing tests", fakemodel.Repeat(10, readFile(filepath.Join(a.Repo, "units.go"))))
+	calls := a.Calls()
 	v := verdictOf(calls)
-	if v.warn == nil || v.warnAt != 3 || v.warn.Event != "PostToolUse" {
-		t.Fatalf("warned at %s after %d reads, want PostToolUse of the 3rd", show(v.warn), v.warnAt)
+	if v.Warn == nil || v.WarnAt != 3 || v.Warn.Event != "PostToolUse" {
+		t.Fatalf("warned at %s after %d reads, want PostToolUse of the 3rd", v.Warn.Describe(), v.WarnAt)
 	}
-	if v.halt != nil {
-		t.Errorf("halted at %s after %d reads, want Cline's own guard first", show(v.halt), v.haltAt)
+	if v.Halt != nil {
+		t.Errorf("halted at %s after %d reads, want Cline's own guard first", v.Halt.Describe(), v.HaltAt)
 	}
 	if i := r.api.Log.FirstMainContaining("HALF_OPEN (warning)"); i != 4 {
 		t.Errorf("the warning reached the model in request %d, want the 4th", i)
@@ -112,7 +112,7 @@ func TestIdenticalReadWarnedThenStoppedByCline(t *testing.T) {
 	}
 	// The 5th result (Cline's error, not the file) is not the same
 	// result again: the warning episode is over, nothing is OPEN.
-	if st := a.status(); st.State == lb.Open {
+	if st := a.Status(session); st.State == lb.Open {
 		t.Errorf("breaker OPEN by %q (%s), want it warned only", st.Detector, st.Reason)
 	}
 }

@@ -19,8 +19,8 @@ import (
 func TestTamper(t *testing.T) {
 	t.Parallel()
 	a := guarded(t, nil)
-	hooks := filepath.Join(a.repo, ".clinerules", "hooks")
-	before := harness.Snap(hooks, filepath.Join(a.repo, "loopbreaker.yaml"))
+	hooks := filepath.Join(a.Repo, ".clinerules", "hooks")
+	before := harness.Snap(hooks, filepath.Join(a.Repo, "loopbreaker.yaml"))
 	for _, at := range []struct {
 		name string
 		step fakemodel.Step
@@ -29,22 +29,22 @@ func TestTamper(t *testing.T) {
 		{"reset the breaker", command("loopbreaker reset --session cline"), "refused: this call runs `loopbreaker reset`"},
 		{"patch a hook script away", fakemodel.Patch("*** Begin Patch\n*** Delete File: .clinerules/hooks/PostToolUse\n*** End Patch\n"), "circuit breaker OPEN: tamper"},
 	} {
-		seen := len(a.calls())
+		seen := len(a.Calls())
 		r := a.cline("fix the failing tests", []fakemodel.Step{goTest(), at.step, fakemodel.Message("Done.")})
-		v := verdictOf(a.calls()[seen:])
-		if v.halt == nil || v.halt.Event != "PreToolUse" || v.haltAt != 2 || v.ran != 1 {
-			t.Errorf("%s: refused at %s (call %d), %d calls ran; want the PreToolUse of call 2 cancelled, only the test run", at.name, show(v.halt), v.haltAt, v.ran)
+		v := verdictOf(a.Calls()[seen:])
+		if v.Halt == nil || v.Halt.Event != "PreToolUse" || v.HaltAt != 2 || v.ran != 1 {
+			t.Errorf("%s: refused at %s (call %d), %d calls ran; want the PreToolUse of call 2 cancelled, only the test run", at.name, v.Halt.Describe(), v.HaltAt, v.ran)
 			continue
 		}
-		t.Logf("%s: %s", at.name, firstLine(v.halt.Answer.Reason))
-		if !strings.Contains(v.halt.Answer.Reason, at.want) {
-			t.Errorf("%s: the refusal does not say why: %q", at.name, v.halt.Answer.Reason)
+		t.Logf("%s: %s", at.name, firstLine(v.Halt.Answer.Reason))
+		if !strings.Contains(v.Halt.Answer.Reason, at.want) {
+			t.Errorf("%s: the refusal does not say why: %q", at.name, v.Halt.Answer.Reason)
 		}
 		if n := len(r.api.Log.Main()); n != 2 || !strings.Contains(r.Stdout, "aborted") {
 			t.Errorf("%s: %d model requests, stdout %q; want 2 and Cline's abort", at.name, n, r.Stdout)
 		}
 	}
-	if st := a.status(); st.State != lb.Open || st.Detector != lb.DetectorTamper {
+	if st := a.Status(session); st.State != lb.Open || st.Detector != lb.DetectorTamper {
 		t.Errorf("status: %s by %q (%s), want OPEN by tamper", st.State, st.Detector, st.Reason)
 	}
 	if changed := before.Changed(); len(changed) > 0 {

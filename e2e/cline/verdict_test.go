@@ -1,49 +1,20 @@
 package cline
 
-import (
-	"strings"
+import "github.com/loopbreaker/loopbreaker/e2e/harness"
 
-	"github.com/loopbreaker/loopbreaker/e2e/harness"
-)
-
-// verdict is where loopbreaker first warned and first halted: the hook
-// call, and the number of the tool call it answered (1-based, counted by
-// PreToolUse). ran counts the tool calls that ran (PostToolUse).
+// verdict is where loopbreaker first warned and first halted, counted in
+// tool calls announced (PreToolUse): Cline's cancel can stop a call
+// before it runs. ran counts the calls that ran (PostToolUse).
 type verdict struct {
-	warn, halt     *harness.Call
-	warnAt, haltAt int
-	ran            int
-	// afterHalt are the hook calls of tool calls after the halt.
-	afterHalt int
-}
-
-func show(c *harness.Call) string {
-	if c == nil {
-		return "none"
-	}
-	return c.Event + " " + c.ToolName + " answered " + strings.TrimSpace(c.Stdout)
+	harness.Verdict
+	ran int
 }
 
 func verdictOf(calls []harness.Call) verdict {
-	var v verdict
-	n := 0
-	for i := range calls {
-		c := &calls[i]
-		switch c.Event {
-		case "PreToolUse":
-			n++
-		case "PostToolUse":
+	v := verdict{Verdict: harness.VerdictOf(calls, "PreToolUse")}
+	for _, c := range calls {
+		if c.Event == "PostToolUse" {
 			v.ran++
-		default:
-			continue
-		}
-		switch {
-		case v.halt != nil:
-			v.afterHalt++
-		case c.Answer.Stop:
-			v.halt, v.haltAt = c, n
-		case v.warn == nil && c.Answer.Context != "":
-			v.warn, v.warnAt = c, n
 		}
 	}
 	return v

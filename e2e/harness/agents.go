@@ -36,9 +36,12 @@ var (
 	Cline3_0      = Agent{Name: "Cline CLI 3.0.65", Package: "cline", Version: "3.0.65", Dir: "cline-3.0.65", Bin: "cline"}
 )
 
+// Pi0_73 is pi, the coding agent of @mariozechner/pi-coding-agent.
+var Pi0_73 = Agent{Name: "pi 0.73.1", Package: "@mariozechner/pi-coding-agent", Version: "0.73.1", Dir: "pi-0.73.1", Bin: "pi"}
+
 // Pinned lists every pinned release.
 func Pinned() []Agent {
-	return []Agent{ClaudeCode2_1, ClaudeCode2_0, Codex0_169, Gemini0_61, Qwen0_24, Cline3_0}
+	return []Agent{ClaudeCode2_1, ClaudeCode2_0, Codex0_169, Gemini0_61, Qwen0_24, Cline3_0, Pi0_73}
 }
 
 // AgentsDir is the cache the pinned CLIs are installed into:

@@ -3,17 +3,19 @@ package harness
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
-// TierMain is the TestMain of one agent's tier package: when a is
-// installed (and LOOPBREAKER_E2E is not 0) it builds loopbreaker and the
-// hook-call logger into a temp directory, stores their paths in bins, and
-// runs the tests; otherwise the tests run with bins empty and skip.
+// TierMain is the TestMain of a tier package that needs nothing but
+// loopbreaker and the hook-call logger: it builds them into *bins when a
+// is installed (and the tier is not switched off), runs the tests and
+// returns the exit code. When a is missing *bins stays empty and every
+// test skips through Require.
 func TierMain(m *testing.M, a Agent, bins *Binaries) int {
 	if p, err := a.Path(); err == nil && os.Getenv("LOOPBREAKER_E2E") != "0" {
 		if _, err := os.Stat(p); err == nil {
-			dir, err := os.MkdirTemp("", "lb-e2e-"+a.Bin+"-")
+			dir, err := os.MkdirTemp("", "lb-e2e-"+strings.ToLower(a.Dir)+"-")
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return 1

@@ -73,7 +73,7 @@ func TestMissingLoopbreakerNeverBlocksAndUserUninstallLeavesNothing(t *testing.T
 	t.Parallel()
 	a := newAgent(t, nil)
 	a.loopbreaker("init")
-	gone := harness.LoopbreakerCopy(t, bins)
+	gone := bins.Copy(t)
 	a.loopbreaker("hook", "install", "qwen", "--user", "--command", gone)
 	settings := filepath.Join(a.home, ".qwen", "settings.json")
 	if b, err := os.ReadFile(settings); err != nil || !strings.Contains(string(b), gone) {
