@@ -1,6 +1,7 @@
 package cline
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,6 +43,10 @@ func TestInstallRunsBesideOwnScriptAndUninstallRestores(t *testing.T) {
 		t.Errorf("the person's own hook did not run beside loopbreaker's: %v %q", err, b)
 	}
 
+	// The session's hook calls are the session Cline recorded.
+	if st := a.Loopbreaker("hook", "status", "--json"); !strings.Contains(st.Stdout, `"sessions_without_hook_calls": []`) {
+		t.Errorf("hook status lists a guarded session as unguarded:\n%s", st.Stdout)
+	}
 	a.Loopbreaker("hook", "uninstall", "cline", "--command", a.Command)
 	names, _ := os.ReadDir(filepath.Join(a.Repo, ".clinerules", "hooks"))
 	got, err := os.ReadFile(filepath.Join(a.Repo, ".clinerules", "hooks", "PreToolUse"))
@@ -72,6 +77,18 @@ func TestMissingLoopbreakerNeverBlocksAndUserUninstallLeavesNothing(t *testing.T
 	r := a.cline("fix the tests", append(fakemodel.Repeat(3, goTest()), fakemodel.Message("Still failing.")))
 	if n := len(r.api.Log.Main()); r.Exit != 0 || n != 4 || !strings.Contains(r.Stdout, "Still failing.") {
 		t.Errorf("with loopbreaker gone the run did not go on: exit %d, %d model requests (want 4), stdout %q\n%s", r.Exit, n, r.Stdout, r.Stderr)
+	}
+
+	// `hook status` names the session that ran with no hook call.
+	var rep struct {
+		Unseen []struct {
+			Tool string `json:"tool"`
+			ID   string `json:"session_id"`
+		} `json:"sessions_without_hook_calls"`
+	}
+	st := a.Loopbreaker("hook", "status", "--json")
+	if err := json.Unmarshal([]byte(st.Stdout), &rep); err != nil || len(rep.Unseen) != 1 || rep.Unseen[0].Tool != "cline" {
+		t.Errorf("hook status: %v; want the one cline session without hook calls\n%s", err, st.Stdout)
 	}
 
 	a.Loopbreaker("hook", "uninstall", "cline", "--user", "--command", gone)

@@ -189,6 +189,8 @@ func agentSessions(env *Env, tool hook.Tool, project string, since time.Time) []
 		return hookinstall.ClaudeSessions(dir, project, since)
 	case hook.Qwen:
 		return hookinstall.QwenSessions(hookinstall.QwenDir(env.Getenv), project, since)
+	case hook.Cline:
+		return hookinstall.ClineSessions(hookinstall.ClineDataDir(env.Getenv), project, since)
 	case hook.Pi:
 		return hookinstall.PiSessions(hookinstall.PiSessionsDir(env.Getenv), project, since)
 	}
