@@ -128,7 +128,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if fleet {
 		src.Store = func() metrics.StoreCounters {
 			c := rs.Counters()
-			return metrics.StoreCounters{Updates: c.Updates, Scripts: c.Scripts, Conflicts: c.Conflicts, RoundTrips: c.RoundTrips}
+			return metrics.StoreCounters{Updates: c.Updates, Scripts: c.Scripts, Conflicts: c.Conflicts, TurnWaits: c.TurnWaits, RoundTrips: c.RoundTrips}
 		}
 	}
 	mt := metrics.New(src)
