@@ -125,6 +125,8 @@ type Store struct {
 	stalled atomic.Int64
 	// writer names this store in the turns it takes (turn.go).
 	writer string
+	// turns: this store takes turns (TakeTurns).
+	turns atomic.Bool
 }
 
 var _ lb.Store = (*Store)(nil)

@@ -8,7 +8,8 @@ import "github.com/redis/go-redis/v9"
 // KEYS: schema, scopes, then per scope (n of them): state key, journal
 // key, turn key.
 // ARGV: schema version, new token, max entries (<=0: none), max age ms
-// (0: none), this writer's id, how long a turn is held (ms), n, then per
+// (0: none), this writer's id, how long a turn is held (ms; 0: this
+// writer takes none), n, then per
 // scope: expected token ("" = absent), write flag ("1" or "0"), scope,
 // state value, the head of a snapshot entry (the state JSON and "}"
 // complete it), entry count k, then the k entries.
@@ -21,7 +22,7 @@ import "github.com/redis/go-redis/v9"
 // conflict the current value of every scope ("" when it has none)
 // followed by 1 when this writer now holds the turn of every scope that
 // changed, else 0. A writer that finds a scope changed takes the scope's
-// turn when nobody else holds it: until it commits (which gives its turns
+// turn when nobody else holds it (and it takes turns): until it commits (which gives its turns
 // up) or the turn expires, no other writer commits on that scope, so its
 // retry on the values returned cannot lose again.
 // Every check comes before the first write of a breaker, so a conflict
@@ -94,7 +95,7 @@ if conflict then
     cur[i] = redis.call('GET', KEYS[3*i]) or ''
     local s = sc[i]
     if s.stale then
-      if s.holder == nil or s.holder == writer then
+      if hold > 0 and (s.holder == nil or s.holder == writer) then
         redis.call('SET', KEYS[2 + 3*i], writer, 'PX', hold)
       else
         turns = 0

@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -33,6 +34,7 @@ func summaries(t *testing.T, s *Store, scope string) []string {
 func TestTurnGoesToTheWriterThatLost(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	a := open(t, srv, Options{TurnHold: time.Minute})
+	a.TakeTurns()
 	b := open(t, srv, Options{TurnHold: time.Minute})
 	calls := 0
 	bDone := make(chan error, 1)
@@ -78,6 +80,7 @@ func TestTurnGoesToTheWriterThatLost(t *testing.T) {
 func TestStalledTurnHolderDoesNotHoldOthers(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	a := open(t, srv, Options{TurnHold: 20 * time.Millisecond})
+	a.TakeTurns()
 	b := open(t, srv, Options{})
 	calls := 0
 	err := a.Update(context.Background(), []string{"global"}, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
@@ -106,6 +109,7 @@ func TestStalledTurnHolderDoesNotHoldOthers(t *testing.T) {
 func TestTurnGivenUpWithoutACommit(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	a := open(t, srv, Options{TurnHold: time.Minute})
+	a.TakeTurns()
 	// Three attempts take b under 6 ms: far less than a minute's turn.
 	b := open(t, srv, Options{MaxAttempts: 3})
 	refuse := errors.New("the engine refuses")
@@ -135,5 +139,30 @@ func TestTurnGivenUpWithoutACommit(t *testing.T) {
 	}
 	if n := b.Counters().TurnWaits; n != 0 {
 		t.Fatalf("b waited %d times for a turn given up, want 0", n)
+	}
+}
+
+// A store not told to take turns (a one-shot process) retries as plain
+// compare-and-set: the writer it lost to may commit again meanwhile.
+func TestNoTurnsUnlessTaken(t *testing.T) {
+	srv := redistest.Start(t, redistest.Options{})
+	a := open(t, srv, Options{TurnHold: time.Minute})
+	b := open(t, srv, Options{})
+	calls := 0
+	err := a.Update(context.Background(), []string{"global"}, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
+		calls++
+		if calls <= 2 {
+			storetest.MustUpdate(t, b, storetest.Iterate(fmt.Sprintf("b%d", calls)), "global")
+		}
+		return storetest.Iterate("a")(states)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 3 || b.Counters().TurnWaits != 0 {
+		t.Fatalf("a decided %d times and b waited %d times; want 3 and 0 (no turn taken)", calls, b.Counters().TurnWaits)
+	}
+	if got, want := summaries(t, a, "global"), []string{"b1", "b2", "a"}; !slices.Equal(got, want) {
+		t.Fatalf("journal %q, want %q", got, want)
 	}
 }

@@ -129,7 +129,11 @@ func (s *Store) tryUpdate(ctx context.Context, scopes []string, reqs []*request,
 	keys = append(keys, s.keys.schema, s.keys.scopes)
 	args := make([]any, 0, 7+6*len(scopes)+4)
 	schema := s.writeLayout()
-	args = append(args, schema, token, s.opts.MaxEntries, s.opts.MaxAge.Milliseconds(), s.writer, s.opts.TurnHold.Milliseconds(), len(scopes))
+	hold := int64(0) // takes no turns
+	if s.turns.Load() {
+		hold = s.opts.TurnHold.Milliseconds()
+	}
+	args = append(args, schema, token, s.opts.MaxEntries, s.opts.MaxAge.Milliseconds(), s.writer, hold, len(scopes))
 	writes := 0
 	for i, sc := range scopes {
 		keys = append(keys, s.keys.state(sc), s.keys.journal(sc), s.keys.turn(sc))

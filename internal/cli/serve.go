@@ -94,6 +94,11 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	// directory. On Redis every server is a peer: nothing is cached, every
 	// call is one store update (fleet.go).
 	rs, fleet := w.store.(*redisstore.Store)
+	if fleet {
+		// A server writes hot scopes (global) without pause, as the
+		// other servers do: the one that loses goes next.
+		rs.TakeTurns()
+	}
 	if !fleet {
 		release, err := lockServer(w.stateDir, addr)
 		if err != nil {
