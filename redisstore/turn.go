@@ -25,8 +25,9 @@ import (
 // and writes the hot scope without pause) takes turns; every store gives
 // way to them. A process that makes one update and exits (a CLI record, a
 // hook) keeps the plain retries: measured with 32 such writers on one
-// breaker, turns halved the records per second and doubled the round
-// trips, since a refused writer mostly came back to find another's turn.
+// breaker, turns doubled the round trips per record and mostly lowered
+// the records per second, since a refused writer came back to find
+// another's turn.
 //
 // A turn is only about fairness: every commit is still a compare-and-set
 // on the version tokens, so decisions stay linearizable whoever holds
