@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -51,7 +52,10 @@ import (
 // (requests, check or outcome, per second), serve-p99-ms and
 // plain-p99-ms (one request as the client sees it; p50 too), x-ops
 // (serve's throughput over plain's) and x-p99 (serve's p99 over plain's),
-// and each side's mean answer size (serve-B, plain-B).
+// each side's CPU time per request (serve-cpu-us, plain-cpu-us: the
+// whole process's, clients included, and x-cpu their ratio: on a machine
+// busy with other work it moves less than the wall-clock figures), and
+// each side's mean answer size (serve-B, plain-B).
 // LB_BENCH_PROFILE=prefix writes a CPU profile of each phase
 // (prefix-serve-N.cpu, prefix-plain-N.cpu; `go tool pprof` merges
 // several).
@@ -107,17 +111,21 @@ func BenchmarkServeVsPlain(b *testing.B) {
 		if err != nil {
 			b.Fatalf("%s: %v", name, err)
 		}
-		sides[name].add(got)
 		if name == "serve" {
 			a, err := ld.canned()
 			if err != nil {
 				b.Fatal(err)
 			}
 			canned.Store(a)
+			// The checkpoint of the phase's last changes is serve's work:
+			// its CPU counts, the wait for its next tick does not.
+			cpu0 := processCPU()
 			if err := checkpointed(walDir, 30*time.Second); err != nil {
 				b.Fatal(err)
 			}
+			got.cpu += processCPU() - cpu0
 		}
+		sides[name].add(got)
 	}
 	b.StopTimer()
 	s, pl := sides["serve"], sides["plain"]
@@ -129,6 +137,9 @@ func BenchmarkServeVsPlain(b *testing.B) {
 	b.ReportMetric(s.pct(.99), "serve-p99-ms")
 	b.ReportMetric(pl.pct(.99), "plain-p99-ms")
 	b.ReportMetric(s.pct(.99)/pl.pct(.99), "x-p99")
+	b.ReportMetric(s.cpuPerOp(), "serve-cpu-us")
+	b.ReportMetric(pl.cpuPerOp(), "plain-cpu-us")
+	b.ReportMetric(s.cpuPerOp()/pl.cpuPerOp(), "x-cpu")
 	b.ReportMetric(float64(s.bytes)/float64(len(s.reqs)), "serve-B")
 	b.ReportMetric(float64(pl.bytes)/float64(len(pl.reqs)), "plain-B")
 	b.ReportMetric(0, "ns/op")
@@ -280,8 +291,12 @@ func (l *pairLoad) post(url string, body []byte, buf *bytes.Buffer) (time.Durati
 // request's time, the answers' bytes.
 type phaseFigures struct {
 	elapsed time.Duration
-	reqs    []time.Duration
-	bytes   int64
+	// cpu is the process's CPU time (user and system): the clients' and
+	// the server's; a serve phase's includes the checkpoint of its last
+	// changes, after it.
+	cpu   time.Duration
+	reqs  []time.Duration
+	bytes int64
 }
 
 // run makes pairs check + outcome round trips against base from every
@@ -297,7 +312,7 @@ func (l *pairLoad) run(base string, pairs int, sample bool) (phaseFigures, error
 	sizes := make([]int64, l.clients)
 	var failed atomic.Value
 	var wg sync.WaitGroup
-	start := time.Now()
+	start, cpu0 := time.Now(), processCPU()
 	for c := range l.clients {
 		wg.Go(func() {
 			buf := &l.bufs[c]
@@ -345,7 +360,7 @@ func (l *pairLoad) run(base string, pairs int, sample bool) (phaseFigures, error
 		})
 	}
 	wg.Wait()
-	f := phaseFigures{elapsed: time.Since(start), reqs: slices.Concat(reqs...)}
+	f := phaseFigures{elapsed: time.Since(start), cpu: processCPU() - cpu0, reqs: slices.Concat(reqs...)}
 	for _, s := range sizes {
 		f.bytes += s
 	}
@@ -398,6 +413,7 @@ func (l *pairLoad) canned() (*cannedAnswers, error) {
 // sideFigures adds up one side's phases.
 type sideFigures struct {
 	elapsed time.Duration
+	cpu     time.Duration
 	reqs    []time.Duration
 	bytes   int64
 	sorted  bool
@@ -405,12 +421,25 @@ type sideFigures struct {
 
 func (s *sideFigures) add(f phaseFigures) {
 	s.elapsed += f.elapsed
+	s.cpu += f.cpu
 	s.reqs = append(s.reqs, f.reqs...)
 	s.bytes += f.bytes
 	s.sorted = false
 }
 
 func (s *sideFigures) opsPerSec() float64 { return float64(len(s.reqs)) / s.elapsed.Seconds() }
+
+// cpuPerOp is the process's CPU time per request, in µs.
+func (s *sideFigures) cpuPerOp() float64 { return float64(s.cpu.Microseconds()) / float64(len(s.reqs)) }
+
+// processCPU is the CPU time this process used so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // pct is the p quantile of the requests' times, in ms.
 func (s *sideFigures) pct(p float64) float64 {
