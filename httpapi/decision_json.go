@@ -27,7 +27,8 @@ func encodeDecision(w http.ResponseWriter, d scoped.Decision, bufs *answerBuffer
 	bufs.put(buf)
 }
 
-// answerBuffers are the buffers answers are encoded into, reused: a new
+// answerBuffers are the buffers answers are encoded into, and request
+// bodies read into, reused: a new
 // 8 KB buffer for each answer (one with every breaker's recent failures
 // is 4 to 6 KB) was a fifth of the server's allocations, and clearing it
 // a few percent of its CPU.
@@ -37,8 +38,10 @@ type answerBuffers struct{ pool sync.Pool }
 // goes to the garbage collector.
 const maxKeptAnswer = 64 << 10
 
+// get returns an empty buffer.
 func (a *answerBuffers) get() *[]byte {
 	if b, ok := a.pool.Get().(*[]byte); ok {
+		*b = (*b)[:0]
 		return b
 	}
 	b := make([]byte, 0, 8192)

@@ -43,7 +43,7 @@ func addProblem(p *map[string]string, field, msg string) {
 
 func handleCheck(m *scoped.Manager, mt *metrics.Metrics, maxBytes int64, bufs *answerBuffers) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, ok := decode[checkRequest](w, r, maxBytes, false)
+		req, ok := decode[checkRequest](w, r, maxBytes, false, bufs)
 		if !ok {
 			return
 		}
@@ -83,7 +83,7 @@ func (r outcomeRequest) problems() map[string]string {
 
 func handleOutcome(m *scoped.Manager, mt *metrics.Metrics, maxBytes int64, bufs *answerBuffers) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, ok := decode[outcomeRequest](w, r, maxBytes, false)
+		req, ok := decode[outcomeRequest](w, r, maxBytes, false, bufs)
 		if !ok {
 			return
 		}
@@ -169,9 +169,9 @@ func (r resetRequest) problems() map[string]string {
 	return p
 }
 
-func handleReset(m *scoped.Manager, maxBytes int64) http.Handler {
+func handleReset(m *scoped.Manager, maxBytes int64, bufs *answerBuffers) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, ok := decode[resetRequest](w, r, maxBytes, true)
+		req, ok := decode[resetRequest](w, r, maxBytes, true, bufs)
 		if !ok {
 			return
 		}
