@@ -124,13 +124,16 @@ func (p *Policy) Engine(scope string) *breaker.Engine {
 // whose scope matches, in configuration order, then a template breaker for
 // each of c's own scopes of a template kind that is not configured.
 func (p *Policy) Match(c Context) []Rule {
-	var out []Rule
+	own := c.Own()
+	// Room for the usual match in one allocation, not one per doubling
+	// (every check and outcome matches).
+	out := make([]Rule, 0, min(len(p.configured), 8)+len(own))
 	for i, b := range p.configured {
 		if Matches(b.Scope, c) {
 			out = append(out, resolveAt(&p.base, b.Scope, i))
 		}
 	}
-	for _, s := range c.Own() {
+	for _, s := range own {
 		if _, ok := p.byScope[s]; ok || !slices.Contains(p.templateKinds, kindOf(s)) {
 			continue
 		}
