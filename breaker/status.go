@@ -63,6 +63,12 @@ func (e *Engine) Counters(s *lb.BreakerState, now time.Time) []lb.Counter {
 // Counters reduced to one, without the list: a server's breaker view
 // needs only this, three times on every decision.
 func (e *Engine) Deciding(s *lb.BreakerState, now time.Time, detector string) (lb.Counter, bool) {
+	if detector == "" && quiet(s) {
+		// No evidence, so every count is zero (what settle relies on
+		// too): nothing to show. A server's breakers are mostly so, a
+		// success clearing the failures.
+		return lb.Counter{}, false
+	}
 	at := Moment{Config: &e.Config, Phase: currentPhase(s), Now: now}
 	var best Count
 	which, ratio := -1, 0.0

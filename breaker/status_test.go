@@ -53,6 +53,12 @@ func TestDecidingIsTheCounterStatusShows(t *testing.T) {
 		r.apply(lb.Event{Kind: lb.EventOutcome, Outcome: &lb.Outcome{DecisionID: id, Result: lb.OutcomeFailure}})
 		compare("failed outcome " + id)
 	}
+	r.apply(lb.Event{Kind: lb.EventOutcome, Outcome: &lb.Outcome{DecisionID: "c", Result: lb.OutcomeSuccess}})
+	compare("a success after failures")
+	// A spend makes the state not quiet, with every count but the
+	// budgets' zero.
+	r.iterate(lb.Iteration{FilesChanged: intp(1), Usage: usage("claude-sonnet-4-5", 1000, 0)})
+	compare("an iteration with usage")
 	if !nonzero {
 		t.Fatal("no step had a counter above zero: the test compares nothing")
 	}
