@@ -9,7 +9,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 	"github.com/loopbreaker/loopbreaker/hookpolicy"
-	"github.com/loopbreaker/loopbreaker/internal/plainjson"
+	"github.com/loopbreaker/loopbreaker/internal/jsonenc"
 	"github.com/loopbreaker/loopbreaker/session"
 	"github.com/loopbreaker/loopbreaker/tamper"
 )
@@ -89,10 +89,10 @@ func absIn(dir, path string) string {
 // files (permissions the CLI saves as the person approves them) are not
 // part of it.
 func guardFingerprint(env *Env, w *workspace) string {
-	// plainjson gives json.Marshal's bytes (the fingerprints breakers
+	// jsonenc.Marshal gives json.Marshal's bytes (the fingerprints breakers
 	// hold were made with it) without building its tables of every type
 	// under lb.Config in each hook process.
-	return hashDoc(fingerprintOf(env, w), plainjson.Marshal)
+	return hashDoc(fingerprintOf(env, w), jsonenc.Marshal)
 }
 
 // fingerprintPlace is one agent CLI's settings file in the fingerprint.
