@@ -68,6 +68,15 @@ func Classify(tool Tool, name string) Class {
 		case "read_file":
 			return ClassRead
 		}
+	case Pi:
+		switch name {
+		case "bash":
+			return ClassShell
+		case "edit", "write":
+			return ClassEdit
+		case "read":
+			return ClassRead
+		}
 	}
 	return ClassOther
 }
@@ -102,6 +111,10 @@ func VolatileFields(tool Tool, name string) []string {
 	case Qwen:
 		if name == "run_shell_command" {
 			return []string{"description", "is_background", "timeout"}
+		}
+	case Pi:
+		if name == "bash" {
+			return []string{"timeout"}
 		}
 	}
 	return nil
@@ -215,6 +228,8 @@ func (p *Payload) Result() Result {
 			return r
 		}
 		return geminiResult(p, shell)
+	case Pi:
+		return piResult(p, shell)
 	case Gemini:
 		return geminiResult(p, shell)
 	}
@@ -352,6 +367,8 @@ func (p *Payload) Files(root, base string) []string {
 			}
 		}
 		str("file_path")
+	case p.Tool == Pi:
+		str("path")
 	default:
 		str("file_path")
 		str("notebook_path")

@@ -1,6 +1,10 @@
 package redisstore
 
-import "github.com/redis/go-redis/v9"
+import (
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+)
 
 // casScript commits one update if no scope changed since it was read, and
 // keeps the turns of hot scopes (turn.go).
@@ -31,7 +35,10 @@ import "github.com/redis/go-redis/v9"
 // that is not a stream must be found before the state is set. A key of
 // another type is the error "LBWRONGTYPE <its type> <key>"; a turn key of
 // another type is no turn (turns are only about fairness).
-var casScript = redis.NewScript(`
+//
+// Hashed on first use, not at start-up (see stateOpts).
+var casScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(`
 local function wrongtype(key)
   return redis.error_reply('LBWRONGTYPE ' .. redis.call('TYPE', key)['ok'] .. ' ' .. key)
 end
@@ -142,3 +149,4 @@ for i = 1, n do
 end
 return 1
 `)
+})

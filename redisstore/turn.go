@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -58,15 +59,17 @@ func (s *Store) giveUpTurns(ctx context.Context, scopes []string) {
 	for i, sc := range scopes {
 		ks[i] = s.keys.turn(sc)
 	}
-	_ = giveUpScript.Run(ctx, s.client, ks, s.writer).Err()
+	_ = giveUpScript().Run(ctx, s.client, ks, s.writer).Err()
 }
 
 // giveUpScript deletes each of KEYS that holds ARGV[1] (a turn of this
-// writer), and no other.
-var giveUpScript = redis.NewScript(`
+// writer), and no other. Hashed on first use, as casScript.
+var giveUpScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(`
 for _, k in ipairs(KEYS) do
   local v = redis.pcall('GET', k)
   if v == ARGV[1] then redis.call('DEL', k) end
 end
 return 0
 `)
+})

@@ -35,8 +35,13 @@ var (
 	Qwen0_24      = Agent{Name: "Qwen Code 0.24.4", Package: "@qwen-code/qwen-code", Version: "0.24.4", Dir: "qwen-code-0.24.4", Bin: "qwen"}
 )
 
+// Pi0_73 is pi, the coding agent of @mariozechner/pi-coding-agent.
+var Pi0_73 = Agent{Name: "pi 0.73.1", Package: "@mariozechner/pi-coding-agent", Version: "0.73.1", Dir: "pi-0.73.1", Bin: "pi"}
+
 // Pinned lists every pinned release.
-func Pinned() []Agent { return []Agent{ClaudeCode2_1, ClaudeCode2_0, Codex0_169, Gemini0_61, Qwen0_24} }
+func Pinned() []Agent {
+	return []Agent{ClaudeCode2_1, ClaudeCode2_0, Codex0_169, Gemini0_61, Qwen0_24, Pi0_73}
+}
 
 // AgentsDir is the cache the pinned CLIs are installed into:
 // $LOOPBREAKER_AGENTS_DIR, else <user cache dir>/loopbreaker/agents.
