@@ -88,6 +88,10 @@ func NudgeReachesModel(tool Tool, event string) bool {
 		}
 		return false
 	}
+	if tool == Copilot {
+		// Copilot CLI reads additionalContext at postToolUse only.
+		return event == "postToolUse"
+	}
 	if tool == Qwen {
 		// Qwen Code drops additionalContext on PreToolUse.
 		switch event {
@@ -186,6 +190,10 @@ func Render(tool Tool, event string, o Outcome, reason string) Answer {
 		}
 	case Qwen:
 		out = renderQwen(event, o, r)
+	case Copilot:
+		if cr := renderCopilot(event, o, r); cr != nil {
+			return encodeAny(cr)
+		}
 	case Gemini:
 		switch event {
 		case "BeforeTool":

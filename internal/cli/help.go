@@ -36,6 +36,7 @@ func subcommandHelp(name string) (helpText, bool) {
 		"hook codex":        {"answer one Codex CLI hook call (JSON payload on stdin)", "", "loopbreaker hook codex < payload.json"},
 		"hook gemini":       {"answer one Gemini CLI hook call (JSON payload on stdin)", "", "loopbreaker hook gemini < payload.json"},
 		"hook qwen":         {"answer one Qwen Code hook call (JSON payload on stdin)", "", "loopbreaker hook qwen < payload.json"},
+		"hook copilot":      {"answer one GitHub Copilot CLI hook call (JSON payload on stdin, the event named)", "", "loopbreaker hook copilot preToolUse < payload.json"},
 	}[name]
 	return h, ok
 }
