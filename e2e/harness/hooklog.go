@@ -84,6 +84,11 @@ func (a Answer) Text() string {
 }
 
 type wireAnswer struct {
+	// Copilot CLI's answers are flat.
+	PermissionDecision       string `json:"permissionDecision"`
+	PermissionDecisionReason string `json:"permissionDecisionReason"`
+	AdditionalContext        string `json:"additionalContext"`
+
 	Continue      *bool  `json:"continue"`
 	StopReason    string `json:"stopReason"`
 	Decision      string `json:"decision"`
@@ -107,16 +112,19 @@ func decodeAnswer(stdout string) (Answer, error) {
 		return a, err
 	}
 	a.Stop = w.Continue != nil && !*w.Continue
-	a.Deny = w.Decision == "deny" || w.Decision == "block"
+	a.Deny = w.Decision == "deny" || w.Decision == "block" || w.PermissionDecision == "deny"
 	a.SystemMessage = w.SystemMessage
-	for _, r := range []string{w.StopReason, w.Reason} {
+	a.Context = w.AdditionalContext
+	for _, r := range []string{w.StopReason, w.Reason, w.PermissionDecisionReason} {
 		if a.Reason == "" {
 			a.Reason = r
 		}
 	}
 	if h := w.HookSpecific; h != nil {
 		a.Deny = a.Deny || h.PermissionDecision == "deny"
-		a.Context = h.AdditionalContext
+		if h.AdditionalContext != "" {
+			a.Context = h.AdditionalContext
+		}
 		if a.Reason == "" {
 			a.Reason = h.PermissionDecisionReason
 		}
@@ -148,9 +156,15 @@ func ReadCalls(log string) ([]Call, error) {
 			ToolName  string          `json:"tool_name"`
 			ToolUseID string          `json:"tool_use_id"`
 			ToolInput json.RawMessage `json:"tool_input"`
+			// Copilot CLI's names; its command names the event.
+			CopilotTool string          `json:"toolName"`
+			CopilotArgs json.RawMessage `json:"toolArgs"`
 		}
 		if len(c.Payload) > 0 {
 			json.Unmarshal(c.Payload, &p)
+		}
+		if len(c.Args) >= 3 && c.Args[0] == "hook" && c.Args[1] == "copilot" {
+			p.Event, p.ToolName, p.ToolInput = c.Args[2], p.CopilotTool, p.CopilotArgs
 		}
 		c.Event, c.ToolName, c.ToolUseID, c.ToolInput = p.Event, p.ToolName, p.ToolUseID, p.ToolInput
 		if c.Answer, err = decodeAnswer(c.Stdout); err != nil {
