@@ -1,6 +1,6 @@
 // Package transcript reads recorded agent sessions: Claude Code
 // transcripts and stream-json logs, Codex CLI rollouts, Gemini CLI chat
-// logs, SWE-agent and mini-swe-agent trajectories, ATIF trajectories and
+// logs, Qwen Code chats, GitHub Copilot CLI session events, SWE-agent and mini-swe-agent trajectories, ATIF trajectories and
 // loopbreaker's own journal. Each becomes a Session: the tool calls the
 // agent made, with their results, and the ends of its turns, in order.
 //
@@ -36,6 +36,7 @@ const (
 	FormatCodex       Format = "codex"          // ~/.codex/sessions/**/rollout-*.jsonl
 	FormatGemini      Format = "gemini"         // ~/.gemini/tmp/**/chats/*
 	FormatQwen        Format = "qwen"           // ~/.qwen/projects/*/chats/*.jsonl
+	FormatCopilot     Format = "copilot"        // ~/.copilot/session-state/*/events.jsonl
 	FormatSWEAgent    Format = "swe-agent"      // *.traj
 	FormatMiniSWE     Format = "mini-swe-agent" // *.traj.json
 	FormatATIF        Format = "atif"           // trajectory.json (Agent Trajectory Interchange Format)
@@ -124,6 +125,8 @@ func Parse(name string, data []byte) (*Session, error) {
 		s, err = parseGemini(data)
 	case FormatQwen:
 		s, err = parseQwen(data)
+	case FormatCopilot:
+		s, err = parseCopilot(data)
 	case FormatSWEAgent:
 		s, err = parseSWEAgent(data)
 	case FormatMiniSWE:
@@ -133,7 +136,7 @@ func Parse(name string, data []byte) (*Session, error) {
 	case FormatLoopbreaker:
 		s, err = parseJournal(data)
 	default:
-		return nil, fmt.Errorf("%s: %w (want a Claude Code, Codex, Gemini CLI, Qwen Code, SWE-agent, mini-swe-agent or ATIF session, or a loopbreaker journal)", name, ErrUnknownFormat)
+		return nil, fmt.Errorf("%s: %w (want a Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI, SWE-agent, mini-swe-agent or ATIF session, or a loopbreaker journal)", name, ErrUnknownFormat)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s): %w", name, f, err)
@@ -208,11 +211,15 @@ func Detect(data []byte) Format {
 			// Qwen Code's records carry where they come from, and
 			// messages in parts (Gemini's shape, not Claude's content).
 			Provenance string `json:"provenance"`
+			// Copilot CLI's events are {type, data} with dotted types.
+			Data json.RawMessage `json:"data"`
 		}
 		if json.Unmarshal(line, &l) != nil {
 			continue
 		}
 		switch {
+		case isCopilotEvent(l.Type, l.Data):
+			return FormatCopilot
 		case l.Provenance != "" && l.Session != "" && (l.Type == "user" || l.Type == "assistant" || l.Type == "tool_result" || l.Type == "system"):
 			return FormatQwen
 		case l.Seq != nil && l.Scope != "" && (l.Type == string(lb.EntryEvent) || l.Type == string(lb.EntryTransition) || l.Type == string(lb.EntrySnapshot)):

@@ -60,3 +60,25 @@ type Binaries struct {
 	// HookWrap is the hook-call logger (see Wrap).
 	HookWrap string
 }
+
+// RunTier is the body of a tier package's TestMain: when a is installed
+// (and LOOPBREAKER_E2E is not 0) it builds loopbreaker and the hook-call
+// logger into a temporary directory and sets *bins, then runs the tests.
+// Without a, *bins stays empty and every test skips in Require.
+func RunTier(m interface{ Run() int }, a Agent, bins *Binaries) int {
+	if p, err := a.Path(); err == nil && os.Getenv("LOOPBREAKER_E2E") != "0" {
+		if _, err := os.Stat(p); err == nil {
+			dir, err := os.MkdirTemp("", "lb-e2e-"+a.Bin+"-")
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			defer os.RemoveAll(dir)
+			if *bins, err = Build(dir); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+		}
+	}
+	return m.Run()
+}

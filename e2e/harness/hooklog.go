@@ -75,6 +75,15 @@ type Answer struct {
 	SystemMessage string
 }
 
+// Show is a call for a test's message: its event, tool and answer;
+// "none" for nil.
+func Show(c *Call) string {
+	if c == nil {
+		return "none"
+	}
+	return c.Event + " " + c.ToolName + " answered " + strings.TrimSpace(c.Stdout)
+}
+
 // Empty reports whether the answer asks nothing.
 func (a Answer) Empty() bool { return a == Answer{} }
 
