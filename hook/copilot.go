@@ -65,7 +65,7 @@ func parseCopilot(event string, data []byte) (*Payload, error) {
 	}
 	var w copilotWire
 	if err := json.Unmarshal(trimmed, &w); err != nil {
-		return nil, fmt.Errorf("the hook payload on stdin is not a JSON object (%v); first bytes: %q", err, head(trimmed, 60))
+		return nil, fmt.Errorf("the hook payload on stdin is not a JSON object (%v); first bytes: %q", err, Excerpt(trimmed, 60))
 	}
 	args := nullToNil(w.ToolArgs)
 	// Documented as a JSON string in some builds, an object in 1.0.102:
