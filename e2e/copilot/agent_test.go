@@ -11,7 +11,6 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
-	"github.com/loopbreaker/loopbreaker/hook"
 )
 
 const (
@@ -117,7 +116,7 @@ func guarded(t *testing.T, files map[string]string) *agent {
 	t.Helper()
 	a := newAgent(t, files)
 	a.Loopbreaker("init")
-	a.installHooks()
+	a.Loopbreaker("hook", "install", "copilot", "--command", a.Command)
 	a.Commit("loopbreaker")
 	return a
 }
@@ -170,13 +169,3 @@ func create(path, text string) fakemodel.Step {
 }
 
 func goTest() fakemodel.Step { return bash("go test ./...") }
-
-// installHooks writes the hooks file by hand until install lands.
-func (a *agent) installHooks() {
-	hooks := map[string]any{}
-	for _, ev := range hook.CopilotEvents() {
-		hooks[ev] = []map[string]any{{"type": "command", "bash": hook.EventCommand(a.Command, hook.Copilot, ev), "timeoutSec": 30}}
-	}
-	b, _ := json.Marshal(map[string]any{"version": 1, "hooks": hooks})
-	harness.WriteFiles(a.t, a.Repo, map[string]string{".github/hooks/loopbreaker.json": string(b)})
-}
