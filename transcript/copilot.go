@@ -17,7 +17,8 @@ import (
 // "tool.execution_complete" its outcome: success with result.content
 // (what the model read), or an error {message, code}. A call a hook
 // denied (code "denied") never ran and is left out, as it fired no
-// postToolUse. A turn ends at the next prompt and at the end of the file.
+// postToolUse; what hooks added to a result (additionalContext) is taken
+// off it. A turn ends at the next prompt and at the end of the file.
 
 type copilotEvent struct {
 	Type      string `json:"type"`
@@ -96,16 +97,34 @@ func parseCopilot(data []byte) (*Session, error) {
 	return s, nil
 }
 
-// resultText is what the model read of a completed call: the result, or
-// the error message.
+// resultText is what the tool gave for a completed call: the result
+// without what postToolUse hooks added to it, or the error message.
 func resultText(e copilotEvent) string {
 	if e.Data.Result != nil && e.Data.Result.Content != "" {
-		return e.Data.Result.Content
+		return withoutHookGuidance(e.Data.Result.Content)
 	}
 	if e.Data.Error != nil {
 		return e.Data.Error.Message
 	}
 	return ""
+}
+
+// hookGuidance heads what Copilot CLI appends to a result for the
+// additionalContext of postToolUse hooks (loopbreaker's warnings among
+// them), after a blank line and `Tool "NAME" succeeded.`.
+const hookGuidance = " succeeded. Additional guidance from postToolUse hooks:\n"
+
+// withoutHookGuidance takes the hooks' guidance off a recorded result, so
+// that a guarded session replays with the results the tools gave.
+func withoutHookGuidance(s string) string {
+	i := strings.LastIndex(s, hookGuidance)
+	if i < 0 {
+		return s
+	}
+	if j := strings.LastIndex(s[:i], "\n\nTool \""); j >= 0 {
+		return s[:j]
+	}
+	return s
 }
 
 // CopilotCall is the postToolUse payload Copilot CLI sends for a call:

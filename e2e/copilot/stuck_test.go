@@ -1,6 +1,7 @@
 package copilot
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -88,7 +89,38 @@ func (a *agent) check(r run, w want) verdict {
 	if st.State != lb.Open || st.Detector != w.detector {
 		a.t.Errorf("breaker %s by %q (%s), want OPEN by %s", st.State, st.Detector, st.Reason, w.detector)
 	}
+	if w.warn > 0 {
+		a.replayWarnsAt(v.warnAt)
+	}
 	return v
+}
+
+// replayWarnsAt replays the event log Copilot recorded of the run and
+// asserts that the replay warns at the call the live hook warned at.
+func (a *agent) replayWarnsAt(call int) {
+	a.t.Helper()
+	logs := a.sessionLogs()
+	if len(logs) != 1 {
+		a.t.Fatalf("Copilot recorded %d session logs, want 1: %q", len(logs), logs)
+	}
+	rep := a.Loopbreaker("replay", "--json", logs[0])
+	var out struct {
+		Settings []struct {
+			Results []struct {
+				Format string `json:"format"`
+				Warn   *struct {
+					Step int `json:"step"`
+				} `json:"warn"`
+			} `json:"results"`
+		} `json:"settings"`
+	}
+	if err := json.Unmarshal([]byte(rep.Stdout), &out); err != nil || len(out.Settings) != 1 || len(out.Settings[0].Results) != 1 {
+		a.t.Fatalf("replay --json: %v\n%s", err, rep.Stdout)
+	}
+	res := out.Settings[0].Results[0]
+	if res.Format != "copilot" || res.Warn == nil || res.Warn.Step != call {
+		a.t.Errorf("replay of the recorded session: %s, want copilot warned at step %d", rep.Stdout, call)
+	}
 }
 
 // TestStuck: one `copilot -p` run whose model repeats itself; more steps
