@@ -82,8 +82,10 @@ func (a *agent) check(r run, w want) verdict {
 	if i := r.api.Log.FirstMainContaining("circuit breaker OPEN"); i == 0 {
 		a.t.Errorf("the halt message never reached the model")
 	}
-	if !strings.Contains(r.Stdout+r.Stderr, "Denied by preToolUse hook: loopbreaker") {
-		a.t.Errorf("the person does not see the refusal:\n%s\n%s", r.Stdout, r.Stderr)
+	// The person sees the halt message once, under the first refused
+	// call (what the model read with a result is not shown).
+	if !strings.Contains(r.Stdout, "Denied by preToolUse hook: loopbreaker: circuit breaker OPEN") || !strings.Contains(r.Stdout, "is still") {
+		a.t.Errorf("the person does not see the halt, then the refusals:\n%s\n%s", r.Stdout, r.Stderr)
 	}
 	st := a.status()
 	if st.State != lb.Open || st.Detector != w.detector {
