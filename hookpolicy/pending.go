@@ -170,7 +170,8 @@ func (c *call) failedPending(every bool) []lb.ToolCall {
 			// of one response come before any call runs, like those of
 			// the next response when every call failed. A file call
 			// announced again is taken for its failed repeat: the same
-			// edit twice in one response fails the second time anyway.
+			// edit twice in one response fails the second time anyway
+			// (the same view twice costs one failure counted).
 		default:
 			keep = append(keep, pc)
 			continue

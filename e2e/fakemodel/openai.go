@@ -32,16 +32,10 @@ type Step struct {
 	Batch []Step
 }
 
-// Calls is how many tool calls s asks for.
-func (s Step) Calls() int {
-	switch {
-	case len(s.Batch) > 0:
-		return len(s.Batch)
-	case s.Message != "" || (s.Shell == "" && s.Patch == "" && s.Tool == ""):
-		return 0
-	}
-	return 1
-}
+// slots is how many places of the script's history s takes: one per
+// call of a batch, else one (a message too, so that a step's index is the
+// number of tool calls before it in a script without batches).
+func (s Step) slots() int { return max(1, len(s.Batch)) }
 
 // Shell is a step that runs cmd with exec_command.
 func Shell(cmd string) Step { return Step{Shell: cmd} }
@@ -153,14 +147,14 @@ func (m *OpenAI) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // stepAt is the index of the step that answers a conversation with calls
-// tool calls in its history: the steps before it asked for that many.
+// tool calls in its history: the steps before it take that many places.
 func stepAt(script []Step, calls int) int {
 	sum := 0
 	for i, s := range script {
 		if sum >= calls {
 			return i
 		}
-		sum += s.Calls()
+		sum += s.slots()
 	}
 	return len(script)
 }
