@@ -41,13 +41,13 @@ func printHookUsage(w io.Writer) {
       tool's protocol on stdout. Always exits 0 (an exit 2 could trap an agent).
       Copilot CLI's payloads do not name their event: EVENT does
       (preToolUse, postToolUse, userPromptSubmitted, sessionStart, agentStop).
-  loopbreaker hook install|uninstall claude|codex|gemini|qwen [--project|--user] [--command prog]
+  loopbreaker hook install|uninstall claude|codex|gemini|qwen|copilot [--project|--user] [--command prog]
       add (or remove) loopbreaker's entries in the tool's settings file,
       leaving everything else as it is; a backup of the previous content is
       kept next to the file (<file>.loopbreaker.bak) until uninstall puts it
       back; a file the install created is removed again.
   loopbreaker hook status [-C dir] [--json]
-      for claude, codex, gemini and qwen: where the hooks are installed, the CLI's
+      for claude, codex, gemini, qwen and copilot: where the hooks are installed, the CLI's
       version, whether it will run them (trust), the last hook call per agent
       session, and agent sessions that ran with no hook call at all.
 
