@@ -92,6 +92,14 @@ func NudgeReachesModel(tool Tool, event string) bool {
 		// Copilot CLI reads additionalContext at postToolUse only.
 		return event == "postToolUse"
 	}
+	if tool == Pi {
+		// A pi tool_call handler can block a call but add no text.
+		switch event {
+		case "PostToolUse", "UserPromptSubmit", "SessionStart":
+			return true
+		}
+		return false
+	}
 	if tool == Qwen {
 		// Qwen Code drops additionalContext on PreToolUse.
 		switch event {
@@ -194,6 +202,8 @@ func Render(tool Tool, event string, o Outcome, reason string) Answer {
 		if cr := renderCopilot(event, o, r); cr != nil {
 			return encodeAny(cr)
 		}
+	case Pi:
+		out = renderPi(event, o, r)
 	case Gemini:
 		switch event {
 		case "BeforeTool":

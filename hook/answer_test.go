@@ -111,6 +111,26 @@ func TestRender(t *testing.T) {
 		{Qwen, "Stop", Stop, obj(sys)},
 		{Qwen, "Notification", Stop, ""},
 		{Qwen, "PreToolUse", Notice, obj(sys)},
+
+		// pi, through loopbreaker's extension: Claude's words; a halt at
+		// a tool call blocks it and aborts the run, a halt at a result
+		// replaces it and aborts.
+		{Pi, "PreToolUse", Allow, ""},
+		{Pi, "PreToolUse", Nudge, ""},
+		{Pi, "PreToolUse", Deny, obj(denyPre)},
+		{Pi, "PreToolUse", Stop, obj(stopFields, denyPre, sys)},
+		{Pi, "PostToolUse", Nudge, obj(ctx("PostToolUse"))},
+		{Pi, "PostToolUse", Deny, obj(ctx("PostToolUse"))},
+		{Pi, "PostToolUse", Stop, obj(stopFields, sys)},
+		{Pi, "UserPromptSubmit", Nudge, obj(ctx("UserPromptSubmit"))},
+		{Pi, "UserPromptSubmit", Deny, obj(blockReason)},
+		{Pi, "UserPromptSubmit", Stop, obj(blockReason, sys)},
+		{Pi, "SessionStart", Nudge, obj(ctx("SessionStart"))},
+		{Pi, "SessionStart", Stop, obj(ctx("SessionStart"), sys)},
+		{Pi, "Stop", Allow, ""},
+		{Pi, "Stop", Nudge, obj(sys)},
+		{Pi, "Stop", Stop, obj(sys)},
+		{Pi, "PreToolUse", Notice, obj(sys)},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.tool)+"/"+tt.event+"/"+tt.o.String(), func(t *testing.T) {
@@ -204,6 +224,7 @@ func TestNudgeReachesModel(t *testing.T) {
 		{Codex, "PostToolUse", true}, {Codex, "Stop", false},
 		{Gemini, "AfterTool", true}, {Gemini, "BeforeTool", false}, {Gemini, "AfterAgent", false},
 		{Qwen, "PostToolUse", true}, {Qwen, "UserPromptSubmit", true}, {Qwen, "PreToolUse", false}, {Qwen, "Stop", false},
+		{Pi, "PostToolUse", true}, {Pi, "UserPromptSubmit", true}, {Pi, "SessionStart", true}, {Pi, "PreToolUse", false}, {Pi, "Stop", false},
 	} {
 		if got := NudgeReachesModel(tt.tool, tt.event); got != tt.want {
 			t.Errorf("NudgeReachesModel(%s, %s) = %v, want %v", tt.tool, tt.event, got, tt.want)

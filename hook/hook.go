@@ -1,6 +1,6 @@
 // Package hook adapts loopbreaker to the hook protocols of agent CLIs:
-// Claude Code, OpenAI Codex CLI, Gemini CLI, Qwen Code and GitHub Copilot
-// CLI (see PROTOCOLS.md).
+// Claude Code, OpenAI Codex CLI, Gemini CLI, Qwen Code, pi and GitHub
+// Copilot CLI (see PROTOCOLS.md).
 //
 // It reads a hook payload (Parse), turns a tool call into the breaker's
 // canonical ToolCall (BuildToolCall), renders the breaker's answer in the
@@ -29,6 +29,10 @@ const (
 	// Qwen is Qwen Code: a fork of Gemini CLI whose hooks speak Claude
 	// Code's events and answers, with Gemini's tool names and results.
 	Qwen Tool = "qwen"
+	// Pi is pi (@mariozechner/pi-coding-agent): it has no hook settings
+	// but extensions; loopbreaker's extension (PiExtension) sends Claude
+	// Code's event names and reads Claude Code's answers.
+	Pi Tool = "pi"
 	// Copilot is GitHub Copilot CLI: camelCase events whose payload does
 	// not name the event, so the installed command does
 	// (`loopbreaker hook copilot preToolUse`).
@@ -36,7 +40,7 @@ const (
 )
 
 // AllTools lists the supported tools.
-func AllTools() []Tool { return []Tool{Claude, Codex, Gemini, Qwen, Copilot} }
+func AllTools() []Tool { return []Tool{Claude, Codex, Gemini, Qwen, Pi, Copilot} }
 
 // ParseTool turns a command-line word into a Tool.
 func ParseTool(s string) (Tool, error) {
@@ -45,7 +49,7 @@ func ParseTool(s string) (Tool, error) {
 			return t, nil
 		}
 	}
-	return "", fmt.Errorf("unknown agent %q: want claude, codex, gemini, qwen or copilot", s)
+	return "", fmt.Errorf("unknown agent %q: want claude, codex, gemini, qwen, pi or copilot", s)
 }
 
 // Kind is what an event means to loopbreaker, whatever the tool calls it.

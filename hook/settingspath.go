@@ -8,7 +8,8 @@ import (
 
 // SettingsPath is the file loopbreaker's hooks go into: the user's
 // (user=true) or the project's settings of tool. getenv reads HOME,
-// CLAUDE_CONFIG_DIR, CODEX_HOME, QWEN_HOME and COPILOT_HOME.
+// CLAUDE_CONFIG_DIR, CODEX_HOME, QWEN_HOME, PI_CODING_AGENT_DIR and
+// COPILOT_HOME. pi's is the extension file loopbreaker writes.
 func SettingsPath(tool Tool, user bool, project string, getenv func(string) string) (string, error) {
 	if !user {
 		switch tool {
@@ -24,6 +25,8 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			// Copilot CLI runs every *.json of the directory: a file of
 			// loopbreaker's own, merged with nothing.
 			return filepath.Join(project, ".github", "hooks", CopilotHooksFile), nil
+		case Pi:
+			return filepath.Join(project, ".pi", "extensions", PiExtensionFile), nil
 		}
 		return "", fmt.Errorf("unknown tool %q", tool)
 	}
@@ -58,6 +61,11 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			return filepath.Join(d, "hooks", CopilotHooksFile), nil
 		}
 		return filepath.Join(home, ".copilot", "hooks", CopilotHooksFile), nil
+	case Pi:
+		if d := getenv("PI_CODING_AGENT_DIR"); d != "" {
+			return filepath.Join(d, "extensions", PiExtensionFile), nil
+		}
+		return filepath.Join(home, ".pi", "agent", "extensions", PiExtensionFile), nil
 	}
 	return "", fmt.Errorf("unknown tool %q", tool)
 }

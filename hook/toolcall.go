@@ -77,6 +77,15 @@ func Classify(tool Tool, name string) Class {
 		case "view":
 			return ClassRead
 		}
+	case Pi:
+		switch name {
+		case "bash":
+			return ClassShell
+		case "edit", "write":
+			return ClassEdit
+		case "read":
+			return ClassRead
+		}
 	}
 	return ClassOther
 }
@@ -117,6 +126,10 @@ func VolatileFields(tool Tool, name string) []string {
 			// mode (sync or async), detach and initial_wait schedule the
 			// command; shellId names the session it runs in.
 			return []string{"description", "mode", "detach", "initial_wait", "shellId"}
+		}
+	case Pi:
+		if name == "bash" {
+			return []string{"timeout"}
 		}
 	}
 	return nil
@@ -230,6 +243,8 @@ func (p *Payload) Result() Result {
 			return r
 		}
 		return geminiResult(p, shell)
+	case Pi:
+		return piResult(p, shell)
 	case Gemini:
 		return geminiResult(p, shell)
 	case Copilot:
@@ -369,6 +384,8 @@ func (p *Payload) Files(root, base string) []string {
 			}
 		}
 		str("file_path")
+	case p.Tool == Pi:
+		str("path")
 	default:
 		str("file_path")
 		str("notebook_path")

@@ -158,6 +158,9 @@ func merge(tool hook.Tool, data []byte, command string, o *Options) ([]byte, []C
 		return mergeCopilot(data, command, o)
 	}
 	install := o != nil
+	if tool == hook.Pi {
+		return mergePi(data, command, install)
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		if !install {
 			return data, nil, nil
@@ -786,6 +789,10 @@ func uninstallFile(tool hook.Tool, sf settingsFile, res *FileResult, out, origin
 		dir := filepath.Dir(res.Path)
 		if tool == hook.Copilot {
 			removeCopilotDirs(sf, res)
+			return nil
+		}
+		if tool == hook.Pi {
+			res.RemovedDir = removePiDirs(sf, dir)
 			return nil
 		}
 		switch filepath.Base(dir) {

@@ -23,6 +23,9 @@ func FindInstalled(tool hook.Tool, data []byte) Installed {
 	if tool == hook.Copilot {
 		return findCopilotInstalled(data)
 	}
+	if tool == hook.Pi {
+		return findInstalledPi(data)
+	}
 	var in Installed
 	obj, err := parseObject(data)
 	if err != nil {

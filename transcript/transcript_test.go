@@ -45,6 +45,9 @@ func TestReadersOnSessions(t *testing.T) {
 		// after them are left out.
 		{"copilot-events-failing-edit.jsonl", transcript.FormatCopilot, "", 4, 1, "bash", 4, 0},
 		{"copilot-events-cycle-guarded.jsonl", transcript.FormatCopilot, "", 10, 1, "view", 0, 0},
+		// Two failing go test runs around two fixes, a failed edit, a
+		// missing file, an unknown tool, then the tests pass.
+		{"pi-session-calc.jsonl", transcript.FormatPi, "01a21e74-ff67-76d9-94ee-b661f7cb249c", 10, 1, "bash", 5, 3},
 		{"swe-agent-calc-java.traj", transcript.FormatSWEAgent, "swe-agent-calc-java", 10, 1, "Bash", 2, 2},
 		{"mini-swe-agent-calc.traj.json", transcript.FormatMiniSWE, "calc__calc-1", 5, 1, "Bash", 1, 1},
 		{"loopbreaker-journal.jsonl", transcript.FormatLoopbreaker, "session:default", 0, 0, "", -1, -1},

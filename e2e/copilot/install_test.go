@@ -28,14 +28,8 @@ func TestInstallRunsBesideOtherHooksAndUninstallRestores(t *testing.T) {
 	if r.Exit != 0 {
 		t.Fatalf("copilot exit %d\n%s", r.Exit, r.Stderr)
 	}
-	events := map[string]int{}
-	for _, c := range a.Calls() {
-		events[c.Event]++
-	}
-	for _, e := range []string{"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop"} {
-		if events[e] == 0 {
-			t.Errorf("no %s hook call reached loopbreaker (calls: %v)", e, events)
-		}
+	if missing, seen := harness.Missing(a.Calls(), "sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "agentStop"); len(missing) > 0 {
+		t.Errorf("no hook call of %v reached loopbreaker (calls: %v)", missing, seen)
 	}
 	if b, err := os.ReadFile(audit); err != nil || !strings.Contains(string(b), `"toolName":"bash"`) {
 		t.Errorf("the person's own hook did not run beside loopbreaker's: %v %q", err, b)

@@ -23,5 +23,5 @@ import (
 var bins harness.Binaries
 
 func TestMain(m *testing.M) {
-	os.Exit(harness.RunTier(m, harness.Copilot1_0, &bins))
+	os.Exit(harness.TierMain(m, harness.Copilot1_0, &bins))
 }

@@ -36,9 +36,12 @@ var (
 	Copilot1_0    = Agent{Name: "GitHub Copilot CLI 1.0.102", Package: "@github/copilot", Version: "1.0.102", Dir: "copilot-1.0.102", Bin: "copilot"}
 )
 
+// Pi0_73 is pi, the coding agent of @mariozechner/pi-coding-agent.
+var Pi0_73 = Agent{Name: "pi 0.73.1", Package: "@mariozechner/pi-coding-agent", Version: "0.73.1", Dir: "pi-0.73.1", Bin: "pi"}
+
 // Pinned lists every pinned release.
 func Pinned() []Agent {
-	return []Agent{ClaudeCode2_1, ClaudeCode2_0, Codex0_169, Gemini0_61, Qwen0_24, Copilot1_0}
+	return []Agent{ClaudeCode2_1, ClaudeCode2_0, Codex0_169, Gemini0_61, Qwen0_24, Pi0_73, Copilot1_0}
 }
 
 // AgentsDir is the cache the pinned CLIs are installed into:

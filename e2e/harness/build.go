@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"testing"
 )
 
 // ModuleRoot is the directory of loopbreaker's go.mod, found from the
@@ -61,24 +62,20 @@ type Binaries struct {
 	HookWrap string
 }
 
-// RunTier is the body of a tier package's TestMain: when a is installed
-// (and LOOPBREAKER_E2E is not 0) it builds loopbreaker and the hook-call
-// logger into a temporary directory and sets *bins, then runs the tests.
-// Without a, *bins stays empty and every test skips in Require.
-func RunTier(m interface{ Run() int }, a Agent, bins *Binaries) int {
-	if p, err := a.Path(); err == nil && os.Getenv("LOOPBREAKER_E2E") != "0" {
-		if _, err := os.Stat(p); err == nil {
-			dir, err := os.MkdirTemp("", "lb-e2e-"+a.Bin+"-")
-			if err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				return 1
-			}
-			defer os.RemoveAll(dir)
-			if *bins, err = Build(dir); err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				return 1
-			}
-		}
+// Copy puts a copy of loopbreaker at a path of its own and returns it:
+// a program the test can move or delete after installing the hooks.
+func (b Binaries) Copy(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "bin", "loopbreaker")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	return m.Run()
+	exe, err := os.ReadFile(b.Loopbreaker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, exe, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

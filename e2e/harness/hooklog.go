@@ -188,6 +188,21 @@ func ReadCalls(log string) ([]Call, error) {
 	return calls, nil
 }
 
+// Missing lists the events of want that no call of calls is of, with
+// how many calls each event had, for a test's message.
+func Missing(calls []Call, want ...string) (missing []string, seen map[string]int) {
+	seen = map[string]int{}
+	for _, c := range calls {
+		seen[c.Event]++
+	}
+	for _, e := range want {
+		if seen[e] == 0 {
+			missing = append(missing, e)
+		}
+	}
+	return missing, seen
+}
+
 // Latencies are the durations of calls in milliseconds, sorted.
 func Latencies(calls []Call) []float64 {
 	ms := make([]float64, len(calls))

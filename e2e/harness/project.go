@@ -9,31 +9,30 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 )
 
-// Project is one scenario's working copy: a git repository, a home of
-// its own (so the agent CLI's user settings and sessions are the
-// scenario's), the hook-call logger as the command the hooks run, and the
-// environment every process of the scenario gets.
+// Project is one scenario's project for an agent CLI: a git repository,
+// a home of its own (so the CLI's own directory and loopbreaker's state
+// are the scenario's), the hook-call logger as the program loopbreaker's
+// hooks run, and the environment for both.
 type Project struct {
 	T    testing.TB
 	Bins Binaries
-	// Repo is the repository the agent works in; Home its HOME.
-	Repo, Home string
-	// Command is the logger to install as the hooks' program; HookLog is
-	// where it logs each call.
+	Repo string
+	Home string
+	// Command is the hook-call logger standing in for loopbreaker
+	// (`hook install --command`); HookLog is its log.
 	Command, HookLog string
 	Env              []string
 }
 
-// NewProject makes the repository of files and a home, and puts the
-// hook-call logger in a directory of its own. extraEnv is added to
-// BaseEnv.
-func NewProject(t testing.TB, bins Binaries, files map[string]string, extraEnv ...string) *Project {
+// NewProject makes a Project with files committed in its repository and
+// BaseEnv plus env as its environment.
+func NewProject(t testing.TB, bins Binaries, files map[string]string, env ...string) *Project {
 	t.Helper()
 	if bins.Loopbreaker == "" {
 		t.Fatal("loopbreaker was not built (TestMain)")
 	}
 	p := &Project{T: t, Bins: bins, Repo: NewRepo(t, files), Home: t.TempDir()}
-	p.Env = append(BaseEnv(p.Home), extraEnv...)
+	p.Env = append(BaseEnv(p.Home), env...)
 	p.Command, p.HookLog = Wrap(t, bins, filepath.Join(t.TempDir(), "wrap"))
 	return p
 }
@@ -42,22 +41,25 @@ func NewProject(t testing.TB, bins Binaries, files map[string]string, extraEnv .
 // test when it exits non-zero.
 func (p *Project) Loopbreaker(args ...string) Result {
 	p.T.Helper()
-	r := p.LoopbreakerExit(args...)
+	r := Run(p.T, Cmd{Path: p.Bins.Loopbreaker, Args: args, Dir: p.Repo, Env: p.Env, Timeout: 30 * time.Second})
 	if r.Exit != 0 {
 		p.T.Fatalf("loopbreaker %s: exit %d\n%s%s", strings.Join(args, " "), r.Exit, r.Stdout, r.Stderr)
 	}
 	return r
 }
 
-// LoopbreakerExit runs the real loopbreaker in the repository, whatever
-// its exit code.
-func (p *Project) LoopbreakerExit(args ...string) Result {
+// Guard runs `loopbreaker init` and installs tool's hooks in the
+// project with the logger as their program, committed so that they are
+// not the agent's changes.
+func (p *Project) Guard(tool string) {
 	p.T.Helper()
-	return Run(p.T, Cmd{Path: p.Bins.Loopbreaker, Args: args, Dir: p.Repo, Env: p.Env, Timeout: 30 * time.Second})
+	p.Loopbreaker("init")
+	p.Loopbreaker("hook", "install", tool, "--command", p.Command)
+	p.Commit("loopbreaker")
 }
 
 // Commit commits everything in the repository, so that what loopbreaker
-// and the tests set up is not the agent's change.
+// and the test set up is not the agent's change.
 func (p *Project) Commit(msg string) {
 	p.T.Helper()
 	Git(p.T, p.Repo, "add", "-A")
@@ -70,7 +72,7 @@ func (p *Project) Calls() []Call {
 	return MustReadCalls(p.T, p.HookLog)
 }
 
-// Status is `loopbreaker status --session S --json`.
+// Status is `loopbreaker status --session SESSION --json`.
 func (p *Project) Status(session string) lb.Status {
 	p.T.Helper()
 	return Status(p.T, p.Loopbreaker("status", "--session", session, "--json"))

@@ -22,5 +22,5 @@ import (
 var bins harness.Binaries
 
 func TestMain(m *testing.M) {
-	os.Exit(harness.RunTier(m, harness.Qwen0_24, &bins))
+	os.Exit(harness.TierMain(m, harness.Qwen0_24, &bins))
 }

@@ -81,7 +81,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("hook status: unexpected argument %q (it reports on claude, codex, gemini, qwen and copilot together)", fs.Arg(0))
+		return usagef("hook status: unexpected argument %q (it reports on claude, codex, gemini, qwen, pi and copilot together)", fs.Arg(0))
 	}
 	project := resolveProject(env, o.project)
 	rep := hookStatusReport{Project: project, Warnings: []string{}}
@@ -168,6 +168,8 @@ func unseenHint(tool hook.Tool) string {
 		return "an untrusted folder (with security.folderTrust on), qwen started in a subdirectory, or disableAllHooks"
 	case hook.Copilot:
 		return "an untrusted folder (trust it in copilot, or --trust-folder for one -p run), or disableAllHooks in ~/.copilot/settings.json"
+	case hook.Pi:
+		return "pi started in a subdirectory (it loads .pi/extensions of its working directory only), or run with --no-extensions"
 	}
 	return "hooks switched off, or the settings file not read"
 }
@@ -189,6 +191,8 @@ func agentSessions(env *Env, tool hook.Tool, project string, since time.Time) []
 		return hookinstall.QwenSessions(hookinstall.QwenDir(env.Getenv), project, since)
 	case hook.Copilot:
 		return hookinstall.CopilotSessions(hookinstall.CopilotDir(env.Getenv), project, since)
+	case hook.Pi:
+		return hookinstall.PiSessions(hookinstall.PiSessionsDir(env.Getenv), project, since)
 	}
 	return nil
 }
