@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/config"
@@ -26,6 +27,12 @@ type hookAnswerOptions struct {
 // blocks a turn end. The policy is hookpolicy's; this wires it.
 func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string) (err error) {
 	var o hookAnswerOptions
+	// Copilot CLI's payloads do not name their event: the installed
+	// command does, as the word after the tool.
+	var event string
+	if tool == hook.Copilot && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		event, args = args[0], args[1:]
+	}
 	fs := newFlagSet("hook "+string(tool), env)
 	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent of the working directory with loopbreaker.yaml (or a legacy .loopbreaker/))")
 	def := env.Getenv("LOOPBREAKER_SESSION")
@@ -41,10 +48,14 @@ func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string)
 	// A person who typed the command gets a notice instead of a wait for
 	// input; like every hook answer it exits 0.
 	if isTerminal(env.Stdin) {
-		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: stdin is a terminal: the agent CLI runs this command with its JSON payload on stdin (try `loopbreaker hook %s < payload.json`); to install the hooks run `loopbreaker hook install %s`\n", tool, tool, tool)
+		try := string(tool)
+		if tool == hook.Copilot {
+			try += " preToolUse"
+		}
+		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: stdin is a terminal: the agent CLI runs this command with its JSON payload on stdin (try `loopbreaker hook %s < payload.json`); to install the hooks run `loopbreaker hook install %s`\n", tool, try, tool)
 		return nil
 	}
-	p, perr := hook.Read(tool, env.Stdin)
+	p, perr := hook.ReadEvent(tool, event, env.Stdin)
 	if perr != nil {
 		msg := fmt.Sprintf("loopbreaker hook %s: %v. This call was not checked; the agent goes on. Check that the hook runs `loopbreaker hook %s` with the payload on stdin.", tool, perr, tool)
 		fmt.Fprintln(env.Stderr, msg)
