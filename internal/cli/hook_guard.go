@@ -30,7 +30,7 @@ func hookGuard(env *Env, w *workspace) *hookpolicy.Guard {
 		StateRoot: guardStateRoot(env, w),
 		Vars:      map[string]string{},
 	}
-	for _, name := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "COPILOT_HOME", "LOOPBREAKER_DIR", "LOOPBREAKER_STATE_DIR"} {
+	for _, name := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "COPILOT_HOME", "PI_CODING_AGENT_DIR", "LOOPBREAKER_DIR", "LOOPBREAKER_STATE_DIR"} {
 		if v := env.Getenv(name); v != "" {
 			p.Vars[name] = v
 		}
@@ -56,6 +56,9 @@ func hookGuard(env *Env, w *workspace) *hookpolicy.Guard {
 	p.Hooks = append(p.Hooks, codexConfigPath(env))
 	if dir := env.Getenv("COPILOT_HOME"); filepath.IsAbs(dir) {
 		p.HookDirs = append(p.HookDirs, filepath.Join(dir, "hooks"))
+	}
+	if dir := env.Getenv("PI_CODING_AGENT_DIR"); filepath.IsAbs(dir) {
+		p.HookDirs = append(p.HookDirs, filepath.Join(dir, "extensions"))
 	}
 	if exe, err := os.Executable(); err == nil {
 		p.Binaries = append(p.Binaries, exe)
