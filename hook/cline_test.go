@@ -67,7 +67,7 @@ func TestClinePayloads(t *testing.T) {
 // TestClineParseWithoutHookName takes the event from the hook file the
 // payload came to, and refuses a payload with neither.
 func TestClineParseWithoutHookName(t *testing.T) {
-	p, err := ParseAs(Cline, []byte(`{"taskId":"t1","tool_call":{"id":"c1","name":"read_files","input":{}}}`), "PreToolUse")
+	p, err := ParseEvent(Cline, "PreToolUse", []byte(`{"taskId":"t1","tool_call":{"id":"c1","name":"read_files","input":{}}}`))
 	if err != nil || p.Event != "PreToolUse" || p.Kind != KindPreTool || p.SessionID != "t1" || p.ToolName != "read_files" {
 		t.Fatalf("%+v %v", p, err)
 	}

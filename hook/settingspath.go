@@ -10,7 +10,7 @@ import (
 // folder of its hook scripts): the user's
 // (user=true) or the project's settings of tool. getenv reads HOME,
 // CLAUDE_CONFIG_DIR, CODEX_HOME, QWEN_HOME, PI_CODING_AGENT_DIR and
-// CLINE_DIR. pi's is the extension file loopbreaker writes.
+// COPILOT_HOME and CLINE_DIR. pi's is the extension file loopbreaker writes.
 func SettingsPath(tool Tool, user bool, project string, getenv func(string) string) (string, error) {
 	if !user {
 		switch tool {
@@ -25,6 +25,10 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 		case Cline:
 			// A folder: one script per event.
 			return filepath.Join(project, ".clinerules", "hooks"), nil
+		case Copilot:
+			// Copilot CLI runs every *.json of the directory: a file of
+			// loopbreaker's own, merged with nothing.
+			return filepath.Join(project, ".github", "hooks", CopilotHooksFile), nil
 		case Pi:
 			return filepath.Join(project, ".pi", "extensions", PiExtensionFile), nil
 		}
@@ -61,6 +65,11 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			return filepath.Join(d, "hooks"), nil
 		}
 		return filepath.Join(home, ".cline", "hooks"), nil
+	case Copilot:
+		if d := getenv("COPILOT_HOME"); d != "" {
+			return filepath.Join(d, "hooks", CopilotHooksFile), nil
+		}
+		return filepath.Join(home, ".copilot", "hooks", CopilotHooksFile), nil
 	case Pi:
 		if d := getenv("PI_CODING_AGENT_DIR"); d != "" {
 			return filepath.Join(d, "extensions", PiExtensionFile), nil
@@ -73,3 +82,7 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 // BackupSuffix is appended to a settings file's name for the copy of its
 // content from before loopbreaker's first install.
 const BackupSuffix = ".loopbreaker.bak"
+
+// CopilotHooksFile is the name of loopbreaker's hooks file in Copilot
+// CLI's hooks directories.
+const CopilotHooksFile = "loopbreaker.json"

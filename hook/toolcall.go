@@ -77,6 +77,15 @@ func Classify(tool Tool, name string) Class {
 		case "read_files":
 			return ClassRead
 		}
+	case Copilot:
+		switch name {
+		case "bash":
+			return ClassShell
+		case "edit", "create":
+			return ClassEdit
+		case "view":
+			return ClassRead
+		}
 	case Pi:
 		switch name {
 		case "bash":
@@ -120,6 +129,12 @@ func VolatileFields(tool Tool, name string) []string {
 	case Qwen:
 		if name == "run_shell_command" {
 			return []string{"description", "is_background", "timeout"}
+		}
+	case Copilot:
+		if name == "bash" {
+			// mode (sync or async), detach and initial_wait schedule the
+			// command; shellId names the session it runs in.
+			return []string{"description", "mode", "detach", "initial_wait", "shellId"}
 		}
 	case Pi:
 		if name == "bash" {
@@ -243,6 +258,8 @@ func (p *Payload) Result() Result {
 		return geminiResult(p, shell)
 	case Cline:
 		return clineResult(p, shell)
+	case Copilot:
+		return copilotResult(p, shell)
 	}
 	if r.ExitCode != nil && *r.ExitCode != 0 {
 		r.Failed = true
@@ -386,6 +403,9 @@ func (p *Payload) Files(root, base string) []string {
 		str("file_path")
 		str("notebook_path")
 		str("absolute_path")
+		if p.Tool == Copilot {
+			str("path")
+		}
 		var many []string
 		if json.Unmarshal(in["paths"], &many) == nil {
 			names = append(names, many...)

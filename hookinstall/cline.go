@@ -26,7 +26,7 @@ const clineScriptHeader = "#!/bin/sh\n# loopbreaker's Cline hook: `loopbreaker h
 // clineScript is the script for event: the guarded command, so that a
 // moved or deleted loopbreaker never blocks the agent.
 func clineScript(program, event string) []byte {
-	return []byte(clineScriptHeader + hook.ClineCommand(program, event) + "\n")
+	return []byte(clineScriptHeader + hook.EventCommand(program, hook.Cline, event) + "\n")
 }
 
 // isOurClineScript reports whether a hook script is loopbreaker's: a

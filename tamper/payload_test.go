@@ -37,9 +37,15 @@ func TestCallOf(t *testing.T) {
 		{hook.Cline, `{"hookName":"tool_call","taskId":"t","workspaceRoots":["/home/dev/proj"],"tool_call":{"id":"c","name":"editor","input":{"command":"create","path":"/home/dev/.cline/hooks/TaskComplete","file_text":"exit 0"}}}`, KindHooks},
 		{hook.Cline, `{"hookName":"tool_call","taskId":"t","workspaceRoots":["/home/dev/proj"],"tool_call":{"id":"c","name":"run_commands","input":{"commands":["cat .clinerules/hooks/PreToolUse","go test ./..."]}}}`, ""},
 		{hook.Cline, `{"hookName":"tool_call","taskId":"t","workspaceRoots":["/home/dev/proj"],"tool_call":{"id":"c","name":"apply_patch","input":{"input":"*** Begin Patch\n*** Update File: /home/dev/proj/calc.go\n@@\n-a\n+b\n*** End Patch"}}}`, ""},
+		// Copilot CLI's payloads name no event: the command does.
+		{hook.Copilot, `{"sessionId":"s","cwd":"/home/dev/proj","toolName":"bash","toolArgs":{"command":"loopbreaker reset --session copilot","description":"x"}}`, KindCommand},
+		{hook.Copilot, `{"sessionId":"s","cwd":"/home/dev/proj","toolName":"edit","toolArgs":{"path":"/home/dev/proj/.github/hooks/loopbreaker.json","old_str":"preToolUse","new_str":"x"}}`, KindHooks},
+		{hook.Copilot, `{"sessionId":"s","cwd":"/home/dev/proj","toolName":"create","toolArgs":{"path":"/home/dev/proj/.github/hooks/zz.json","file_text":"{}"}}`, KindHooks},
+		{hook.Copilot, `{"sessionId":"s","cwd":"/home/dev/proj","toolName":"edit","toolArgs":{"path":"/home/dev/proj/calc.go","old_str":"a","new_str":"b"}}`, ""},
+		{hook.Copilot, `{"sessionId":"s","cwd":"/home/dev/proj","toolName":"view","toolArgs":{"path":"/home/dev/proj/.github/hooks/loopbreaker.json"}}`, ""},
 	}
 	for _, c := range cases {
-		p, err := hook.Read(c.tool, strings.NewReader(c.payload))
+		p, err := hook.ReadEvent(c.tool, map[hook.Tool]string{hook.Copilot: "preToolUse"}[c.tool], strings.NewReader(c.payload))
 		if err != nil {
 			t.Fatalf("%s: %v", c.payload, err)
 		}

@@ -1,6 +1,6 @@
 // Package transcript reads recorded agent sessions: Claude Code
 // transcripts and stream-json logs, Codex CLI rollouts, Gemini CLI chat
-// logs, Qwen Code chats, pi sessions, SWE-agent and mini-swe-agent trajectories, ATIF trajectories and
+// logs, Qwen Code chats, pi sessions, GitHub Copilot CLI session events, SWE-agent and mini-swe-agent trajectories, ATIF trajectories and
 // loopbreaker's own journal. Each becomes a Session: the tool calls the
 // agent made, with their results, and the ends of its turns, in order.
 //
@@ -37,6 +37,7 @@ const (
 	FormatGemini      Format = "gemini"         // ~/.gemini/tmp/**/chats/*
 	FormatQwen        Format = "qwen"           // ~/.qwen/projects/*/chats/*.jsonl
 	FormatCline       Format = "cline"          // ~/.cline/data/sessions/*/*.messages.json
+	FormatCopilot     Format = "copilot"        // ~/.copilot/session-state/*/events.jsonl
 	FormatPi          Format = "pi"             // ~/.pi/agent/sessions/*/*.jsonl
 	FormatSWEAgent    Format = "swe-agent"      // *.traj
 	FormatMiniSWE     Format = "mini-swe-agent" // *.traj.json
@@ -128,6 +129,8 @@ func Parse(name string, data []byte) (*Session, error) {
 		s, err = parseQwen(data)
 	case FormatCline:
 		s, err = parseCline(data)
+	case FormatCopilot:
+		s, err = parseCopilot(data)
 	case FormatPi:
 		s, err = parsePi(data)
 	case FormatSWEAgent:
@@ -139,7 +142,7 @@ func Parse(name string, data []byte) (*Session, error) {
 	case FormatLoopbreaker:
 		s, err = parseJournal(data)
 	default:
-		return nil, fmt.Errorf("%s: %w (want a Claude Code, Codex, Gemini CLI, Qwen Code, pi, Cline, SWE-agent, mini-swe-agent or ATIF session, or a loopbreaker journal)", name, ErrUnknownFormat)
+		return nil, fmt.Errorf("%s: %w (want a Claude Code, Codex, Gemini CLI, Qwen Code, pi, Copilot CLI, Cline, SWE-agent, mini-swe-agent or ATIF session, or a loopbreaker journal)", name, ErrUnknownFormat)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s): %w", name, f, err)
@@ -218,6 +221,8 @@ func Detect(data []byte) Format {
 			// Qwen Code's records carry where they come from, and
 			// messages in parts (Gemini's shape, not Claude's content).
 			Provenance string `json:"provenance"`
+			// Copilot CLI's events are {type, data} with dotted types.
+			Data json.RawMessage `json:"data"`
 			// pi's header line: {type: "session", version, id, cwd}.
 			Version json.RawMessage `json:"version"`
 			ID      string          `json:"id"`
@@ -227,6 +232,8 @@ func Detect(data []byte) Format {
 			continue
 		}
 		switch {
+		case isCopilotEvent(l.Type, l.Data):
+			return FormatCopilot
 		case l.Type == "session" && len(l.Version) > 0 && l.ID != "" && l.Cwd != "":
 			return FormatPi
 		case l.Provenance != "" && l.Session != "" && (l.Type == "user" || l.Type == "assistant" || l.Type == "tool_result" || l.Type == "system"):

@@ -44,6 +44,11 @@ func TestReadersOnSessions(t *testing.T) {
 		// files read in turn until loopbreaker cancelled the run (the
 		// last call has no result; its warning is a message of its own).
 		{"cline-messages-cycle-guarded.json", transcript.FormatCline, "1795808816805_s4hg3", 11, 1, "run_commands", 2, 0},
+		// A failing go test (exit 1 in the shell's status line), three
+		// edits whose text is not found; the two calls the hook denied
+		// after them are left out.
+		{"copilot-events-failing-edit.jsonl", transcript.FormatCopilot, "", 4, 1, "bash", 4, 0},
+		{"copilot-events-cycle-guarded.jsonl", transcript.FormatCopilot, "", 10, 1, "view", 0, 0},
 		// Two failing go test runs around two fixes, a failed edit, a
 		// missing file, an unknown tool, then the tests pass.
 		{"pi-session-calc.jsonl", transcript.FormatPi, "01a21e74-ff67-76d9-94ee-b661f7cb249c", 10, 1, "bash", 5, 3},

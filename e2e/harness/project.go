@@ -55,8 +55,15 @@ func (p *Project) Guard(tool string) {
 	p.T.Helper()
 	p.Loopbreaker("init")
 	p.Loopbreaker("hook", "install", tool, "--command", p.Command)
+	p.Commit("loopbreaker")
+}
+
+// Commit commits everything in the repository, so that what loopbreaker
+// and the test set up is not the agent's change.
+func (p *Project) Commit(msg string) {
+	p.T.Helper()
 	Git(p.T, p.Repo, "add", "-A")
-	Git(p.T, p.Repo, "commit", "-q", "--allow-empty", "-m", "loopbreaker")
+	Git(p.T, p.Repo, "commit", "-q", "--allow-empty", "-m", msg)
 }
 
 // Calls is every hook call so far.

@@ -8,14 +8,14 @@ import (
 	"github.com/loopbreaker/loopbreaker/hook"
 )
 
-// runHook is `loopbreaker hook`: `hook claude|codex|gemini|qwen|pi|cline` answers one
+// runHook is `loopbreaker hook`: `hook claude|codex|gemini|qwen|pi|copilot|cline` answers one
 // hook call of that agent CLI (payload on stdin, answer on stdout), and
 // `hook install|uninstall TOOL` edits the tool's settings.
 func runHook(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printHookUsage(env.Stdout)
 		if len(args) == 0 {
-			return usagef("hook: name an agent (claude, codex, gemini, qwen, pi, cline) or install/uninstall")
+			return usagef("hook: name an agent (claude, codex, gemini, qwen, pi, copilot, cline) or install/uninstall")
 		}
 		return nil
 	}
@@ -35,19 +35,21 @@ func runHook(ctx context.Context, env *Env, args []string) error {
 func printHookUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage:
   loopbreaker hook claude|codex|gemini|qwen|pi [-C dir] [--session name]
-  loopbreaker hook cline [EVENT] [-C dir] [--session name]
+  loopbreaker hook copilot|cline EVENT [-C dir] [--session name]
       answer one hook call: the agent CLI writes its JSON payload on stdin,
       loopbreaker records the tool call or turn and prints the answer in the
       tool's protocol on stdout. Always exits 0 (an exit 2 could trap an agent).
+      Copilot CLI's payloads do not name their event: EVENT does
+      (preToolUse, postToolUse, userPromptSubmitted, sessionStart, agentStop).
       Cline's hook files pass their name (PreToolUse, PostToolUse,
       TaskComplete) as EVENT.
-  loopbreaker hook install|uninstall claude|codex|gemini|qwen|pi|cline [--project|--user] [--command prog]
+  loopbreaker hook install|uninstall claude|codex|gemini|qwen|pi|copilot|cline [--project|--user] [--command prog]
       add (or remove) loopbreaker's entries in the tool's settings file,
       leaving everything else as it is; a backup of the previous content is
       kept next to the file (<file>.loopbreaker.bak) until uninstall puts it
       back; a file the install created is removed again.
   loopbreaker hook status [-C dir] [--json]
-      for claude, codex, gemini, qwen, pi and cline: where the hooks are installed, the CLI's
+      for claude, codex, gemini, qwen, pi, copilot and cline: where the hooks are installed, the CLI's
       version, whether it will run them (trust), the last hook call per agent
       session, and agent sessions that ran with no hook call at all.
 

@@ -27,6 +27,16 @@ type hookAnswerOptions struct {
 // blocks a turn end. The policy is hookpolicy's; this wires it.
 func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string) (err error) {
 	var o hookAnswerOptions
+	// Copilot CLI's payloads do not name their event: the installed
+	// command does, as the word after the tool; a Cline hook file passes
+	// its own name, the event when the payload names none.
+	var event string
+	if (tool == hook.Copilot || tool == hook.Cline) && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		event, args = args[0], args[1:]
+		if tool == hook.Cline && !hook.IsClineEvent(event) {
+			return usagef("hook cline: %q is not a Cline hook event (PreToolUse, PostToolUse, TaskComplete...)", event)
+		}
+	}
 	fs := newFlagSet("hook "+string(tool), env)
 	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent of the working directory with loopbreaker.yaml (or a legacy .loopbreaker/))")
 	def := env.Getenv("LOOPBREAKER_SESSION")
@@ -36,25 +46,20 @@ func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string)
 	fs.StringVar(&o.session, "session", def, "session `name` whose breaker the hook feeds (env LOOPBREAKER_SESSION; default: the tool's name)")
 	fs.StringVar(&o.caller, "caller", env.Getenv("LOOPBREAKER_CALLER"), "who is asking; the half-open probe is tied to it (env LOOPBREAKER_CALLER; default: the session)")
 	fs.Var(&o.sets, "set", "override a configuration `key=value` (repeatable)")
-	// A Cline hook file passes its own name: the event when the payload
-	// names none.
-	event := ""
-	if tool == hook.Cline && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		event, args = args[0], args[1:]
-		if !hook.IsClineEvent(event) {
-			return usagef("hook cline: %q is not a Cline hook event (PreToolUse, PostToolUse, TaskComplete...)", event)
-		}
-	}
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	// A person who typed the command gets a notice instead of a wait for
 	// input; like every hook answer it exits 0.
 	if isTerminal(env.Stdin) {
-		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: stdin is a terminal: the agent CLI runs this command with its JSON payload on stdin (try `loopbreaker hook %s < payload.json`); to install the hooks run `loopbreaker hook install %s`\n", tool, tool, tool)
+		try := string(tool)
+		if tool == hook.Copilot {
+			try += " preToolUse"
+		}
+		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: stdin is a terminal: the agent CLI runs this command with its JSON payload on stdin (try `loopbreaker hook %s < payload.json`); to install the hooks run `loopbreaker hook install %s`\n", tool, try, tool)
 		return nil
 	}
-	p, perr := hook.ReadAs(tool, env.Stdin, event)
+	p, perr := hook.ReadEvent(tool, event, env.Stdin)
 	if perr != nil {
 		msg := fmt.Sprintf("loopbreaker hook %s: %v. This call was not checked; the agent goes on. Check that the hook runs `loopbreaker hook %s` with the payload on stdin.", tool, perr, tool)
 		fmt.Fprintln(env.Stderr, msg)

@@ -3,13 +3,13 @@ package cli
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"os"
 	"path/filepath"
 
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 	"github.com/loopbreaker/loopbreaker/hookpolicy"
+	"github.com/loopbreaker/loopbreaker/internal/jsonenc"
 	"github.com/loopbreaker/loopbreaker/session"
 	"github.com/loopbreaker/loopbreaker/tamper"
 )
@@ -30,7 +30,7 @@ func hookGuard(env *Env, w *workspace) *hookpolicy.Guard {
 		StateRoot: guardStateRoot(env, w),
 		Vars:      map[string]string{},
 	}
-	for _, name := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "LOOPBREAKER_DIR", "LOOPBREAKER_STATE_DIR"} {
+	for _, name := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "COPILOT_HOME", "PI_CODING_AGENT_DIR", "LOOPBREAKER_DIR", "LOOPBREAKER_STATE_DIR"} {
 		if v := env.Getenv(name); v != "" {
 			p.Vars[name] = v
 		}
@@ -60,6 +60,12 @@ func hookGuard(env *Env, w *workspace) *hookpolicy.Guard {
 		}
 	}
 	p.Hooks = append(p.Hooks, codexConfigPath(env))
+	if dir := env.Getenv("COPILOT_HOME"); filepath.IsAbs(dir) {
+		p.HookDirs = append(p.HookDirs, filepath.Join(dir, "hooks"))
+	}
+	if dir := env.Getenv("PI_CODING_AGENT_DIR"); filepath.IsAbs(dir) {
+		p.HookDirs = append(p.HookDirs, filepath.Join(dir, "extensions"))
+	}
 	if exe, err := os.Executable(); err == nil {
 		p.Binaries = append(p.Binaries, exe)
 		if real, err := filepath.EvalSymlinks(exe); err == nil && real != exe {
@@ -95,22 +101,33 @@ func absIn(dir, path string) string {
 // files (permissions the CLI saves as the person approves them) are not
 // part of it.
 func guardFingerprint(env *Env, w *workspace) string {
-	type place struct {
-		Path      string
-		Installed hookinstall.Installed
-	}
-	var doc struct {
-		Config any
-		Hooks  []place
-	}
-	doc.Config = w.cfg
+	// jsonenc.Marshal gives json.Marshal's bytes (the fingerprints breakers
+	// hold were made with it) without building its tables of every type
+	// under lb.Config in each hook process.
+	return hashDoc(fingerprintOf(env, w), jsonenc.Marshal)
+}
+
+// fingerprintPlace is one agent CLI's settings file in the fingerprint.
+type fingerprintPlace struct {
+	Path      string
+	Installed hookinstall.Installed
+}
+
+// fingerprintDoc is what the fingerprint hashes, as JSON.
+type fingerprintDoc struct {
+	Config any
+	Hooks  []fingerprintPlace
+}
+
+func fingerprintOf(env *Env, w *workspace) fingerprintDoc {
+	doc := fingerprintDoc{Config: w.cfg}
 	for _, tool := range hook.AllTools() {
 		for _, user := range []bool{false, true} {
 			path, err := hook.SettingsPath(tool, user, w.project, env.Getenv)
 			if err != nil {
 				continue
 			}
-			pl := place{Path: path}
+			pl := fingerprintPlace{Path: path}
 			if tool == hook.Cline {
 				events, prog := hookinstall.ClineInstalled(path)
 				pl.Installed = hookinstall.Installed{Events: events}
@@ -123,7 +140,13 @@ func guardFingerprint(env *Env, w *workspace) string {
 			doc.Hooks = append(doc.Hooks, pl)
 		}
 	}
-	b, err := json.Marshal(doc)
+	return doc
+}
+
+// hashDoc is the first 6 bytes of the SHA-256 of doc's JSON, in hex; ""
+// when it cannot be encoded.
+func hashDoc(doc fingerprintDoc, marshal func(any) ([]byte, error)) string {
+	b, err := marshal(doc)
 	if err != nil {
 		return ""
 	}

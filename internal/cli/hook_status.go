@@ -81,7 +81,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("hook status: unexpected argument %q (it reports on claude, codex, gemini, qwen and pi together)", fs.Arg(0))
+		return usagef("hook status: unexpected argument %q (it reports on claude, codex, gemini, qwen, pi and copilot together)", fs.Arg(0))
 	}
 	project := resolveProject(env, o.project)
 	rep := hookStatusReport{Project: project, Warnings: []string{}}
@@ -168,6 +168,8 @@ func unseenHint(tool hook.Tool) string {
 		return "an untrusted folder (with security.folderTrust on), qwen started in a subdirectory, or disableAllHooks"
 	case hook.Cline:
 		return "cline started with another workspace (--cwd), or the scripts removed from .clinerules/hooks"
+	case hook.Copilot:
+		return "an untrusted folder (trust it in copilot, or --trust-folder for one -p run), or disableAllHooks in ~/.copilot/settings.json"
 	case hook.Pi:
 		return "pi started in a subdirectory (it loads .pi/extensions of its working directory only), or run with --no-extensions"
 	}
@@ -191,6 +193,8 @@ func agentSessions(env *Env, tool hook.Tool, project string, since time.Time) []
 		return hookinstall.QwenSessions(hookinstall.QwenDir(env.Getenv), project, since)
 	case hook.Cline:
 		return hookinstall.ClineSessions(hookinstall.ClineDataDir(env.Getenv), project, since)
+	case hook.Copilot:
+		return hookinstall.CopilotSessions(hookinstall.CopilotDir(env.Getenv), project, since)
 	case hook.Pi:
 		return hookinstall.PiSessions(hookinstall.PiSessionsDir(env.Getenv), project, since)
 	}
@@ -274,6 +278,13 @@ func toolStatus(ctx context.Context, env *Env, tool hook.Tool, project string) t
 			ts.Warnings = append(ts.Warnings, "Qwen Code runs no project hooks in an untrusted folder (user-level hooks still run)")
 		} else {
 			ts.Trust = "unknown: folder trust is on and the folder is in no trusted folders file (Qwen Code runs no project hooks until it is trusted)"
+		}
+	case hook.Copilot:
+		if trusted, why := hookinstall.CopilotFolderTrust(project, env.Getenv); trusted {
+			ts.Trust = "trusted (" + why + ")"
+		} else {
+			ts.Trust = "untrusted (" + why + ")"
+			ts.Warnings = append(ts.Warnings, "Copilot CLI runs no project hooks (.github/hooks) in an untrusted folder: trust it when copilot asks (user-level hooks still run)")
 		}
 	case hook.Claude:
 		if installedAnywhere(ts) && ts.Version != "" {

@@ -94,6 +94,11 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	// directory. On Redis every server is a peer: nothing is cached, every
 	// call is one store update (fleet.go).
 	rs, fleet := w.store.(*redisstore.Store)
+	if fleet {
+		// A server writes hot scopes (global) without pause, as the
+		// other servers do: the one that loses goes next.
+		rs.TakeTurns()
+	}
 	if !fleet {
 		release, err := lockServer(w.stateDir, addr)
 		if err != nil {
@@ -128,7 +133,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if fleet {
 		src.Store = func() metrics.StoreCounters {
 			c := rs.Counters()
-			return metrics.StoreCounters{Updates: c.Updates, Scripts: c.Scripts, Conflicts: c.Conflicts, RoundTrips: c.RoundTrips}
+			return metrics.StoreCounters{Updates: c.Updates, Scripts: c.Scripts, Conflicts: c.Conflicts, TurnWaits: c.TurnWaits, RoundTrips: c.RoundTrips}
 		}
 	}
 	mt := metrics.New(src)
@@ -184,16 +189,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if admin == "" {
 		log.Info("resets over HTTP are disabled (LOOPBREAKER_ADMIN_TOKEN is not set)")
 	}
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-	}
-	limiter.Configure(srv)
+	srv := httpapi.HTTPServer(handler, limiter, log, context.WithoutCancel(ctx))
 	fmt.Fprintf(env.Stderr, "loopbreaker: serving http://%s (state %s, %s)\n", ln.Addr(), w.storeName(), mode(walDir, fleet))
 
 	served := make(chan error, 1)
