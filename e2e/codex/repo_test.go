@@ -22,12 +22,12 @@ func calcRepo() map[string]string {
 var brokenCalc = harness.Calc4()["calc.go"]
 
 // calcFixes are four patches, each fixing one function.
-var calcFixes = []string{
-	fixLine("calc.go", "func Add(a, b int) int { return a - b }", "func Add(a, b int) int { return a + b }"),
-	fixLine("calc.go", "func Sub(a, b int) int { return a + b }", "func Sub(a, b int) int { return a - b }"),
-	fixLine("calc.go", "func Mul(a, b int) int { return a + b }", "func Mul(a, b int) int { return a * b }"),
-	fixLine("calc.go", "func Div(a, b int) int { return a * b }", "func Div(a, b int) int { return a / b }"),
-}
+var calcFixes = func() (patches []string) {
+	for _, f := range harness.Calc4Fixes {
+		patches = append(patches, fixLine("calc.go", f[0], f[1]))
+	}
+	return patches
+}()
 
 // sameBadEdit rewrites calc.go with the same broken content: the model
 // re-applying a fix that does not fix anything.
@@ -47,56 +47,18 @@ var (
 
 // pyRepo is calcRepo in Python, for pytest -q.
 func pyRepo() map[string]string {
-	return map[string]string{
-		"README.md": "# calc\n",
-		"calc.py":   brokenPy,
-		"test_calc.py": `from calc import add, sub, mul, div
+	files := harness.Calc4Py()
+	files["README.md"] = "# calc\n"
+	return files
+}
 
-
-def test_add():
-    assert add(2, 3) == 5
-
-
-def test_sub():
-    assert sub(5, 3) == 2
-
-
-def test_mul():
-    assert mul(4, 3) == 12
-
-
-def test_div():
-    assert div(12, 3) == 4
-`,
+// pyFixes are four patches, each fixing one function of calc.py.
+var pyFixes = func() (patches []string) {
+	for _, f := range harness.Calc4PyFixes {
+		patches = append(patches, fmt.Sprintf("*** Begin Patch\n*** Update File: calc.py\n@@ def %s(a, b):\n-    return %s\n+    return %s\n*** End Patch\n", f[0], f[1], f[2]))
 	}
-}
-
-const brokenPy = `def add(a, b):
-    return a - b
-
-
-def sub(a, b):
-    return a + b
-
-
-def mul(a, b):
-    return a + b
-
-
-def div(a, b):
-    return a * b
-`
-
-var pyFixes = []string{
-	fixPy("add", "a - b", "a + b"),
-	fixPy("sub", "a + b", "a - b"),
-	fixPy("mul", "a + b", "a * b"),
-	fixPy("div", "a * b", "a // b"),
-}
-
-func fixPy(fn, old, new string) string {
-	return fmt.Sprintf("*** Begin Patch\n*** Update File: calc.py\n@@ def %s(a, b):\n-    return %s\n+    return %s\n*** End Patch\n", fn, old, new)
-}
+	return patches
+}()
 
 // fixOneByOne is the productive loop: run the tests, fix one, run them
 // again, until all pass.

@@ -12,111 +12,6 @@ import (
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
 
-// ops is a Go module with four functions wrong and a test for each.
-var ops = map[string]string{
-	"go.mod": "module example.com/ops\n\ngo 1.21\n",
-	"ops.go": `package ops
-
-func Add(a, b int) int {
-	return a - b
-}
-
-func Sub(a, b int) int {
-	return a + b
-}
-
-func Mul(a, b int) int {
-	return a + b
-}
-
-func Div(a, b int) int {
-	return a * b
-}
-`,
-	"ops_test.go": `package ops
-
-import "testing"
-
-func TestAdd(t *testing.T) {
-	if got := Add(2, 3); got != 5 {
-		t.Errorf("Add(2, 3) = %d, want 5", got)
-	}
-}
-
-func TestSub(t *testing.T) {
-	if got := Sub(5, 3); got != 2 {
-		t.Errorf("Sub(5, 3) = %d, want 2", got)
-	}
-}
-
-func TestMul(t *testing.T) {
-	if got := Mul(3, 4); got != 12 {
-		t.Errorf("Mul(3, 4) = %d, want 12", got)
-	}
-}
-
-func TestDiv(t *testing.T) {
-	if got := Div(8, 2); got != 4 {
-		t.Errorf("Div(8, 2) = %d, want 4", got)
-	}
-}
-`,
-}
-
-// opsPy is the same four functions and tests in Python.
-var opsPy = map[string]string{
-	"ops.py": `def add(a, b):
-    return a - b
-
-
-def sub(a, b):
-    return a + b
-
-
-def mul(a, b):
-    return a + b
-
-
-def div(a, b):
-    return a * b
-`,
-	"test_ops.py": `from ops import add, sub, mul, div
-
-
-def test_add():
-    assert add(2, 3) == 5
-
-
-def test_sub():
-    assert sub(5, 3) == 2
-
-
-def test_mul():
-    assert mul(3, 4) == 12
-
-
-def test_div():
-    assert div(8, 2) == 4
-`,
-}
-
-// fixes are the four edits, each fixing one function (old, new), in Go
-// and in Python.
-var (
-	goFixes = [][2]string{
-		{"func Add(a, b int) int {\n\treturn a - b", "func Add(a, b int) int {\n\treturn a + b"},
-		{"func Sub(a, b int) int {\n\treturn a + b", "func Sub(a, b int) int {\n\treturn a - b"},
-		{"func Mul(a, b int) int {\n\treturn a + b", "func Mul(a, b int) int {\n\treturn a * b"},
-		{"func Div(a, b int) int {\n\treturn a * b", "func Div(a, b int) int {\n\treturn a / b"},
-	}
-	pyFixes = [][2]string{
-		{"def add(a, b):\n    return a - b", "def add(a, b):\n    return a + b"},
-		{"def sub(a, b):\n    return a + b", "def sub(a, b):\n    return a - b"},
-		{"def mul(a, b):\n    return a + b", "def mul(a, b):\n    return a * b"},
-		{"def div(a, b):\n    return a * b", "def div(a, b):\n    return a // b"},
-	}
-)
-
 // manyFiles is a package whose eight files each return a wrong name.
 func manyFiles() map[string]string {
 	files := map[string]string{"go.mod": "module example.com/names\n\ngo 1.21\n"}
@@ -157,23 +52,24 @@ func TestProductive(t *testing.T) {
 		// Plain `go test` prints only the failing tests: a test that has
 		// passed is absent from the next run's output.
 		name:  "four tests fixed one per run, go test",
-		files: ops,
+		files: harness.Calc4(),
 		steps: func(repo string) []fakemodel.GeminiStep {
 			steps := []fakemodel.GeminiStep{goTest()}
-			for _, f := range goFixes {
-				steps = append(steps, replace(filepath.Join(repo, "ops.go"), f[0], f[1]), goTest())
+			for _, f := range harness.Calc4Fixes {
+				steps = append(steps, replace(filepath.Join(repo, "calc.go"), f[0], f[1]), goTest())
 			}
 			return steps
 		},
 	}, {
 		name:  "four tests fixed one per run, pytest -q",
-		files: opsPy,
+		files: harness.Calc4Py(),
 		needs: []string{"python3", "-m", "pytest", "--version"},
 		steps: func(repo string) []fakemodel.GeminiStep {
 			pytest := fakemodel.GeminiCall("run_shell_command", map[string]any{"command": "python3 -m pytest -q", "description": "Run the tests"})
 			steps := []fakemodel.GeminiStep{pytest}
-			for _, f := range pyFixes {
-				steps = append(steps, replace(filepath.Join(repo, "ops.py"), f[0], f[1]), pytest)
+			for _, f := range harness.Calc4PyFixes {
+				def := fmt.Sprintf("def %s(a, b):\n    return ", f[0])
+				steps = append(steps, replace(filepath.Join(repo, "calc.py"), def+f[1], def+f[2]), pytest)
 			}
 			return steps
 		},

@@ -85,3 +85,60 @@ func TestDiv(t *testing.T) {
 `,
 	}
 }
+
+// Calc4Fixes are the four edits (old line, new line) that each fix one
+// function of Calc4's calc.go, in the order of its tests.
+var Calc4Fixes = [4][2]string{
+	{"func Add(a, b int) int { return a - b }", "func Add(a, b int) int { return a + b }"},
+	{"func Sub(a, b int) int { return a + b }", "func Sub(a, b int) int { return a - b }"},
+	{"func Mul(a, b int) int { return a + b }", "func Mul(a, b int) int { return a * b }"},
+	{"func Div(a, b int) int { return a * b }", "func Div(a, b int) int { return a / b }"},
+}
+
+// Calc4Py is Calc4 in Python (calc.py and test_calc.py), for pytest.
+func Calc4Py() map[string]string {
+	return map[string]string{
+		"calc.py": `def add(a, b):
+    return a - b
+
+
+def sub(a, b):
+    return a + b
+
+
+def mul(a, b):
+    return a + b
+
+
+def div(a, b):
+    return a * b
+`,
+		"test_calc.py": `from calc import add, sub, mul, div
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+def test_sub():
+    assert sub(5, 3) == 2
+
+
+def test_mul():
+    assert mul(4, 3) == 12
+
+
+def test_div():
+    assert div(12, 3) == 4
+`,
+	}
+}
+
+// Calc4PyFixes are the four edits (function, old expression, new
+// expression) that each fix one function of Calc4Py's calc.py.
+var Calc4PyFixes = [4][3]string{
+	{"add", "a - b", "a + b"},
+	{"sub", "a + b", "a - b"},
+	{"mul", "a + b", "a * b"},
+	{"div", "a * b", "a // b"},
+}

@@ -10,14 +10,6 @@ import (
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
 
-// calcFixes fix the four functions of harness.Calc4, one each.
-var calcFixes = [][2]string{
-	{"func Add(a, b int) int { return a - b }", "func Add(a, b int) int { return a + b }"},
-	{"func Sub(a, b int) int { return a + b }", "func Sub(a, b int) int { return a - b }"},
-	{"func Mul(a, b int) int { return a + b }", "func Mul(a, b int) int { return a * b }"},
-	{"func Div(a, b int) int { return a * b }", "func Div(a, b int) int { return a / b }"},
-}
-
 // assertLeftAlone checks a run loopbreaker must not touch: every
 // scripted call ran, no answer warned or refused, the model never heard of
 // the breaker, and pi ended normally with the model's last message.
@@ -58,7 +50,7 @@ func TestFourTestsFixedOnePerRun(t *testing.T) {
 	t.Parallel()
 	a := guarded(t, harness.Calc4())
 	seen := 0
-	for i, fix := range calcFixes {
+	for i, fix := range harness.Calc4Fixes {
 		steps := []fakemodel.Step{bash("go test ./..."), edit("calc.go", fix[0], fix[1]), bash("go test ./..."), {Message: "Fixed one more test."}}
 		r := a.pi("fix the next failing test", steps)
 		calls := a.Calls()
@@ -79,7 +71,7 @@ func TestEditsAcrossManyFilesNotHalted(t *testing.T) {
 	for i := 1; i <= 8; i++ {
 		steps = append(steps, write(fmt.Sprintf("docs/part%d.md", i), fmt.Sprintf("# Part %d\n\nWhat part %d does.\n", i, i)))
 	}
-	for _, fix := range calcFixes {
+	for _, fix := range harness.Calc4Fixes {
 		steps = append(steps, edit("calc.go", fix[0], fix[1]))
 	}
 	steps = append(steps, bash("go test ./..."), fakemodel.Message("Documented every part and fixed calc."))
