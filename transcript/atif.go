@@ -50,18 +50,15 @@ func parseATIF(data []byte) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{ID: t.SessionID}
-	active, lastText := false, ""
+	var tu turn
 	for _, st := range t.Steps {
 		switch st.Source {
 		case "user":
-			if active {
-				s.Steps = append(s.Steps, Step{TurnEnd: true, Message: lastText, Time: parseTime(st.Timestamp)})
-			}
-			active, lastText = false, ""
+			tu.end(s, parseTime(st.Timestamp))
 		case "agent":
-			active = true
+			tu.begin()
 			if m := textOf(st.Message); m != "" {
-				lastText = m
+				tu.say(m)
 			}
 			results := map[string]string{}
 			var order []string
@@ -86,9 +83,7 @@ func parseATIF(data []byte) (*Session, error) {
 			}
 		}
 	}
-	if active {
-		s.Steps = append(s.Steps, Step{TurnEnd: true, Message: lastText})
-	}
+	tu.endOfFile(s)
 	return s, nil
 }
 

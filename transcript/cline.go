@@ -24,18 +24,10 @@ import (
 type clineSession struct {
 	SessionID string `json:"sessionId"`
 	Messages  []struct {
-		Role    string `json:"role"`
-		Content []struct {
-			Type      string          `json:"type"`
-			Text      string          `json:"text"`
-			ID        string          `json:"id"`
-			Name      string          `json:"name"`
-			Input     json.RawMessage `json:"input"`
-			ToolUseID string          `json:"tool_use_id"`
-			Content   json.RawMessage `json:"content"`
-			IsError   bool            `json:"is_error"`
-		} `json:"content"`
-		TS int64 `json:"ts"`
+		Role string `json:"role"`
+		// The blocks are Anthropic's, as in Claude Code's transcripts.
+		Content []claudeBlock `json:"content"`
+		TS      int64         `json:"ts"`
 	} `json:"messages"`
 }
 
@@ -46,7 +38,7 @@ func parseCline(data []byte) (*Session, error) {
 	}
 	s := &Session{ID: cs.SessionID}
 	inputs := map[string]json.RawMessage{}
-	active, lastText := false, ""
+	var tu turn
 	for _, m := range cs.Messages {
 		var t time.Time
 		if m.TS > 0 {
@@ -54,13 +46,13 @@ func parseCline(data []byte) (*Session, error) {
 		}
 		switch m.Role {
 		case "assistant":
-			active = true
+			tu.begin()
 			for _, b := range m.Content {
 				switch b.Type {
 				case "tool_use":
 					inputs[b.ID] = b.Input
 				case "text":
-					lastText = b.Text
+					tu.say(b.Text)
 				}
 			}
 		case "user":
@@ -79,16 +71,11 @@ func parseCline(data []byte) (*Session, error) {
 				}
 			}
 			if prompt {
-				if active {
-					s.Steps = append(s.Steps, Step{TurnEnd: true, Message: lastText, Time: t})
-				}
-				active, lastText = false, ""
+				tu.end(s, t)
 			}
 		}
 	}
-	if active {
-		s.Steps = append(s.Steps, Step{TurnEnd: true, Message: lastText})
-	}
+	tu.endOfFile(s)
 	return s, nil
 }
 

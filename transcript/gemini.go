@@ -87,7 +87,7 @@ func parseGemini(data []byte) (*Session, error) {
 			}
 		})
 	}
-	active, lastText := false, ""
+	var tu turn
 	for _, id := range order {
 		m := msgs[id]
 		switch m.Type {
@@ -95,23 +95,18 @@ func parseGemini(data []byte) (*Session, error) {
 			if !geminiPrompt(m.Content) {
 				continue // function responses sent back to the model
 			}
-			if active {
-				s.Steps = append(s.Steps, Step{TurnEnd: true, Message: lastText, Time: parseTime(m.Timestamp)})
-			}
-			active, lastText = false, ""
+			tu.end(s, parseTime(m.Timestamp))
 		case "gemini":
 			if t := textOf(m.Content); t != "" {
-				lastText = t
+				tu.say(t)
 			}
-			active = true
+			tu.begin()
 			for _, c := range m.ToolCalls {
 				s.Steps = append(s.Steps, Step{Call: geminiPayload(c), Time: parseTime(m.Timestamp)})
 			}
 		}
 	}
-	if active {
-		s.Steps = append(s.Steps, Step{TurnEnd: true, Message: lastText})
-	}
+	tu.endOfFile(s)
 	return s, nil
 }
 

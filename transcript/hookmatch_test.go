@@ -3,11 +3,47 @@ package transcript_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
+
+// payloads is the calls of s in order, as hook payloads.
+func payloads(s *transcript.Session) []*hook.Payload {
+	var calls []*hook.Payload
+	for _, st := range s.Steps {
+		if st.Call != nil {
+			calls = append(calls, st.Call)
+		}
+	}
+	return calls
+}
+
+// assertWarningTakenOff checks a guarded session of n calls read from
+// path: the warning the agent recorded appended to result warned (counted
+// from 1) is taken off, so that call has the same result as call same,
+// and the last call, whose result loopbreaker's halt replaced, stays a
+// failure (the tool's own output is not in the file).
+func assertWarningTakenOff(t *testing.T, path string, n, warned, same int) {
+	t.Helper()
+	s, err := transcript.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := payloads(s)
+	if len(calls) != n {
+		t.Fatalf("%d calls, want %d", len(calls), n)
+	}
+	a, b := hook.BuildToolCall(calls[same-1], "", ""), hook.BuildToolCall(calls[warned-1], "", "")
+	if a.ResultHash != b.ResultHash || strings.Contains(string(calls[warned-1].ToolResponse), "loopbreaker") {
+		t.Errorf("result %d still differs from result %d: %s", warned, same, calls[warned-1].ToolResponse)
+	}
+	if last := hook.BuildToolCall(calls[n-1], "", ""); last.Error == nil {
+		t.Errorf("the halted call %d reads as a success: %s", n, calls[n-1].ToolResponse)
+	}
+}
 
 // assertSameAsHooks checks that the calls of s, a session recorded in a
 // run whose hook payloads are in hook/testdata/DIR, are the calls the
@@ -15,12 +51,7 @@ import (
 // for a call with no payload kept there.
 func assertSameAsHooks(t *testing.T, s *transcript.Session, tool hook.Tool, dir string, hooks []string) {
 	t.Helper()
-	var calls []*hook.Payload
-	for _, st := range s.Steps {
-		if st.Call != nil {
-			calls = append(calls, st.Call)
-		}
-	}
+	calls := payloads(s)
 	if len(calls) != len(hooks) {
 		t.Fatalf("%d calls in the session, want %d", len(calls), len(hooks))
 	}

@@ -43,7 +43,7 @@ type piEntry struct {
 func parsePi(data []byte) (*Session, error) {
 	s := &Session{}
 	args := map[string]json.RawMessage{}
-	active, lastText := false, ""
+	var tu turn
 	jsonLines(data, func(line []byte) {
 		var e piEntry
 		if json.Unmarshal(line, &e) != nil {
@@ -62,18 +62,15 @@ func parsePi(data []byte) (*Session, error) {
 		m := e.Message
 		switch m.Role {
 		case "user":
-			if active {
-				s.Steps = append(s.Steps, Step{TurnEnd: true, Message: lastText, Time: t})
-			}
-			active, lastText = false, ""
+			tu.end(s, t)
 		case "assistant":
-			active = true
+			tu.begin()
 			for _, c := range m.Content {
 				switch c.Type {
 				case "toolCall":
 					args[c.ID] = c.Arguments
 				case "text":
-					lastText = c.Text
+					tu.say(c.Text)
 				}
 			}
 		case "toolResult":
@@ -86,9 +83,7 @@ func parsePi(data []byte) (*Session, error) {
 			s.Steps = append(s.Steps, Step{Call: piPayload(m.ToolName, args[m.ToolCallID], strings.Join(parts, "\n"), m.IsError), Time: t})
 		}
 	})
-	if active {
-		s.Steps = append(s.Steps, Step{TurnEnd: true, Message: lastText})
-	}
+	tu.endOfFile(s)
 	return s, nil
 }
 

@@ -1,7 +1,6 @@
 package transcript_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/loopbreaker/loopbreaker/hook"
@@ -39,24 +38,5 @@ func TestPiSessionMatchesHookPayloads(t *testing.T) {
 // result as the 4th; the 10th result was replaced by the halt and stays a
 // failure (the tool's own output is not in the file).
 func TestPiSessionWithoutOwnWarnings(t *testing.T) {
-	s, err := transcript.Read("testdata/pi-session-cycle-guarded.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var calls []*hook.Payload
-	for _, st := range s.Steps {
-		if st.Call != nil {
-			calls = append(calls, st.Call)
-		}
-	}
-	if len(calls) != 10 {
-		t.Fatalf("%d calls, want 10", len(calls))
-	}
-	fourth, sixth := hook.BuildToolCall(calls[3], "", ""), hook.BuildToolCall(calls[5], "", "")
-	if fourth.ResultHash != sixth.ResultHash || strings.Contains(string(calls[5].ToolResponse), "loopbreaker") {
-		t.Errorf("the 6th result still differs from the 4th: %s", calls[5].ToolResponse)
-	}
-	if tenth := hook.BuildToolCall(calls[9], "", ""); tenth.Error == nil {
-		t.Errorf("the halted 10th call reads as a success: %s", calls[9].ToolResponse)
-	}
+	assertWarningTakenOff(t, "testdata/pi-session-cycle-guarded.jsonl", 10, 6, 4)
 }

@@ -59,7 +59,7 @@ func parseQwen(data []byte) (*Session, error) {
 		args json.RawMessage
 	}
 	calls := map[string]call{}
-	active, lastText := false, ""
+	var tu turn
 	jsonLines(data, func(line []byte) {
 		var r qwenRecord
 		if json.Unmarshal(line, &r) != nil {
@@ -74,18 +74,15 @@ func parseQwen(data []byte) (*Session, error) {
 			if r.Provenance != "real_user" {
 				return
 			}
-			if active {
-				s.Steps = append(s.Steps, Step{TurnEnd: true, Message: lastText, Time: t})
-			}
-			active, lastText = false, ""
+			tu.end(s, t)
 		case "assistant":
-			active = true
+			tu.begin()
 			for _, p := range r.Message.Parts {
 				switch {
 				case p.FunctionCall != nil:
 					calls[p.FunctionCall.ID] = call{p.FunctionCall.Name, p.FunctionCall.Args}
 				case p.Text != "" && !p.Thought:
-					lastText = p.Text
+					tu.say(p.Text)
 				}
 			}
 		case "tool_result":
@@ -108,9 +105,7 @@ func parseQwen(data []byte) (*Session, error) {
 			}
 		}
 	})
-	if active {
-		s.Steps = append(s.Steps, Step{TurnEnd: true, Message: lastText})
-	}
+	tu.endOfFile(s)
 	return s, nil
 }
 

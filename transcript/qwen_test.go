@@ -1,7 +1,6 @@
 package transcript_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/loopbreaker/loopbreaker/hook"
@@ -33,26 +32,5 @@ func TestQwenChatMatchesHookPayloads(t *testing.T) {
 // is the same call with the same result as the 6th, and the replay warns
 // where the live hook did.
 func TestQwenChatWithoutOwnWarnings(t *testing.T) {
-	s, err := transcript.Read("testdata/qwen-chat-cycle-guarded.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var calls []*hook.Payload
-	for _, st := range s.Steps {
-		if st.Call != nil {
-			calls = append(calls, st.Call)
-		}
-	}
-	if len(calls) != 12 {
-		t.Fatalf("%d calls, want 12", len(calls))
-	}
-	sixth, eighth := hook.BuildToolCall(calls[5], "", ""), hook.BuildToolCall(calls[7], "", "")
-	if sixth.ResultHash != eighth.ResultHash || strings.Contains(string(calls[7].ToolResponse), "loopbreaker") {
-		t.Errorf("the 8th result still differs from the 6th: %s", calls[7].ToolResponse)
-	}
-	// The 12th result was replaced by loopbreaker's halt: it stays a
-	// failure (the tool's own output is not in the file).
-	if twelfth := hook.BuildToolCall(calls[11], "", ""); twelfth.Error == nil {
-		t.Errorf("the halted 12th call reads as a success: %s", calls[11].ToolResponse)
-	}
+	assertWarningTakenOff(t, "testdata/qwen-chat-cycle-guarded.jsonl", 12, 8, 6)
 }
