@@ -26,24 +26,33 @@ type AgentSession struct {
 // CodexSessions lists Codex sessions (rollouts under CODEX_HOME/sessions)
 // that ran in project or below and were written after since.
 func CodexSessions(codexHome, project string, since time.Time) []AgentSession {
-	var out []AgentSession
-	root := filepath.Join(codexHome, "sessions")
-	project = canonicalPath(project)
-	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasPrefix(d.Name(), "rollout-") || !strings.HasSuffix(d.Name(), ".jsonl") {
-			return nil
+	var rollouts []string
+	_ = filepath.WalkDir(filepath.Join(codexHome, "sessions"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), ".jsonl") {
+			rollouts = append(rollouts, path)
 		}
-		fi, err := d.Info()
-		if err != nil || fi.ModTime().Before(since) {
-			return nil
-		}
-		id, cwd := codexSessionMeta(path)
-		if id == "" || !within(canonicalPath(cwd), project) {
-			return nil
-		}
-		out = append(out, AgentSession{Tool: hook.Codex, ID: id, Cwd: cwd, Time: fi.ModTime(), Path: path})
 		return nil
 	})
+	return sessionsRunIn(hook.Codex, rollouts, project, since, codexSessionMeta)
+}
+
+// sessionsRunIn is the sessions among logs (a file each, which names the
+// session and its working directory as meta reads them) that ran in
+// project or below and were written after since.
+func sessionsRunIn(tool hook.Tool, logs []string, project string, since time.Time, meta func(path string) (id, cwd string)) []AgentSession {
+	var out []AgentSession
+	project = canonicalPath(project)
+	for _, path := range logs {
+		fi, err := os.Stat(path)
+		if err != nil || fi.ModTime().Before(since) {
+			continue
+		}
+		id, cwd := meta(path)
+		if id == "" || !within(canonicalPath(cwd), project) {
+			continue
+		}
+		out = append(out, AgentSession{Tool: tool, ID: id, Cwd: cwd, Time: fi.ModTime(), Path: path})
+	}
 	return out
 }
 
@@ -98,10 +107,21 @@ func QwenSessions(qwenDir, project string, since time.Time) []AgentSession {
 // projectSessions lists the .jsonl sessions in configDir/projects/<project
 // path with - for every other character>/sub written after since.
 func projectSessions(tool hook.Tool, configDir, sub, project string, since time.Time) []AgentSession {
+	folder := func(p string) string {
+		return filepath.Join(configDir, "projects", claudeProjectDirName.ReplaceAllString(p, "-"), sub)
+	}
+	return sessionsFiledUnder(tool, project, since, folder, func(id string) string { return id })
+}
+
+// sessionsFiledUnder lists the sessions of project written after since
+// that the agent files, one <name>.jsonl each, in the folder it names
+// after the project's path (as given, and with its links resolved): id
+// is the session id in a file's name without .jsonl.
+func sessionsFiledUnder(tool hook.Tool, project string, since time.Time, folder func(path string) string, id func(name string) string) []AgentSession {
 	var out []AgentSession
 	seen := map[string]bool{}
 	for _, p := range []string{project, canonicalPath(project)} {
-		dir := filepath.Join(configDir, "projects", claudeProjectDirName.ReplaceAllString(p, "-"), sub)
+		dir := folder(p)
 		if seen[dir] {
 			continue
 		}
@@ -118,7 +138,7 @@ func projectSessions(tool hook.Tool, configDir, sub, project string, since time.
 			if err != nil || fi.ModTime().Before(since) {
 				continue
 			}
-			out = append(out, AgentSession{Tool: tool, ID: strings.TrimSuffix(e.Name(), ".jsonl"), Cwd: project, Time: fi.ModTime(), Path: filepath.Join(dir, e.Name())})
+			out = append(out, AgentSession{Tool: tool, ID: id(strings.TrimSuffix(e.Name(), ".jsonl")), Cwd: project, Time: fi.ModTime(), Path: filepath.Join(dir, e.Name())})
 		}
 	}
 	return out
@@ -129,21 +149,8 @@ func projectSessions(tool hook.Tool, configDir, sub, project string, since time.
 // written after since. The log's first event, session.start, names the
 // working directory.
 func CopilotSessions(copilotDir, project string, since time.Time) []AgentSession {
-	var out []AgentSession
-	project = canonicalPath(project)
 	logs, _ := filepath.Glob(filepath.Join(copilotDir, "session-state", "*", "events.jsonl"))
-	for _, path := range logs {
-		fi, err := os.Stat(path)
-		if err != nil || fi.ModTime().Before(since) {
-			continue
-		}
-		id, cwd := copilotSessionStart(path)
-		if id == "" || !within(canonicalPath(cwd), project) {
-			continue
-		}
-		out = append(out, AgentSession{Tool: hook.Copilot, ID: id, Cwd: cwd, Time: fi.ModTime(), Path: path})
-	}
-	return out
+	return sessionsRunIn(hook.Copilot, logs, project, since, copilotSessionStart)
 }
 
 // copilotSessionStart reads the session.start event of a Copilot event

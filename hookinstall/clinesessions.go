@@ -29,33 +29,32 @@ func ClineDataDir(getenv func(string) string) string {
 // dataDir, whose id is the rootSessionId its hooks send) that ran in
 // project or below and were written after since.
 func ClineSessions(dataDir, project string, since time.Time) []AgentSession {
-	var out []AgentSession
-	project = canonicalPath(project)
 	entries, err := os.ReadDir(filepath.Join(dataDir, "sessions"))
 	if err != nil {
 		return nil
 	}
+	var logs []string
 	for _, e := range entries {
-		if !e.IsDir() {
-			continue
+		if e.IsDir() {
+			logs = append(logs, filepath.Join(dataDir, "sessions", e.Name(), e.Name()+".json"))
 		}
-		path := filepath.Join(dataDir, "sessions", e.Name(), e.Name()+".json")
-		fi, err := os.Stat(path)
-		if err != nil || fi.ModTime().Before(since) {
-			continue
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		var meta struct {
-			SessionID string `json:"session_id"`
-			Cwd       string `json:"cwd"`
-		}
-		if json.Unmarshal(data, &meta) != nil || meta.SessionID == "" || !within(canonicalPath(meta.Cwd), project) {
-			continue
-		}
-		out = append(out, AgentSession{Tool: hook.Cline, ID: meta.SessionID, Cwd: meta.Cwd, Time: fi.ModTime(), Path: path})
 	}
-	return out
+	return sessionsRunIn(hook.Cline, logs, project, since, clineSessionMeta)
+}
+
+// clineSessionMeta reads the session id and working directory of a
+// Cline session file.
+func clineSessionMeta(path string) (id, cwd string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", ""
+	}
+	var meta struct {
+		SessionID string `json:"session_id"`
+		Cwd       string `json:"cwd"`
+	}
+	if json.Unmarshal(data, &meta) != nil {
+		return "", ""
+	}
+	return meta.SessionID, meta.Cwd
 }

@@ -1,7 +1,6 @@
 package hookinstall
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -26,33 +25,14 @@ func PiSessionsDir(getenv func(string) string) string {
 // leading /, with - for / \ and :>--. Sessions started in a subdirectory
 // are filed under that directory and not found.
 func PiSessions(sessionsDir, project string, since time.Time) []AgentSession {
-	var out []AgentSession
-	seen := map[string]bool{}
-	for _, p := range []string{project, canonicalPath(project)} {
-		name := "--" + strings.NewReplacer("/", "-", `\`, "-", ":", "-").Replace(strings.TrimLeft(p, `/\`)) + "--"
-		dir := filepath.Join(sessionsDir, name)
-		if seen[dir] {
-			continue
-		}
-		seen[dir] = true
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
-				continue
-			}
-			fi, err := e.Info()
-			if err != nil || fi.ModTime().Before(since) {
-				continue
-			}
-			id := strings.TrimSuffix(e.Name(), ".jsonl")
-			if _, after, ok := strings.Cut(id, "_"); ok {
-				id = after
-			}
-			out = append(out, AgentSession{Tool: hook.Pi, ID: id, Cwd: project, Time: fi.ModTime(), Path: filepath.Join(dir, e.Name())})
-		}
+	folder := func(p string) string {
+		return filepath.Join(sessionsDir, "--"+strings.NewReplacer("/", "-", `\`, "-", ":", "-").Replace(strings.TrimLeft(p, `/\`))+"--")
 	}
-	return out
+	id := func(name string) string {
+		if _, after, ok := strings.Cut(name, "_"); ok {
+			return after
+		}
+		return name
+	}
+	return sessionsFiledUnder(hook.Pi, project, since, folder, id)
 }
