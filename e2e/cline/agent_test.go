@@ -81,32 +81,20 @@ var unitsFixes = []string{
 
 // agent is one scenario's Cline: the project (a repository, a home of
 // its own, the hook-call logger as the hooks' program) and the CLI.
-type agent struct {
-	*harness.Project
-	t   *testing.T
-	bin string
-}
+type agent struct{ harness.CLI }
 
 // run is one `cline` process and the model requests it made.
-type run struct {
-	harness.Result
-	api *fakemodel.OpenAI
-}
+type run = harness.OpenAIRun
 
 // newAgent prepares a scenario without installing the hooks: it skips
 // the test when Cline 3.0.65 is not installed.
 func newAgent(t *testing.T, files map[string]string) *agent {
 	t.Helper()
-	bin := harness.Require(t, harness.Cline3_0)
-	if files == nil {
-		files = units
-	}
-	p := harness.NewProject(t, bins, files,
+	return &agent{harness.NewCLI(t, harness.Cline3_0, bins, files, units,
 		// The session in this process: no hub daemon left running.
 		"CLINE_SESSION_BACKEND_MODE=local",
 		"CLINE_NO_AUTO_UPDATE=1",
-	)
-	return &agent{Project: p, t: t, bin: bin}
+	)}
 }
 
 // guarded is newAgent with loopbreaker initialised and its hooks
@@ -122,7 +110,7 @@ func guarded(t *testing.T, files map[string]string) *agent {
 // -p openai-native -k dummy -b URL -m gpt-fake` writes it (without the
 // seconds that command takes).
 func (a *agent) configure(url string) {
-	a.t.Helper()
+	a.T.Helper()
 	doc := map[string]any{
 		"version": 1, "lastUsedProvider": "openai-native", "modes": map[string]any{},
 		"providers": map[string]any{"openai-native": map[string]any{
@@ -133,29 +121,29 @@ func (a *agent) configure(url string) {
 		}},
 	}
 	b, _ := json.MarshalIndent(doc, "", "  ")
-	harness.WriteFiles(a.t, filepath.Join(a.Home, ".cline", "data", "settings"), map[string]string{"providers.json": string(b)})
+	harness.WriteFiles(a.T, filepath.Join(a.Home, ".cline", "data", "settings"), map[string]string{"providers.json": string(b)})
 }
 
 // cline runs `cline -P openai-native -m gpt-fake PROMPT` headless in the
 // repository, the model answering steps, and waits for the detached
 // TaskComplete hook of a run that completed.
 func (a *agent) cline(prompt string, steps []fakemodel.Step) run {
-	a.t.Helper()
-	api := fakemodel.NewOpenAI(a.t, steps, "I am done.")
+	a.T.Helper()
+	api := fakemodel.NewOpenAI(a.T, steps, "I am done.")
 	a.configure(api.URL)
 	before := len(a.Calls())
-	r := harness.Run(a.t, harness.Cmd{
-		Path: a.bin, Args: []string{"-P", "openai-native", "-m", model, prompt},
+	r := harness.Run(a.T, harness.Cmd{
+		Path: a.Bin, Args: []string{"-P", "openai-native", "-m", model, prompt},
 		Dir: a.Repo, Env: a.Env, Timeout: runTimeout,
 	})
-	a.t.Logf("cline: exit %d in %v, %d model requests", r.Exit, r.Duration.Round(time.Millisecond), len(api.Log.Main()))
+	a.T.Logf("cline: exit %d in %v, %d model requests", r.Exit, r.Duration.Round(time.Millisecond), len(api.Log.Main()))
 	if r.TimedOut {
-		a.t.Fatalf("cline did not end within %v\nstdout: %s\nstderr: %s", runTimeout, r.Stdout, r.Stderr)
+		a.T.Fatalf("cline did not end within %v\nstdout: %s\nstderr: %s", runTimeout, r.Stdout, r.Stderr)
 	}
 	if strings.Contains(r.Stdout, "I am done.") || hasFinalMessage(steps, r.Stdout) {
 		a.waitTaskComplete(before)
 	}
-	return run{Result: r, api: api}
+	return run{Result: r, API: api}
 }
 
 // hasFinalMessage reports whether the run printed the script's final
@@ -174,7 +162,7 @@ func hasFinalMessage(steps []fakemodel.Step, stdout string) bool {
 // and may exit before it is done. Only hooks that run the hook-call
 // logger (a.Command) are waited for.
 func (a *agent) waitTaskComplete(before int) {
-	a.t.Helper()
+	a.T.Helper()
 	if !a.logged() {
 		return
 	}
@@ -188,7 +176,7 @@ func (a *agent) waitTaskComplete(before int) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	a.t.Fatalf("no TaskComplete hook call within 20s of the run's end")
+	a.T.Fatalf("no TaskComplete hook call within 20s of the run's end")
 }
 
 // logged reports whether a TaskComplete script of the project or the

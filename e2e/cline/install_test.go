@@ -75,7 +75,7 @@ func TestMissingLoopbreakerNeverBlocksAndUserUninstallLeavesNothing(t *testing.T
 
 	// Three failing test runs, which loopbreaker would halt.
 	r := a.cline("fix the tests", append(fakemodel.Repeat(3, goTest()), fakemodel.Message("Still failing.")))
-	if n := len(r.api.Log.Main()); r.Exit != 0 || n != 4 || !strings.Contains(r.Stdout, "Still failing.") {
+	if n := len(r.API.Log.Main()); r.Exit != 0 || n != 4 || !strings.Contains(r.Stdout, "Still failing.") {
 		t.Errorf("with loopbreaker gone the run did not go on: exit %d, %d model requests (want 4), stdout %q\n%s", r.Exit, n, r.Stdout, r.Stderr)
 	}
 

@@ -42,7 +42,7 @@ func TestRunsInARowWithoutProgress(t *testing.T) {
 	if !strings.Contains(v.Halt.Answer.Reason, "circuit breaker") {
 		t.Errorf("the cancel gives no reason: %q", v.Halt.Answer.Reason)
 	}
-	if n := len(r.api.Log.Main()); n != 1 || r.Exit != 0 || !strings.Contains(r.Stdout, "aborted") {
+	if n := len(r.API.Log.Main()); n != 1 || r.Exit != 0 || !strings.Contains(r.Stdout, "aborted") {
 		t.Errorf("%d model requests, exit %d, stdout %q; want 1 and Cline's abort", n, r.Exit, r.Stdout)
 	}
 }

@@ -20,7 +20,7 @@ func assertQuiet(t *testing.T, what string, calls []harness.Call, r run) {
 			t.Errorf("%s: %s %s answered %s", what, c.Event, c.ToolName, strings.TrimSpace(c.Stdout))
 		}
 	}
-	if i := r.api.Log.FirstMainContaining("circuit breaker"); i != 0 {
+	if i := r.API.Log.FirstMainContaining("circuit breaker"); i != 0 {
 		t.Errorf("%s: the model was told about the breaker in request %d", what, i)
 	}
 }

@@ -51,13 +51,13 @@ func TestStuck(t *testing.T) {
 			if v.RanAfterHalt != 0 {
 				t.Errorf("%d hook calls of tool calls after the halt; want none", v.RanAfterHalt)
 			}
-			if n := len(r.api.Log.Main()); n != v.HaltAt {
+			if n := len(r.API.Log.Main()); n != v.HaltAt {
 				t.Errorf("the model was asked %d times, want %d: none after the halt", n, v.HaltAt)
 			}
-			if i := r.api.Log.FirstMainContaining("HALF_OPEN (warning)"); i != v.WarnAt+1 {
+			if i := r.API.Log.FirstMainContaining("HALF_OPEN (warning)"); i != v.WarnAt+1 {
 				t.Errorf("the warning reached the model in request %d, want %d", i, v.WarnAt+1)
 			}
-			if !strings.Contains(string(r.api.Log.Main()[v.WarnAt].Body), `hook_context source=\"PostToolUse\"`) {
+			if !strings.Contains(string(r.API.Log.Main()[v.WarnAt].Body), `hook_context source=\"PostToolUse\"`) {
 				t.Errorf("the warning did not come as Cline's PostToolUse hook context")
 			}
 			if r.Exit != 0 || !strings.Contains(r.Stdout, "aborted") {
@@ -100,7 +100,7 @@ func TestIdenticalReadWarnedThenStoppedByCline(t *testing.T) {
 	if v.Halt != nil {
 		t.Errorf("halted at %s after %d reads, want Cline's own guard first", v.Halt.Describe(), v.HaltAt)
 	}
-	if i := r.api.Log.FirstMainContaining("HALF_OPEN (warning)"); i != 4 {
+	if i := r.API.Log.FirstMainContaining("HALF_OPEN (warning)"); i != 4 {
 		t.Errorf("the warning reached the model in request %d, want the 4th", i)
 	}
 	last := calls[len(calls)-1]

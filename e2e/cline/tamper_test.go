@@ -40,7 +40,7 @@ func TestTamper(t *testing.T) {
 		if !strings.Contains(v.Halt.Answer.Reason, at.want) {
 			t.Errorf("%s: the refusal does not say why: %q", at.name, v.Halt.Answer.Reason)
 		}
-		if n := len(r.api.Log.Main()); n != 2 || !strings.Contains(r.Stdout, "aborted") {
+		if n := len(r.API.Log.Main()); n != 2 || !strings.Contains(r.Stdout, "aborted") {
 			t.Errorf("%s: %d model requests, stdout %q; want 2 and Cline's abort", at.name, n, r.Stdout)
 		}
 	}

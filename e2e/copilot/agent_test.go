@@ -70,27 +70,16 @@ func TestPerimeter(t *testing.T) {
 
 // agent is one scenario's Copilot CLI over a harness.Project whose
 // folder the person trusted (trustedFolders of ~/.copilot/config.json).
-type agent struct {
-	*harness.Project
-	t   *testing.T
-	bin string
-}
+type agent struct{ harness.CLI }
 
 // run is one `copilot -p` process and the model requests it made.
-type run struct {
-	harness.Result
-	api *fakemodel.OpenAI
-}
+type run = harness.OpenAIRun
 
 // newAgent prepares a scenario without installing the hooks: it skips the
 // test when Copilot CLI 1.0.102 is not installed.
 func newAgent(t *testing.T, files map[string]string) *agent {
 	t.Helper()
-	bin := harness.Require(t, harness.Copilot1_0)
-	if files == nil {
-		files = shapes
-	}
-	a := &agent{Project: harness.NewProject(t, bins, files), t: t, bin: bin}
+	a := &agent{harness.NewCLI(t, harness.Copilot1_0, bins, files, shapes)}
 	a.trust(a.Repo)
 	return a
 }
@@ -99,13 +88,13 @@ func newAgent(t *testing.T, files map[string]string) *agent {
 // interactive UI and remembers the answer): the folder in trustedFolders
 // of ~/.copilot/config.json.
 func (a *agent) trust(dir string) {
-	a.t.Helper()
+	a.T.Helper()
 	settings, _ := json.Marshal(map[string]any{"trustedFolders": []string{dir}})
 	if err := os.MkdirAll(filepath.Join(a.Home, ".copilot"), 0o755); err != nil {
-		a.t.Fatal(err)
+		a.T.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(a.Home, ".copilot", "config.json"), settings, 0o644); err != nil {
-		a.t.Fatal(err)
+		a.T.Fatal(err)
 	}
 }
 
@@ -124,25 +113,25 @@ func guarded(t *testing.T, files map[string]string) *agent {
 // copilot runs `copilot -p PROMPT --allow-all-tools` in the repository,
 // offline, the model answering steps.
 func (a *agent) copilot(prompt string, steps []fakemodel.Step) run {
-	a.t.Helper()
-	api := fakemodel.NewOpenAI(a.t, steps, "I am done.")
+	a.T.Helper()
+	api := fakemodel.NewOpenAI(a.T, steps, "I am done.")
 	env := append(append([]string(nil), a.Env...),
 		"COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+api.URL, "COPILOT_PROVIDER_WIRE_API=responses",
 		"COPILOT_PROVIDER_API_KEY=dummy", "COPILOT_MODEL=gpt-5")
-	r := harness.Run(a.t, harness.Cmd{
-		Path: a.bin, Args: []string{"-p", prompt, "--allow-all-tools"},
+	r := harness.Run(a.T, harness.Cmd{
+		Path: a.Bin, Args: []string{"-p", prompt, "--allow-all-tools"},
 		Dir: a.Repo, Env: env, Timeout: runTimeout,
 	})
-	a.t.Logf("copilot: exit %d in %v, %d model requests", r.Exit, r.Duration.Round(time.Millisecond), len(api.Log.Main()))
+	a.T.Logf("copilot: exit %d in %v, %d model requests", r.Exit, r.Duration.Round(time.Millisecond), len(api.Log.Main()))
 	if r.TimedOut {
-		a.t.Fatalf("copilot did not end within %v\nstdout: %s\nstderr: %s", runTimeout, r.Stdout, r.Stderr)
+		a.T.Fatalf("copilot did not end within %v\nstdout: %s\nstderr: %s", runTimeout, r.Stdout, r.Stderr)
 	}
-	return run{Result: r, api: api}
+	return run{Result: r, API: api}
 }
 
 // status is `loopbreaker status --session copilot --json`.
 func (a *agent) status() lb.Status {
-	a.t.Helper()
+	a.T.Helper()
 	return a.Status(session)
 }
 

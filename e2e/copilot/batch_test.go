@@ -41,6 +41,6 @@ func TestBatches(t *testing.T) {
 		if st := a.status(); st.State != lb.Open || st.Detector != lb.DetectorToolCycle {
 			t.Errorf("breaker %s by %q (%s), want OPEN by %s", st.State, st.Detector, st.Reason, lb.DetectorToolCycle)
 		}
-		t.Logf("warned after %d calls, halted after %d; %d model requests", v.warnAt, v.haltAt, len(r.api.Log.Main()))
+		t.Logf("warned after %d calls, halted after %d; %d model requests", v.warnAt, v.haltAt, len(r.API.Log.Main()))
 	})
 }

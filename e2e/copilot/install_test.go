@@ -78,8 +78,8 @@ func TestMissingLoopbreakerNeverBlocksAndUserUninstallLeavesNothing(t *testing.T
 	}
 	before := len(a.Calls())
 	r := a.copilot("fix the tests", steps)
-	if r.Exit != 0 || !strings.Contains(r.Stdout, "Still failing.") || len(r.api.Log.Main()) != 4 || strings.Contains(r.Stdout, "Denied") {
-		t.Errorf("with loopbreaker gone the run did not go on: exit %d, %d model requests\n%s\n%s", r.Exit, len(r.api.Log.Main()), r.Stdout, r.Stderr)
+	if r.Exit != 0 || !strings.Contains(r.Stdout, "Still failing.") || len(r.API.Log.Main()) != 4 || strings.Contains(r.Stdout, "Denied") {
+		t.Errorf("with loopbreaker gone the run did not go on: exit %d, %d model requests\n%s\n%s", r.Exit, len(r.API.Log.Main()), r.Stdout, r.Stderr)
 	}
 	if n := len(a.Calls()); n != before {
 		t.Errorf("%d hook calls reached a deleted program", n-before)

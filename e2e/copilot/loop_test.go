@@ -31,7 +31,7 @@ func TestRunsInARowWithoutProgress(t *testing.T) {
 		}
 	}
 	r := a.copilot("fix the failing tests", []fakemodel.Step{goTest(), fakemodel.Message("Still failing.")})
-	if n := len(r.api.Log.Main()); n != 0 {
+	if n := len(r.API.Log.Main()); n != 0 {
 		t.Errorf("the refused run asked the model %d times", n)
 	}
 	if !strings.Contains(r.Stdout+r.Stderr, "circuit breaker OPEN") {

@@ -22,24 +22,24 @@ var fixes = []struct{ old, new string }{
 // quiet asserts a productive run: loopbreaker said nothing to the model
 // or the person, refused nothing, and the breaker is CLOSED.
 func (a *agent) quiet(r run, wantRan int) {
-	a.t.Helper()
+	a.T.Helper()
 	ran := 0
 	for _, c := range a.Calls() {
 		if c.Event == "postToolUse" {
 			ran++
 		}
 		if !c.Answer.Empty() {
-			a.t.Errorf("loopbreaker answered %s", harness.Show(&c))
+			a.T.Errorf("loopbreaker answered %s", harness.Show(&c))
 		}
 	}
 	if ran != wantRan {
-		a.t.Errorf("%d tool results reached loopbreaker, want %d", ran, wantRan)
+		a.T.Errorf("%d tool results reached loopbreaker, want %d", ran, wantRan)
 	}
 	if r.Exit != 0 {
-		a.t.Errorf("copilot exit %d\n%s", r.Exit, r.Stderr)
+		a.T.Errorf("copilot exit %d\n%s", r.Exit, r.Stderr)
 	}
 	if st := a.status(); st.State != lb.Closed {
-		a.t.Errorf("breaker %s (%s: %s), want CLOSED", st.State, st.Detector, st.Reason)
+		a.T.Errorf("breaker %s (%s: %s), want CLOSED", st.State, st.Detector, st.Reason)
 	}
 }
 

@@ -60,36 +60,36 @@ type want struct {
 // next request), halted at the want.halt-th, every call after the halt
 // refused with the model told why, and the breaker OPEN by the detector.
 func (a *agent) check(r run, w want) verdict {
-	a.t.Helper()
+	a.T.Helper()
 	v := verdictOf(a.Calls())
 	if w.warn > 0 && (v.warn == nil || v.warnAt != w.warn || v.warn.Event != "postToolUse") {
-		a.t.Errorf("warned at %s after %d calls, want postToolUse of call %d", harness.Show(v.warn), v.warnAt, w.warn)
+		a.T.Errorf("warned at %s after %d calls, want postToolUse of call %d", harness.Show(v.warn), v.warnAt, w.warn)
 	}
 	if w.warn > 0 && v.warn != nil {
-		if i := r.api.Log.FirstMainContaining("HALF_OPEN (warning)"); i != w.warn+1 {
-			a.t.Errorf("the warning reached the model in request %d, want %d", i, w.warn+1)
+		if i := r.API.Log.FirstMainContaining("HALF_OPEN (warning)"); i != w.warn+1 {
+			a.T.Errorf("the warning reached the model in request %d, want %d", i, w.warn+1)
 		}
 	}
 	if v.halt == nil || v.haltAt != w.halt || v.halt.Event != w.haltEvent {
 		for _, c := range a.Calls() {
-			a.t.Logf("  %s %s %q %q", c.Start.Format("05.000"), c.Event, clip(c.Stdout, 100), clip(c.Stderr, 200))
+			a.T.Logf("  %s %s %q %q", c.Start.Format("05.000"), c.Event, clip(c.Stdout, 100), clip(c.Stderr, 200))
 		}
-		a.t.Fatalf("halted at %s after %d calls, want %s of call %d", harness.Show(v.halt), v.haltAt, w.haltEvent, w.halt)
+		a.T.Fatalf("halted at %s after %d calls, want %s of call %d", harness.Show(v.halt), v.haltAt, w.haltEvent, w.halt)
 	}
 	if v.ranAfter != 0 || v.refusedAfter == 0 {
-		a.t.Errorf("after the halt %d calls ran and %d were refused; want none run, the rest refused", v.ranAfter, v.refusedAfter)
+		a.T.Errorf("after the halt %d calls ran and %d were refused; want none run, the rest refused", v.ranAfter, v.refusedAfter)
 	}
-	if i := r.api.Log.FirstMainContaining("circuit breaker OPEN"); i == 0 {
-		a.t.Errorf("the halt message never reached the model")
+	if i := r.API.Log.FirstMainContaining("circuit breaker OPEN"); i == 0 {
+		a.T.Errorf("the halt message never reached the model")
 	}
 	// The person sees the halt message once, under the first refused
 	// call (what the model read with a result is not shown).
 	if !strings.Contains(r.Stdout, "Denied by preToolUse hook: loopbreaker: circuit breaker OPEN") || !strings.Contains(r.Stdout, "is still") {
-		a.t.Errorf("the person does not see the halt, then the refusals:\n%s\n%s", r.Stdout, r.Stderr)
+		a.T.Errorf("the person does not see the halt, then the refusals:\n%s\n%s", r.Stdout, r.Stderr)
 	}
 	st := a.status()
 	if st.State != lb.Open || st.Detector != w.detector {
-		a.t.Errorf("breaker %s by %q (%s), want OPEN by %s", st.State, st.Detector, st.Reason, w.detector)
+		a.T.Errorf("breaker %s by %q (%s), want OPEN by %s", st.State, st.Detector, st.Reason, w.detector)
 	}
 	if w.warn > 0 {
 		a.replayWarnsAt(v.warnAt)
@@ -100,10 +100,10 @@ func (a *agent) check(r run, w want) verdict {
 // replayWarnsAt replays the event log Copilot recorded of the run and
 // asserts that the replay warns at the call the live hook warned at.
 func (a *agent) replayWarnsAt(call int) {
-	a.t.Helper()
+	a.T.Helper()
 	logs := a.sessionLogs()
 	if len(logs) != 1 {
-		a.t.Fatalf("Copilot recorded %d session logs, want 1: %q", len(logs), logs)
+		a.T.Fatalf("Copilot recorded %d session logs, want 1: %q", len(logs), logs)
 	}
 	rep := a.Loopbreaker("replay", "--json", logs[0])
 	var out struct {
@@ -117,11 +117,11 @@ func (a *agent) replayWarnsAt(call int) {
 		} `json:"settings"`
 	}
 	if err := json.Unmarshal([]byte(rep.Stdout), &out); err != nil || len(out.Settings) != 1 || len(out.Settings[0].Results) != 1 {
-		a.t.Fatalf("replay --json: %v\n%s", err, rep.Stdout)
+		a.T.Fatalf("replay --json: %v\n%s", err, rep.Stdout)
 	}
 	res := out.Settings[0].Results[0]
 	if res.Format != "copilot" || res.Warn == nil || res.Warn.Step != call {
-		a.t.Errorf("replay of the recorded session: %s, want copilot warned at step %d", rep.Stdout, call)
+		a.T.Errorf("replay of the recorded session: %s, want copilot warned at step %d", rep.Stdout, call)
 	}
 }
 

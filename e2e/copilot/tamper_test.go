@@ -44,7 +44,7 @@ func TestTamper(t *testing.T) {
 	if refused != len(attempts) || ran != 1 {
 		t.Errorf("%d calls refused and %d ran; want the %d attempts refused and only the test run run", refused, ran, len(attempts))
 	}
-	if i := r.api.Log.FirstMainContaining("loopbreaker: refused"); i != 3 {
+	if i := r.API.Log.FirstMainContaining("loopbreaker: refused"); i != 3 {
 		t.Errorf("the first refusal reached the model in request %d, want 3", i)
 	}
 	if after, _ := os.ReadFile(hooks); string(after) != string(before) {

@@ -18,29 +18,19 @@ const session = "pi"
 const runTimeout = 90 * time.Second
 
 // agent is one scenario's pi in its project.
-type agent struct {
-	*harness.Project
-	bin string
-}
+type agent struct{ harness.CLI }
 
 // run is one `pi` process and the model requests it made.
-type run struct {
-	harness.Result
-	api *fakemodel.OpenAI
-}
+type run = harness.OpenAIRun
 
 // newAgent prepares a scenario in a repository of files (nil: the calc
 // module) without installing loopbreaker: it skips the test when pi
 // 0.73.1 is not installed.
 func newAgent(t *testing.T, files map[string]string) *agent {
 	t.Helper()
-	bin := harness.Require(t, harness.Pi0_73)
-	if files == nil {
-		files = harness.Calc()
-	}
 	// pi checks for updates and reports installs at start-up unless told
 	// not to.
-	return &agent{Project: harness.NewProject(t, bins, files, "PI_OFFLINE=1", "PI_TELEMETRY=0"), bin: bin}
+	return &agent{harness.NewCLI(t, harness.Pi0_73, bins, files, harness.Calc(), "PI_OFFLINE=1", "PI_TELEMETRY=0")}
 }
 
 // guarded is newAgent with loopbreaker initialised and its extension
@@ -69,14 +59,14 @@ func (a *agent) pi(prompt string, steps []fakemodel.Step) run {
 		a.T.Fatal(err)
 	}
 	r := harness.Run(a.T, harness.Cmd{
-		Path: a.bin, Args: []string{"--provider", "fake", "--model", "gpt-fake", "-p", prompt},
+		Path: a.Bin, Args: []string{"--provider", "fake", "--model", "gpt-fake", "-p", prompt},
 		Dir: a.Repo, Env: a.Env, Timeout: runTimeout,
 	})
 	a.T.Logf("pi: exit %d in %v, %d model requests", r.Exit, r.Duration.Round(time.Millisecond), len(api.Log.Main()))
 	if r.TimedOut {
 		a.T.Fatalf("pi did not end within %v\nstdout: %s\nstderr: %s", runTimeout, r.Stdout, r.Stderr)
 	}
-	return run{Result: r, api: api}
+	return run{Result: r, API: api}
 }
 
 // sessions are the session files pi recorded.

@@ -113,8 +113,8 @@ func TestMissingLoopbreakerNeverBlocksAndUserUninstallLeavesNothing(t *testing.T
 
 	steps := []fakemodel.Step{read("calc.go"), read("calc.go"), bash("go test ./..."), {Message: "Still failing."}}
 	r := a.pi("fix the tests", steps)
-	if r.Exit != 0 || !strings.Contains(r.Stdout, "Still failing.") || len(r.api.Log.Main()) != 4 {
-		t.Errorf("with loopbreaker gone the run did not go on: exit %d, %d model requests, stdout %q\n%s", r.Exit, len(r.api.Log.Main()), r.Stdout, r.Stderr)
+	if r.Exit != 0 || !strings.Contains(r.Stdout, "Still failing.") || len(r.API.Log.Main()) != 4 {
+		t.Errorf("with loopbreaker gone the run did not go on: exit %d, %d model requests, stdout %q\n%s", r.Exit, len(r.API.Log.Main()), r.Stdout, r.Stderr)
 	}
 	if n := strings.Count(r.Stderr, "UNGUARDED"); n != 1 || !strings.Contains(r.Stderr, gone) {
 		t.Errorf("the person is told %d times that the agent runs unguarded, want once naming %s:\n%s", n, gone, r.Stderr)
@@ -135,8 +135,8 @@ func TestInactiveProjectNotedOnce(t *testing.T) {
 	a.Loopbreaker("hook", "install", "pi", "--user", "--command", a.Command)
 	steps := []fakemodel.Step{read("calc.go"), read("calc_test.go"), bash("go test ./..."), {Message: "Done looking."}}
 	r := a.pi("look around", steps)
-	if r.Exit != 0 || len(r.api.Log.Main()) != 4 || len(a.Calls()) == 0 {
-		t.Errorf("exit %d, %d model requests, %d hook calls: want the run to go on through the extension\n%s", r.Exit, len(r.api.Log.Main()), len(a.Calls()), r.Stderr)
+	if r.Exit != 0 || len(r.API.Log.Main()) != 4 || len(a.Calls()) == 0 {
+		t.Errorf("exit %d, %d model requests, %d hook calls: want the run to go on through the extension\n%s", r.Exit, len(r.API.Log.Main()), len(a.Calls()), r.Stderr)
 	}
 	if n := strings.Count(r.Stderr, "the hook is inactive here"); n != 1 {
 		t.Errorf("the inactive note is shown %d times, want once:\n%s", n, r.Stderr)
@@ -157,8 +157,8 @@ func TestBrokenLoopbreakerNeverBlocks(t *testing.T) {
 	a.Loopbreaker("hook", "install", "pi", "--command", broken)
 	steps := []fakemodel.Step{read("calc.go"), bash("go test ./..."), write("notes.txt", "tried\n"), {Message: "Went on."}}
 	r := a.pi("fix the tests", steps)
-	if r.Exit != 0 || !strings.Contains(r.Stdout, "Went on.") || len(r.api.Log.Main()) != 4 {
-		t.Errorf("with a broken loopbreaker the run did not go on: exit %d, %d model requests, stdout %q\n%s", r.Exit, len(r.api.Log.Main()), r.Stdout, r.Stderr)
+	if r.Exit != 0 || !strings.Contains(r.Stdout, "Went on.") || len(r.API.Log.Main()) != 4 {
+		t.Errorf("with a broken loopbreaker the run did not go on: exit %d, %d model requests, stdout %q\n%s", r.Exit, len(r.API.Log.Main()), r.Stdout, r.Stderr)
 	}
 	if _, err := os.Stat(filepath.Join(a.Repo, "notes.txt")); err != nil {
 		t.Errorf("the write did not run: %v", err)

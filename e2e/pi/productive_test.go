@@ -33,7 +33,7 @@ func assertLeftAlone(t *testing.T, a *agent, r run, calls []harness.Call, steps 
 	if ran != want {
 		t.Errorf("%d tool calls ran through the extension, want the %d scripted", ran, want)
 	}
-	if i := r.api.Log.FirstMainContaining("circuit breaker"); i != 0 {
+	if i := r.API.Log.FirstMainContaining("circuit breaker"); i != 0 {
 		t.Errorf("the model was told about the breaker in request %d", i)
 	}
 	last := steps[len(steps)-1].Message

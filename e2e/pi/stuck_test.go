@@ -113,13 +113,13 @@ func assertHalted(t *testing.T, a *agent, r run, v harness.Verdict, warn, halt h
 	}
 	if v.Warn != nil {
 		line := firstLine(v.Warn.Answer.Context)
-		if got := r.api.Log.FirstMainContaining(line); got != v.WarnAt+1 {
+		if got := r.API.Log.FirstMainContaining(line); got != v.WarnAt+1 {
 			t.Errorf("the warning %q reached the model in request %d, want %d (the one after tool call %d)", line, got, v.WarnAt+1, v.WarnAt)
 		}
 	}
 	// The run ends at the halt: no request after the one that asked for
 	// the halted call, no tool call after it.
-	if n := len(r.api.Log.Main()); n != v.HaltAt {
+	if n := len(r.API.Log.Main()); n != v.HaltAt {
 		t.Errorf("the model was asked %d times, want %d: nothing after the halt at tool call %d", n, v.HaltAt, v.HaltAt)
 	}
 	if v.RanAfterHalt != 0 {
@@ -150,7 +150,7 @@ func newRunRefused(t *testing.T, a *agent, _ harness.Verdict) {
 	r := a.pi("try again", []fakemodel.Step{read("calc.go")})
 	calls := a.Calls()
 	last := calls[len(calls)-1]
-	if n := len(r.api.Log.Main()); n != 0 || last.Event != "UserPromptSubmit" || !last.Answer.Deny {
+	if n := len(r.API.Log.Main()); n != 0 || last.Event != "UserPromptSubmit" || !last.Answer.Deny {
 		t.Errorf("a new run while OPEN: %d model requests, last hook call %s; want none and the prompt blocked", n, last.Describe())
 	}
 	if !strings.Contains(r.Stderr, "loopbreaker") || !strings.Contains(r.Stderr, "OPEN") {

@@ -41,7 +41,7 @@ func TestTamperRefused(t *testing.T) {
 	if changed := before.Changed(); len(changed) > 0 {
 		t.Errorf("the agent changed loopbreaker's files: %v", changed)
 	}
-	if n := len(r.api.Log.Main()); n != 2 || r.Exit != 1 {
+	if n := len(r.API.Log.Main()); n != 2 || r.Exit != 1 {
 		t.Errorf("pi exit %d after %d model requests, want the run aborted at the 2nd call (exit 1, 2 requests)", r.Exit, n)
 	}
 	if st := a.Status(session); st.State != lb.Open || st.Detector != lb.DetectorTamper {

@@ -34,23 +34,23 @@ func TestInstallRunsBesideOtherHooksAndUninstallRestores(t *testing.T) {
 		t.Fatal(err)
 	}
 	original := strings.Replace(userProjectSettings, "AUDIT", script, 1)
-	settings := filepath.Join(a.repo, ".qwen", "settings.json")
-	harness.WriteFiles(t, a.repo, map[string]string{".qwen/settings.json": original})
-	a.loopbreaker("init")
-	a.loopbreaker("hook", "install", "qwen", "--command", a.command)
+	settings := filepath.Join(a.Repo, ".qwen", "settings.json")
+	harness.WriteFiles(t, a.Repo, map[string]string{".qwen/settings.json": original})
+	a.Loopbreaker("init")
+	a.Loopbreaker("hook", "install", "qwen", "--command", a.Command)
 
 	r := a.qwen("run the tests", []fakemodel.Step{goTest(), {Message: "The tests fail."}})
 	if r.Exit != 0 {
 		t.Fatalf("qwen exit %d\n%s", r.Exit, r.Stderr)
 	}
-	if missing, seen := harness.Missing(a.calls(), "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUseFailure", "Stop"); len(missing) > 0 {
+	if missing, seen := harness.Missing(a.Calls(), "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUseFailure", "Stop"); len(missing) > 0 {
 		t.Errorf("no hook call of %v reached loopbreaker (calls: %v)", missing, seen)
 	}
 	if b, err := os.ReadFile(audit); err != nil || !strings.Contains(string(b), `"tool_name":"run_shell_command"`) {
 		t.Errorf("the person's own hook did not run beside loopbreaker's: %v %q", err, b)
 	}
 
-	a.loopbreaker("hook", "uninstall", "qwen", "--command", a.command)
+	a.Loopbreaker("hook", "uninstall", "qwen", "--command", a.Command)
 	got, err := os.ReadFile(settings)
 	if err != nil || string(got) != original {
 		t.Errorf("after uninstall %s is\n%s\nwant the original byte for byte (%v)", settings, got, err)
@@ -66,10 +66,10 @@ func TestInstallRunsBesideOtherHooksAndUninstallRestores(t *testing.T) {
 func TestMissingLoopbreakerNeverBlocksAndUserUninstallLeavesNothing(t *testing.T) {
 	t.Parallel()
 	a := newAgent(t, nil)
-	a.loopbreaker("init")
+	a.Loopbreaker("init")
 	gone := bins.Copy(t)
-	a.loopbreaker("hook", "install", "qwen", "--user", "--command", gone)
-	settings := filepath.Join(a.home, ".qwen", "settings.json")
+	a.Loopbreaker("hook", "install", "qwen", "--user", "--command", gone)
+	settings := filepath.Join(a.Home, ".qwen", "settings.json")
 	if b, err := os.ReadFile(settings); err != nil || !strings.Contains(string(b), gone) {
 		t.Fatalf("user settings after install: %v\n%s", err, b)
 	}
@@ -77,13 +77,13 @@ func TestMissingLoopbreakerNeverBlocksAndUserUninstallLeavesNothing(t *testing.T
 		t.Fatal(err)
 	}
 
-	file := filepath.Join(a.repo, "calc.go")
+	file := filepath.Join(a.Repo, "calc.go")
 	r := a.qwen("fix the tests", []fakemodel.Step{readFile(file), readFile(file), goTest(), {Message: "Still failing."}})
-	if r.Exit != 0 || !strings.Contains(r.Stdout, "Still failing.") || len(r.api.Log.Main()) != 4 {
-		t.Errorf("with loopbreaker gone the run did not go on: exit %d, %d model requests, stdout %q\n%s", r.Exit, len(r.api.Log.Main()), r.Stdout, r.Stderr)
+	if r.Exit != 0 || !strings.Contains(r.Stdout, "Still failing.") || len(r.API.Log.Main()) != 4 {
+		t.Errorf("with loopbreaker gone the run did not go on: exit %d, %d model requests, stdout %q\n%s", r.Exit, len(r.API.Log.Main()), r.Stdout, r.Stderr)
 	}
 
-	a.loopbreaker("hook", "uninstall", "qwen", "--user", "--command", gone)
+	a.Loopbreaker("hook", "uninstall", "qwen", "--user", "--command", gone)
 	if _, err := os.Stat(settings); !os.IsNotExist(err) {
 		b, _ := os.ReadFile(settings)
 		t.Errorf("uninstall left %s (%v):\n%s", settings, err, b)

@@ -55,23 +55,23 @@ func TestIdenticalReadWarnedThenStoppedByQwen(t *testing.T) {
 	a := guarded(t)
 	var steps []fakemodel.Step
 	for i := 0; i < 8; i++ {
-		steps = append(steps, readFile(filepath.Join(a.repo, "calc.go")))
+		steps = append(steps, readFile(filepath.Join(a.Repo, "calc.go")))
 	}
 	r := a.qwen("fix the failing test", steps)
-	v := verdictOf(a.calls())
+	v := verdictOf(a.Calls())
 	if v.warn == nil || v.warnAt != 4 || v.warn.Event != "PostToolUse" {
 		t.Fatalf("warned at %s after %d reads, want PostToolUse of the 4th", harness.Show(v.warn), v.warnAt)
 	}
 	if v.halt != nil {
 		t.Errorf("halted at %s after %d reads, want Qwen's own guard first", harness.Show(v.halt), v.haltAt)
 	}
-	if i := r.api.Log.FirstMainContaining("HALF_OPEN (warning)"); i != 5 {
+	if i := r.API.Log.FirstMainContaining("HALF_OPEN (warning)"); i != 5 {
 		t.Errorf("the warning reached the model in request %d, want the 5th: %q", i, v.warn.Answer.Context)
 	}
 	if r.Exit != 1 || !strings.Contains(r.Stderr, "consecutive_identical_tool_calls") {
 		t.Errorf("exit %d, want Qwen's loop guard (exit 1, consecutive_identical_tool_calls)\n%s", r.Exit, r.Stderr)
 	}
-	if st := a.status(); st.State != lb.HalfOpen || st.Detector != lb.DetectorToolRepeat {
+	if st := a.Status(session); st.State != lb.HalfOpen || st.Detector != lb.DetectorToolRepeat {
 		t.Errorf("breaker %s by %q (%s), want HALF_OPEN by %s", st.State, st.Detector, st.Reason, lb.DetectorToolRepeat)
 	}
 }
@@ -86,10 +86,10 @@ func TestReadCycleWarnedAndHalted(t *testing.T) {
 	a := guarded(t)
 	var steps []fakemodel.Step
 	for i := 0; i < 10; i++ {
-		steps = append(steps, readFile(filepath.Join(a.repo, "calc.go")), readFile(filepath.Join(a.repo, "calc_test.go")))
+		steps = append(steps, readFile(filepath.Join(a.Repo, "calc.go")), readFile(filepath.Join(a.Repo, "calc_test.go")))
 	}
 	r := a.qwen("fix the failing test", steps)
-	v := verdictOf(a.calls())
+	v := verdictOf(a.Calls())
 	if v.warn == nil || v.warn.Event != "PostToolUse" {
 		t.Fatalf("warned at %s, want a PostToolUse", harness.Show(v.warn))
 	}
@@ -100,16 +100,16 @@ func TestReadCycleWarnedAndHalted(t *testing.T) {
 	if !v.blockedAfterHalt || v.toolsAfterHalt != 0 {
 		t.Errorf("after the halt: UserPromptSubmit blocked %v, %d more tool calls; want blocked and none", v.blockedAfterHalt, v.toolsAfterHalt)
 	}
-	if n := len(r.api.Log.Main()); n != v.haltAt {
+	if n := len(r.API.Log.Main()); n != v.haltAt {
 		t.Errorf("the model was asked %d times for %d tool calls, want none after the halt", n, v.haltAt)
 	}
-	if i := r.api.Log.FirstMainContaining("HALF_OPEN (warning)"); i != v.warnAt+1 {
+	if i := r.API.Log.FirstMainContaining("HALF_OPEN (warning)"); i != v.warnAt+1 {
 		t.Errorf("the warning reached the model in request %d, want %d", i, v.warnAt+1)
 	}
 	if !strings.Contains(r.Stderr, "loopbreaker") || !strings.Contains(r.Stderr, "read_file") {
 		t.Errorf("the person is not told of the halt on stderr:\n%s", r.Stderr)
 	}
-	st := a.status()
+	st := a.Status(session)
 	if st.State != lb.Open || st.Detector != lb.DetectorToolCycle {
 		t.Errorf("breaker %s by %q (%s), want OPEN by %s", st.State, st.Detector, st.Reason, lb.DetectorToolCycle)
 	}
@@ -119,11 +119,11 @@ func TestReadCycleWarnedAndHalted(t *testing.T) {
 	// The chat Qwen recorded replays to the same warning. (Not to the
 	// halt: the halted call's result in the chat is loopbreaker's message,
 	// the tool's own output is not recorded.)
-	chats, _ := filepath.Glob(filepath.Join(a.home, ".qwen", "projects", "*", "chats", "*.jsonl"))
+	chats, _ := filepath.Glob(filepath.Join(a.Home, ".qwen", "projects", "*", "chats", "*.jsonl"))
 	if len(chats) != 1 {
 		t.Fatalf("Qwen recorded %d chats, want 1: %q", len(chats), chats)
 	}
-	rep := a.loopbreaker("replay", "--json", chats[0])
+	rep := a.Loopbreaker("replay", "--json", chats[0])
 	res, err := harness.ParseReplay(rep.Stdout)
 	if err != nil {
 		t.Fatalf("replay --json: %v\n%s", err, rep.Stdout)
@@ -138,7 +138,7 @@ func TestReadCycleWarnedAndHalted(t *testing.T) {
 func TestProductiveRunNotHalted(t *testing.T) {
 	t.Parallel()
 	a := guarded(t)
-	file := filepath.Join(a.repo, "calc.go")
+	file := filepath.Join(a.Repo, "calc.go")
 	r := a.qwen("fix the failing tests", []fakemodel.Step{
 		goTest(),
 		readFile(file),
@@ -148,7 +148,7 @@ func TestProductiveRunNotHalted(t *testing.T) {
 		goTest(),
 		{Message: "Both tests pass now."},
 	})
-	calls := a.calls()
+	calls := a.Calls()
 	v := verdictOf(calls)
 	if v.warn != nil || v.halt != nil {
 		t.Errorf("loopbreaker warned (%+v) or halted (%+v) a productive run", v.warn, v.halt)
@@ -165,7 +165,7 @@ func TestProductiveRunNotHalted(t *testing.T) {
 	if !strings.Contains(r.Stdout, "Both tests pass now.") || r.Exit != 0 {
 		t.Errorf("exit %d, stdout %q: the run did not end normally\n%s", r.Exit, r.Stdout, r.Stderr)
 	}
-	if st := a.status(); st.State != lb.Closed {
+	if st := a.Status(session); st.State != lb.Closed {
 		t.Errorf("breaker %s (%s: %s), want CLOSED", st.State, st.Detector, st.Reason)
 	}
 }
