@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
@@ -40,15 +38,11 @@ type setup struct {
 // initialised and its hooks installed (through the hook-call logger), a
 // home with Gemini's settings, and the fake API.
 type agent struct {
-	t       *testing.T
-	bin     string
-	repo    string
-	home    string
-	command string // the hook command installed (the logger)
-	hookLog string
-	api     *fakemodel.Gemini
-	env     []string
-	runs    []run
+	*harness.Project
+	t    *testing.T
+	bin  string
+	api  *fakemodel.Gemini
+	runs []run
 }
 
 // run is one `gemini` process.
@@ -93,53 +87,32 @@ func writeJSON(t testing.TB, path string, v any) {
 // is not installed.
 func newAgent(t *testing.T, s setup) *agent {
 	t.Helper()
-	bin := harness.Require(t, harness.Gemini0_61)
-	if bins.Loopbreaker == "" {
-		t.Fatal("loopbreaker was not built (TestMain)")
-	}
-	files := s.files
-	if files == nil {
-		files = harness.Calc()
-	}
-	a := &agent{t: t, bin: bin, repo: harness.NewRepo(t, files), home: t.TempDir()}
-	writeJSON(t, filepath.Join(a.home, ".gemini", "settings.json"), userSettings(s.geminiLoopDetection))
-	if s.projectSettings != nil {
-		writeJSON(t, filepath.Join(a.repo, ".gemini", "settings.json"), s.projectSettings)
-	}
-	a.api = fakemodel.StartGemini(t, fakemodel.GeminiScript{})
-	a.env = append(harness.BaseEnv(a.home),
+	cli := harness.NewCLI(t, harness.Gemini0_61, bins, s.files, harness.Calc())
+	a := &agent{Project: cli.Project, t: t, bin: cli.Bin, api: fakemodel.StartGemini(t, fakemodel.GeminiScript{})}
+	a.Env = append(a.Env,
 		"GEMINI_API_KEY=dummy",
 		"GOOGLE_GEMINI_BASE_URL="+a.api.URL,
 		// Headless Gemini refuses untrusted folders (exit 55) and ignores
 		// their settings, hooks included.
 		"GEMINI_CLI_TRUST_WORKSPACE=true",
 	)
-	a.command, a.hookLog = harness.Wrap(t, bins, filepath.Join(t.TempDir(), "wrap"))
-	a.loopbreaker("init")
+	writeJSON(t, filepath.Join(a.Home, ".gemini", "settings.json"), userSettings(s.geminiLoopDetection))
+	if s.projectSettings != nil {
+		writeJSON(t, filepath.Join(a.Repo, ".gemini", "settings.json"), s.projectSettings)
+	}
+	a.Loopbreaker("init")
 	switch s.install {
 	case "", "project":
-		a.loopbreaker("hook", "install", "gemini", "--command", a.command)
+		a.Loopbreaker("hook", "install", "gemini", "--command", a.Command)
 	case "user":
-		a.loopbreaker("hook", "install", "gemini", "--user", "--command", a.command)
+		a.Loopbreaker("hook", "install", "gemini", "--user", "--command", a.Command)
 	case "none":
 	default:
 		t.Fatalf("setup.install %q", s.install)
 	}
 	// The project's own files are not the agent's changes.
-	harness.Git(t, a.repo, "add", "-A")
-	harness.Git(t, a.repo, "commit", "-q", "--allow-empty", "-m", "loopbreaker")
+	a.Commit("loopbreaker")
 	return a
-}
-
-// loopbreaker runs the real loopbreaker in the repository and fails the
-// test when it exits non-zero.
-func (a *agent) loopbreaker(args ...string) harness.Result {
-	a.t.Helper()
-	r := harness.Run(a.t, harness.Cmd{Path: bins.Loopbreaker, Args: args, Dir: a.repo, Env: a.env, Timeout: 30 * time.Second})
-	if r.Exit != 0 {
-		a.t.Fatalf("loopbreaker %s: exit %d\n%s%s", strings.Join(args, " "), r.Exit, r.Stdout, r.Stderr)
-	}
-	return r
 }
 
 // gemini runs `gemini -p prompt --yolo --output-format json` in the
@@ -152,8 +125,8 @@ func (a *agent) gemini(prompt string, script fakemodel.GeminiScript) run {
 	r.Result = harness.Run(a.t, harness.Cmd{
 		Path:    a.bin,
 		Args:    []string{"-p", prompt, "--yolo", "--output-format", "json"},
-		Dir:     a.repo,
-		Env:     a.env,
+		Dir:     a.Repo,
+		Env:     a.Env,
 		Timeout: runTimeout,
 	})
 	r.End = time.Now()
@@ -164,19 +137,6 @@ func (a *agent) gemini(prompt string, script fakemodel.GeminiScript) run {
 	}
 	a.runs = append(a.runs, r)
 	return r
-}
-
-// calls is every hook call so far, with the latencies recorded for the
-// report.
-func (a *agent) calls() []harness.Call {
-	a.t.Helper()
-	return harness.MustReadCalls(a.t, a.hookLog)
-}
-
-// status is `loopbreaker status --session gemini --json` in the repository.
-func (a *agent) status() lb.Status {
-	a.t.Helper()
-	return harness.Status(a.t, a.loopbreaker("status", "--session", session, "--json"))
 }
 
 func tail(s string, n int) string {

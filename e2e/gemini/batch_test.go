@@ -42,7 +42,7 @@ func TestBatches(t *testing.T) {
 		// a warning that they repeat is allowed.
 		t.Parallel()
 		a := newAgent(t, setup{})
-		calc := filepath.Join(a.repo, "calc.go")
+		calc := filepath.Join(a.Repo, "calc.go")
 		four := batch(readFile(calc), readFile(calc), readFile(calc), readFile(calc))
 		steps := append(append([]fakemodel.GeminiStep{four}, fixBoth(calc)...), goTest())
 		r := a.gemini("fix the failing tests", fakemodel.GeminiScript{Steps: steps, Final: "Both tests pass."})
@@ -67,7 +67,7 @@ func TestBatches(t *testing.T) {
 		// same results: made one by one, the 24 calls halt at 20.
 		t.Parallel()
 		a := newAgent(t, setup{files: withReadme})
-		reads := fourReads(a.repo)
+		reads := fourReads(a.Repo)
 		a.gemini("fix the failing tests", fakemodel.GeminiScript{Steps: repeat(6, reads), Final: "I keep reading the same files."})
 		a.checkHaltedBy(haltedBy{per: batchSize, warnFrom: 2, haltBy: 5, not: []string{lb.DetectorToolError}})
 		a.assertNoFailureCounted()
@@ -78,8 +78,8 @@ func TestBatches(t *testing.T) {
 		// tests, read again: work that changes things.
 		t.Parallel()
 		a := newAgent(t, setup{files: withReadme})
-		reads := fourReads(a.repo)
-		calc := filepath.Join(a.repo, "calc.go")
+		reads := fourReads(a.Repo)
+		calc := filepath.Join(a.Repo, "calc.go")
 		a.gemini("fix the failing tests", fakemodel.GeminiScript{Steps: []fakemodel.GeminiStep{
 			reads,
 			batch(fixBoth(calc)...),
@@ -105,10 +105,10 @@ func fourReads(repo string) fakemodel.GeminiStep {
 func (a *agent) assertNoFailureCounted() {
 	t := a.t
 	t.Helper()
-	for _, f := range harness.FailuresCounted(a.status()) {
+	for _, f := range harness.FailuresCounted(a.Status(session)) {
 		t.Errorf("%s, although no call failed", f)
 	}
-	for _, c := range a.calls() {
+	for _, c := range a.Calls() {
 		if s := c.Answer.Text(); strings.Contains(s, "reported no result") || strings.Contains(s, "fail") {
 			t.Errorf("%s %s answered that a call failed: %q", c.Event, c.ToolName, s)
 			break

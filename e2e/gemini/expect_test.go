@@ -63,10 +63,10 @@ func (a *agent) note(line string) {
 // the breaker) and records its summary.
 func (a *agent) observe() ([]harness.Call, verdicts, lb.Status) {
 	a.t.Helper()
-	calls := a.calls()
+	calls := a.Calls()
 	recordLatencies(calls)
 	v := verdictsOf(calls)
-	st := a.status()
+	st := a.Status(session)
 	a.note(outcome(a, v, st))
 	return calls, v, st
 }
@@ -199,7 +199,7 @@ func (a *agent) checkUntouched(v verdicts) {
 	t := a.t
 	t.Helper()
 	if v.Answered > 0 {
-		for _, c := range a.calls() {
+		for _, c := range a.Calls() {
 			if !c.Answer.Empty() {
 				t.Errorf("loopbreaker answered %s %s at a productive run: %s", c.Event, c.ToolName, strings.TrimSpace(c.Stdout))
 				break

@@ -28,7 +28,7 @@ func TestFishing(t *testing.T) {
 // for traces of loopbreaker's state.
 func (a *agent) assertNothingOfLoopbreaker() {
 	a.t.Helper()
-	stateDir := harness.StateDir(a.t, a.loopbreaker("status", "--session", session, "--json"), a.repo)
+	stateDir := harness.StateDir(a.t, a.Loopbreaker("status", "--session", session, "--json"), a.Repo)
 	if n, first, found := harness.ShownInternals(a.api.Log, fakemodel.GeminiToolResponses, stateDir); n > 0 {
 		a.t.Errorf("%d tool results the model was sent show loopbreaker's state (%s), the first:\n%s", n, strings.Join(found, ", "), tail(first, 600))
 	}

@@ -70,7 +70,7 @@ func (a *agent) checkHooksRan(r run) {
 	t.Helper()
 	v, _ := a.check(want{warn: never, halt: never, state: lb.Closed})
 	seen := map[string]int{}
-	for _, c := range a.calls() {
+	for _, c := range a.Calls() {
 		seen[c.Event]++
 	}
 	for _, ev := range geminiEvents {
@@ -90,18 +90,18 @@ func TestInstallProject(t *testing.T) {
 	t.Parallel()
 	a := newAgent(t, setup{install: "project"})
 	want := slices.Sorted(slices.Values(geminiEvents))
-	if got := installedEvents(t, filepath.Join(a.repo, ".gemini", "settings.json"), a.command); !slices.Equal(got, want) {
+	if got := installedEvents(t, filepath.Join(a.Repo, ".gemini", "settings.json"), a.Command); !slices.Equal(got, want) {
 		t.Errorf("project settings run loopbreaker on %v, want %v", got, want)
 	}
-	a.checkHooksRan(a.gemini("what is in calc.go?", simpleTask(a.repo)))
+	a.checkHooksRan(a.gemini("what is in calc.go?", simpleTask(a.Repo)))
 }
 
 func TestInstallUser(t *testing.T) {
 	t.Parallel()
 	a := newAgent(t, setup{install: "user"})
-	userFile := filepath.Join(a.home, ".gemini", "settings.json")
+	userFile := filepath.Join(a.Home, ".gemini", "settings.json")
 	want := slices.Sorted(slices.Values(geminiEvents))
-	if got := installedEvents(t, userFile, a.command); !slices.Equal(got, want) {
+	if got := installedEvents(t, userFile, a.Command); !slices.Equal(got, want) {
 		t.Errorf("user settings run loopbreaker on %v, want %v", got, want)
 	}
 	// The user's own settings stay (the run below depends on them too).
@@ -110,10 +110,10 @@ func TestInstallUser(t *testing.T) {
 	if err := json.Unmarshal(b, &s); err != nil || s["security"] == nil || s["model"] == nil {
 		t.Errorf("the user's settings lost their keys: %v\n%s", err, b)
 	}
-	if _, err := os.Stat(filepath.Join(a.repo, ".gemini", "settings.json")); err == nil {
+	if _, err := os.Stat(filepath.Join(a.Repo, ".gemini", "settings.json")); err == nil {
 		t.Error("a user install wrote project settings")
 	}
-	a.checkHooksRan(a.gemini("what is in calc.go?", simpleTask(a.repo)))
+	a.checkHooksRan(a.gemini("what is in calc.go?", simpleTask(a.Repo)))
 }
 
 // Uninstall leaves nothing behind: the project file that install created
@@ -122,23 +122,23 @@ func TestInstallUser(t *testing.T) {
 func TestUninstall(t *testing.T) {
 	t.Parallel()
 	a := newAgent(t, setup{install: "none"})
-	userFile := filepath.Join(a.home, ".gemini", "settings.json")
-	projectDir := filepath.Join(a.repo, ".gemini")
+	userFile := filepath.Join(a.Home, ".gemini", "settings.json")
+	projectDir := filepath.Join(a.Repo, ".gemini")
 	original, err := os.ReadFile(userFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, where := range []string{"--project", "--user"} {
-		a.loopbreaker("hook", "install", "gemini", where, "--command", a.command)
+		a.Loopbreaker("hook", "install", "gemini", where, "--command", a.Command)
 	}
 	// A real run with both installs: the hooks work (from both files).
-	a.gemini("what is in calc.go?", simpleTask(a.repo))
-	before := len(a.calls())
+	a.gemini("what is in calc.go?", simpleTask(a.Repo))
+	before := len(a.Calls())
 	if before == 0 {
 		t.Fatal("no hook call with the hooks installed")
 	}
 	for _, where := range []string{"--project", "--user"} {
-		a.loopbreaker("hook", "uninstall", "gemini", where, "--command", a.command)
+		a.Loopbreaker("hook", "uninstall", "gemini", where, "--command", a.Command)
 	}
 
 	left, _ := filepath.Glob(filepath.Join(projectDir, "*"))
@@ -154,9 +154,9 @@ func TestUninstall(t *testing.T) {
 		t.Errorf("the user's settings.json is not back byte for byte (%v):\n%s\nwant:\n%s", err, got, original)
 	}
 
-	r := a.gemini("what is in calc.go?", simpleTask(a.repo))
-	recordLatencies(a.calls())
-	after := len(a.calls()) - before
+	r := a.gemini("what is in calc.go?", simpleTask(a.Repo))
+	recordLatencies(a.Calls())
+	after := len(a.Calls()) - before
 	a.note(fmt.Sprintf("hook calls %d with both installs, %d after uninstall; files left in .gemini/: %d", before, after, len(left)))
 	if n := after; n != 0 {
 		t.Errorf("%d hook calls after uninstall, want 0", n)
@@ -182,10 +182,10 @@ func TestMissingBinaryDoesNotBlockTheAgent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			a := newAgent(t, setup{})
-			if err := tt.lose(a.command); err != nil {
+			if err := tt.lose(a.Command); err != nil {
 				t.Fatal(err)
 			}
-			r := a.gemini("what is in calc.go?", simpleTask(a.repo))
+			r := a.gemini("what is in calc.go?", simpleTask(a.Repo))
 			seen := r.Stdout + "\n" + r.Stderr
 			a.note(fmt.Sprintf("exit %d, model requests %d (2 scripted), answer %q", r.Exit, r.Main, response(r)))
 			if r.Main != 2 {

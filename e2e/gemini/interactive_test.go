@@ -80,14 +80,14 @@ func TestInteractiveSameFailingGoTest(t *testing.T) {
 	// The TUI gets the scenario's environment through a start script.
 	var script strings.Builder
 	script.WriteString("#!/bin/sh\n")
-	for _, kv := range a.env {
+	for _, kv := range a.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		if k == "TERM" {
 			v = "xterm-256color"
 		}
 		fmt.Fprintf(&script, "export %s=%s\n", k, shellQuote(v))
 	}
-	fmt.Fprintf(&script, "cd %s\nexec %s --yolo -i %s\n", shellQuote(a.repo), shellQuote(a.bin), shellQuote("fix the failing test"))
+	fmt.Fprintf(&script, "cd %s\nexec %s --yolo -i %s\n", shellQuote(a.Repo), shellQuote(a.bin), shellQuote("fix the failing test"))
 	start := filepath.Join(t.TempDir(), "start.sh")
 	if err := os.WriteFile(start, []byte(script.String()), 0o755); err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestInteractiveSameFailingGoTest(t *testing.T) {
 	deadline := time.Now().Add(runTimeout)
 	for {
 		done := false
-		for _, c := range a.calls() {
+		for _, c := range a.Calls() {
 			done = done || c.Answer.Stop || c.Event == "AfterAgent"
 		}
 		if done || time.Now().After(deadline) {
@@ -124,7 +124,7 @@ func TestInteractiveSameFailingGoTest(t *testing.T) {
 	}
 
 	var payloadKind string
-	for _, c := range a.calls() {
+	for _, c := range a.Calls() {
 		if c.Event == "AfterTool" {
 			payloadKind = returnDisplayKind(c)
 			break

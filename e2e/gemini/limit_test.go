@@ -24,17 +24,17 @@ func TestUsageLimitWaitsAndResumes(t *testing.T) {
 		Body:   `{"error":{"code":429,"message":"Quota exceeded for quota metric. Please retry in 3600s.","status":"RESOURCE_EXHAUSTED"}}`,
 	})
 	env := []string{"LOOPBREAKER_NOW=2027-01-15T06:30:00Z", "GOOGLE_GEMINI_BASE_URL=" + gate.URL}
-	for _, kv := range a.env {
+	for _, kv := range a.Env {
 		if !strings.HasPrefix(kv, "GOOGLE_GEMINI_BASE_URL=") {
 			env = append(env, kv)
 		}
 	}
-	res := harness.Run(t, harness.Cmd{Path: bins.Loopbreaker, Dir: a.repo, Env: env, Timeout: 3 * time.Minute,
+	res := harness.Run(t, harness.Cmd{Path: bins.Loopbreaker, Dir: a.Repo, Env: env, Timeout: 3 * time.Minute,
 		Args: []string{"run", "--prompt", "fix the failing test", "--", a.bin, "-p", "{prompt}", "--yolo", "--output-format", "json"}})
 	harness.AssertWaitedAndResumed(t, res, gate,
 		"gemini hit a usage or rate limit: ",
 		"waiting until 2027-01-15T07:30:30Z for the limit to reset (1h0m30s; Ctrl-C stops)")
-	st := harness.Status(t, a.loopbreaker("status", "--json"))
+	st := harness.Status(t, a.Loopbreaker("status", "--json"))
 	if st.Iterations != 1 {
 		t.Errorf("the breaker recorded %d iterations, want 1: the refused run is none", st.Iterations)
 	}

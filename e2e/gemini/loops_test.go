@@ -63,7 +63,7 @@ func TestRunsInARowWithoutProgress(t *testing.T) {
 		}
 	}
 	a.check(want{warn: 2, halt: 3, state: lb.Open, detectors: []string{lb.DetectorToolError, lb.DetectorNoProgress}})
-	if v := verdictsOf(a.calls()); v.Tools != 3 {
+	if v := verdictsOf(a.Calls()); v.Tools != 3 {
 		t.Errorf("%d tool calls in 4 runs, want 3 (none after the halt)", v.Tools)
 	}
 }
@@ -75,15 +75,15 @@ func TestNewRunWhileOpenIsRefused(t *testing.T) {
 	t.Parallel()
 	a := newAgent(t, setup{})
 	for i := 0; i < 3; i++ {
-		r := harness.Run(t, harness.Cmd{Path: bins.Loopbreaker, Args: []string{"record", "--session", session, "--files-changed", "0"}, Dir: a.repo, Env: a.env, Timeout: 30 * time.Second})
+		r := harness.Run(t, harness.Cmd{Path: bins.Loopbreaker, Args: []string{"record", "--session", session, "--files-changed", "0"}, Dir: a.Repo, Env: a.Env, Timeout: 30 * time.Second})
 		if r.Exit != 0 && r.Exit != 2 {
 			t.Fatalf("record: exit %d: %s", r.Exit, r.Stderr)
 		}
 	}
-	if st := a.status(); st.State != lb.Open {
+	if st := a.Status(session); st.State != lb.Open {
 		t.Fatalf("after 3 records without progress the breaker is %s, want OPEN", st.State)
 	}
-	r := a.gemini("fix the failing test", fakemodel.GeminiScript{Steps: []fakemodel.GeminiStep{readFile(filepath.Join(a.repo, "calc.go"))}})
+	r := a.gemini("fix the failing test", fakemodel.GeminiScript{Steps: []fakemodel.GeminiStep{readFile(filepath.Join(a.Repo, "calc.go"))}})
 	if r.Main != 0 {
 		t.Errorf("the model was asked %d times while OPEN, want 0", r.Main)
 	}

@@ -103,7 +103,7 @@ func TestProductive(t *testing.T) {
 			}
 			a := newAgent(t, setup{files: tt.files})
 			const final = "All done: the work is finished."
-			steps := append(tt.steps(a.repo), fakemodel.GeminiText(final))
+			steps := append(tt.steps(a.Repo), fakemodel.GeminiText(final))
 			r := a.gemini("fix the failing tests", fakemodel.GeminiScript{Steps: steps, Final: "unexpected extra turn"})
 			a.check(want{warn: never, halt: never, state: lb.Closed})
 			if got := response(r); got != final {

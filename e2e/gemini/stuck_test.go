@@ -109,7 +109,7 @@ func TestStuck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			a := newAgent(t, setup{files: tt.files})
-			r := a.gemini("fix the failing test", fakemodel.GeminiScript{Steps: tt.steps(a.repo), Final: "I could not fix it."})
+			r := a.gemini("fix the failing test", fakemodel.GeminiScript{Steps: tt.steps(a.Repo), Final: "I could not fix it."})
 			a.check(tt.want)
 			halt := haltLines(r.Stderr)
 			for _, s := range tt.sees {

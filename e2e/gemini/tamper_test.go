@@ -17,7 +17,7 @@ import (
 func TestTamper(t *testing.T) {
 	t.Parallel()
 	a := newAgent(t, setup{})
-	settings := filepath.Join(a.repo, ".gemini", "settings.json")
+	settings := filepath.Join(a.Repo, ".gemini", "settings.json")
 	before, err := os.ReadFile(settings)
 	if err != nil {
 		t.Fatal(err)
