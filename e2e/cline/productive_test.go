@@ -11,20 +11,6 @@ import (
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
 
-// assertQuiet fails when loopbreaker answered anything but "go on" or
-// told the model about the breaker.
-func assertQuiet(t *testing.T, what string, calls []harness.Call, r run) {
-	t.Helper()
-	for _, c := range calls {
-		if c.Answer.Stop || c.Answer.Deny || c.Answer.Context != "" {
-			t.Errorf("%s: %s %s answered %s", what, c.Event, c.ToolName, strings.TrimSpace(c.Stdout))
-		}
-	}
-	if i := r.API.Log.FirstMainContaining("circuit breaker"); i != 0 {
-		t.Errorf("%s: the model was told about the breaker in request %d", what, i)
-	}
-}
-
 // TestProductive: work that makes progress finishes with no warning and
 // no halt, however alike its calls look: one test fixed per run (each
 // run starting with the failing tests), edits across many files, a
@@ -39,7 +25,7 @@ func TestProductive(t *testing.T) {
 			r := a.cline("fix the next failing test", []fakemodel.Step{goTest(), fakemodel.Patch(fix), goTest(), fakemodel.Message("Fixed one more test.")})
 			calls := a.Calls()
 			what := fmt.Sprintf("run %d", i+1)
-			assertQuiet(t, what, calls[seen:], r)
+			harness.AssertLeftAlone(t, what, calls[seen:], r.API.Log)
 			if v := verdictOf(calls[seen:]); v.ran != 3 || !strings.Contains(r.Stdout, "Fixed one more test.") {
 				t.Errorf("%s: %d tool calls ran, stdout %q; want 3 and the last message", what, v.ran, r.Stdout)
 			}
@@ -61,7 +47,7 @@ func TestProductive(t *testing.T) {
 		}
 		steps = append(steps, goTest(), fakemodel.Message("Documented every unit and fixed the conversions."))
 		r := a.cline("document the units and fix the tests", steps)
-		assertQuiet(t, "many files", a.Calls(), r)
+		harness.AssertLeftAlone(t, "many files", a.Calls(), r.API.Log)
 		if v := verdictOf(a.Calls()); v.ran != 13 {
 			t.Errorf("%d tool calls ran, want 13", v.ran)
 		}
@@ -84,7 +70,7 @@ if [ $k -lt 4 ]; then echo "rollout: $k of 4 replicas ready"; else echo "rollout
 		a := guarded(t, files)
 		steps := append(fakemodel.Repeat(4, command("sh rollout.sh")), fakemodel.Message("The rollout is complete."))
 		r := a.cline("wait for the rollout", steps)
-		assertQuiet(t, "polling", a.Calls(), r)
+		harness.AssertLeftAlone(t, "polling", a.Calls(), r.API.Log)
 		if v := verdictOf(a.Calls()); v.ran != 4 || !strings.Contains(r.Stdout, "The rollout is complete.") {
 			t.Errorf("%d polls ran, stdout %q; want 4 and the last message", v.ran, r.Stdout)
 		}

@@ -100,14 +100,7 @@ func TestProductiveExecRuns(t *testing.T) {
 		if tr.tools != 3 || len(tr.ran) != 3 || tr.warnAt != 0 || tr.haltAt != 0 {
 			t.Errorf("run %d: %d tool calls, %d ran, warned at %d, halted at %d; want 3 run, no warning, no halt", run+1, tr.tools, len(tr.ran), tr.warnAt, tr.haltAt)
 		}
-		for _, c := range tr.calls {
-			if c.Answer.Stop || c.Answer.Deny || c.Answer.Context != "" {
-				t.Errorf("run %d: %s answered %s", run+1, c.Event, oneLine(c.Answer.Text(), 200))
-			}
-		}
-		if i := ss.model.Log.FirstMainContaining("circuit breaker"); i != 0 {
-			t.Errorf("run %d: the model was told about the breaker in request %d", run+1, i)
-		}
+		harness.AssertLeftAlone(t, fmt.Sprintf("run %d", run+1), tr.calls, ss.model.Log)
 		if !strings.Contains(r.Stdout, "Fixed one more test.") {
 			t.Errorf("run %d: no last message; stdout %q", run+1, r.Stdout)
 		}

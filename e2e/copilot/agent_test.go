@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
@@ -127,12 +126,6 @@ func (a *agent) copilot(prompt string, steps []fakemodel.Step) run {
 		a.T.Fatalf("copilot did not end within %v\nstdout: %s\nstderr: %s", runTimeout, r.Stdout, r.Stderr)
 	}
 	return run{Result: r, API: api}
-}
-
-// status is `loopbreaker status --session copilot --json`.
-func (a *agent) status() lb.Status {
-	a.T.Helper()
-	return a.Status(session)
 }
 
 // sessionLogs are the event logs of Copilot's sessions in this home.

@@ -38,7 +38,7 @@ func TestBatches(t *testing.T) {
 		if v.warnAt != 6 || v.halt == nil || v.haltAt != 10 || v.ranAfter != 0 || v.refusedAfter == 0 {
 			t.Fatalf("warned after %d calls, halted after %d (%s); %d calls ran and %d were refused after it; want 6, 10", v.warnAt, v.haltAt, harness.Show(v.halt), v.ranAfter, v.refusedAfter)
 		}
-		if st := a.status(); st.State != lb.Open || st.Detector != lb.DetectorToolCycle {
+		if st := a.Status(session); st.State != lb.Open || st.Detector != lb.DetectorToolCycle {
 			t.Errorf("breaker %s by %q (%s), want OPEN by %s", st.State, st.Detector, st.Reason, lb.DetectorToolCycle)
 		}
 		t.Logf("warned after %d calls, halted after %d; %d model requests", v.warnAt, v.haltAt, len(r.API.Log.Main()))

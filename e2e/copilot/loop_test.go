@@ -20,7 +20,7 @@ func TestRunsInARowWithoutProgress(t *testing.T) {
 			t.Fatalf("run %d: exit %d\n%s", i, r.Exit, r.Stderr)
 		}
 	}
-	st := a.status()
+	st := a.Status(session)
 	if st.State != lb.Open || st.Detector != lb.DetectorNoProgress {
 		t.Fatalf("after three runs: %s by %q (%s), want OPEN by %s", st.State, st.Detector, st.Reason, lb.DetectorNoProgress)
 	}

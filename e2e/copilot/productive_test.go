@@ -38,7 +38,7 @@ func (a *agent) quiet(r run, wantRan int) {
 	if r.Exit != 0 {
 		a.T.Errorf("copilot exit %d\n%s", r.Exit, r.Stderr)
 	}
-	if st := a.status(); st.State != lb.Closed {
+	if st := a.Status(session); st.State != lb.Closed {
 		a.T.Errorf("breaker %s (%s: %s), want CLOSED", st.State, st.Detector, st.Reason)
 	}
 }

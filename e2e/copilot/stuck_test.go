@@ -87,7 +87,7 @@ func (a *agent) check(r run, w want) verdict {
 	if !strings.Contains(r.Stdout, "Denied by preToolUse hook: loopbreaker: circuit breaker OPEN") || !strings.Contains(r.Stdout, "is still") {
 		a.T.Errorf("the person does not see the halt, then the refusals:\n%s\n%s", r.Stdout, r.Stderr)
 	}
-	st := a.status()
+	st := a.Status(session)
 	if st.State != lb.Open || st.Detector != w.detector {
 		a.T.Errorf("breaker %s by %q (%s), want OPEN by %s", st.State, st.Detector, st.Reason, w.detector)
 	}

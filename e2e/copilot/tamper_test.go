@@ -53,7 +53,7 @@ func TestTamper(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(a.Repo, ".github", "hooks", "zz.json")); !os.IsNotExist(err) {
 		t.Errorf("the agent's own hooks file was written: %v", err)
 	}
-	if st := a.status(); st.State == lb.Closed || st.Detector != lb.DetectorTamper {
+	if st := a.Status(session); st.State == lb.Closed || st.Detector != lb.DetectorTamper {
 		t.Errorf("status: %s by %q (%s), want warned or OPEN by tamper", st.State, st.Detector, st.Reason)
 	}
 }

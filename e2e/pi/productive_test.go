@@ -26,16 +26,11 @@ func assertLeftAlone(t *testing.T, a *agent, r run, calls []harness.Call, steps 
 		if c.Event == "PostToolUse" {
 			ran++
 		}
-		if c.Answer.Stop || c.Answer.Deny || c.Answer.Context != "" {
-			t.Errorf("%s answered %s", c.Event, strings.TrimSpace(c.Stdout))
-		}
 	}
 	if ran != want {
 		t.Errorf("%d tool calls ran through the extension, want the %d scripted", ran, want)
 	}
-	if i := r.API.Log.FirstMainContaining("circuit breaker"); i != 0 {
-		t.Errorf("the model was told about the breaker in request %d", i)
-	}
+	harness.AssertLeftAlone(t, "pi", calls, r.API.Log)
 	last := steps[len(steps)-1].Message
 	if r.Exit != 0 || !strings.Contains(r.Stdout, last) {
 		t.Errorf("pi exit %d, stdout %q: want 0 and %q\n%s", r.Exit, r.Stdout, last, r.Stderr)
