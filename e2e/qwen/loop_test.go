@@ -10,36 +10,22 @@ import (
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
 
-// verdict is where loopbreaker first warned and first halted: the hook
-// call and how many tool calls had run by then.
+// verdict is where loopbreaker first warned and first halted, counted in
+// tool calls that ran, and whether a prompt after the halt was refused.
 type verdict struct {
-	warn, halt       *harness.Call
-	warnAt, haltAt   int
+	harness.Verdict
 	blockedAfterHalt bool
-	toolsAfterHalt   int
 }
 
 func verdictOf(calls []harness.Call) verdict {
-	var v verdict
-	ran := 0
+	v := verdict{Verdict: harness.VerdictOf(calls, "PostToolUse", "PostToolUseFailure")}
+	halted := false
 	for i := range calls {
 		c := &calls[i]
-		if c.Event == "PostToolUse" || c.Event == "PostToolUseFailure" {
-			ran++
+		if halted && c.Event == "UserPromptSubmit" && c.Answer.Deny {
+			v.blockedAfterHalt = true
 		}
-		switch {
-		case v.halt != nil:
-			if c.Event == "UserPromptSubmit" && c.Answer.Deny {
-				v.blockedAfterHalt = true
-			}
-			if c.Event == "PostToolUse" || c.Event == "PostToolUseFailure" {
-				v.toolsAfterHalt++
-			}
-		case c.Answer.Stop || c.Answer.Deny:
-			v.halt, v.haltAt = c, ran
-		case v.warn == nil && c.Answer.Context != "":
-			v.warn, v.warnAt = c, ran
-		}
+		halted = halted || c == v.Halt
 	}
 	return v
 }
@@ -59,14 +45,14 @@ func TestIdenticalReadWarnedThenStoppedByQwen(t *testing.T) {
 	}
 	r := a.qwen("fix the failing test", steps)
 	v := verdictOf(a.Calls())
-	if v.warn == nil || v.warnAt != 4 || v.warn.Event != "PostToolUse" {
-		t.Fatalf("warned at %s after %d reads, want PostToolUse of the 4th", harness.Show(v.warn), v.warnAt)
+	if v.Warn == nil || v.WarnAt != 4 || v.Warn.Event != "PostToolUse" {
+		t.Fatalf("warned at %s after %d reads, want PostToolUse of the 4th", harness.Show(v.Warn), v.WarnAt)
 	}
-	if v.halt != nil {
-		t.Errorf("halted at %s after %d reads, want Qwen's own guard first", harness.Show(v.halt), v.haltAt)
+	if v.Halt != nil {
+		t.Errorf("halted at %s after %d reads, want Qwen's own guard first", harness.Show(v.Halt), v.HaltAt)
 	}
 	if i := r.API.Log.FirstMainContaining("HALF_OPEN (warning)"); i != 5 {
-		t.Errorf("the warning reached the model in request %d, want the 5th: %q", i, v.warn.Answer.Context)
+		t.Errorf("the warning reached the model in request %d, want the 5th: %q", i, v.Warn.Answer.Context)
 	}
 	if r.Exit != 1 || !strings.Contains(r.Stderr, "consecutive_identical_tool_calls") {
 		t.Errorf("exit %d, want Qwen's loop guard (exit 1, consecutive_identical_tool_calls)\n%s", r.Exit, r.Stderr)
@@ -90,21 +76,21 @@ func TestReadCycleWarnedAndHalted(t *testing.T) {
 	}
 	r := a.qwen("fix the failing test", steps)
 	v := verdictOf(a.Calls())
-	if v.warn == nil || v.warn.Event != "PostToolUse" {
-		t.Fatalf("warned at %s, want a PostToolUse", harness.Show(v.warn))
+	if v.Warn == nil || v.Warn.Event != "PostToolUse" {
+		t.Fatalf("warned at %s, want a PostToolUse", harness.Show(v.Warn))
 	}
-	if v.halt == nil || v.halt.Event != "PostToolUse" || !v.halt.Answer.Stop || v.haltAt <= v.warnAt {
-		t.Fatalf("halted at %s after %d reads (warned after %d), want continue:false at a later PostToolUse\nstderr: %s", harness.Show(v.halt), v.haltAt, v.warnAt, r.Stderr)
+	if v.Halt == nil || v.Halt.Event != "PostToolUse" || !v.Halt.Answer.Stop || v.HaltAt <= v.WarnAt {
+		t.Fatalf("halted at %s after %d reads (warned after %d), want continue:false at a later PostToolUse\nstderr: %s", harness.Show(v.Halt), v.HaltAt, v.WarnAt, r.Stderr)
 	}
-	t.Logf("warned after %d reads, halted after %d", v.warnAt, v.haltAt)
-	if !v.blockedAfterHalt || v.toolsAfterHalt != 0 {
-		t.Errorf("after the halt: UserPromptSubmit blocked %v, %d more tool calls; want blocked and none", v.blockedAfterHalt, v.toolsAfterHalt)
+	t.Logf("warned after %d reads, halted after %d", v.WarnAt, v.HaltAt)
+	if !v.blockedAfterHalt || v.RanAfterHalt != 0 {
+		t.Errorf("after the halt: UserPromptSubmit blocked %v, %d more tool calls; want blocked and none", v.blockedAfterHalt, v.RanAfterHalt)
 	}
-	if n := len(r.API.Log.Main()); n != v.haltAt {
-		t.Errorf("the model was asked %d times for %d tool calls, want none after the halt", n, v.haltAt)
+	if n := len(r.API.Log.Main()); n != v.HaltAt {
+		t.Errorf("the model was asked %d times for %d tool calls, want none after the halt", n, v.HaltAt)
 	}
-	if i := r.API.Log.FirstMainContaining("HALF_OPEN (warning)"); i != v.warnAt+1 {
-		t.Errorf("the warning reached the model in request %d, want %d", i, v.warnAt+1)
+	if i := r.API.Log.FirstMainContaining("HALF_OPEN (warning)"); i != v.WarnAt+1 {
+		t.Errorf("the warning reached the model in request %d, want %d", i, v.WarnAt+1)
 	}
 	if !strings.Contains(r.Stderr, "loopbreaker") || !strings.Contains(r.Stderr, "read_file") {
 		t.Errorf("the person is not told of the halt on stderr:\n%s", r.Stderr)
@@ -128,8 +114,8 @@ func TestReadCycleWarnedAndHalted(t *testing.T) {
 	if err != nil {
 		t.Fatalf("replay --json: %v\n%s", err, rep.Stdout)
 	}
-	if res.Format != "qwen" || res.Steps != v.haltAt || res.Warn == nil || res.Warn.Step != v.warnAt || res.Warn.Detector != lb.DetectorToolCycle {
-		t.Errorf("replay of the recorded chat: %s, want %d qwen steps warned at %d by %s", rep.Stdout, v.haltAt, v.warnAt, lb.DetectorToolCycle)
+	if res.Format != "qwen" || res.Steps != v.HaltAt || res.Warn == nil || res.Warn.Step != v.WarnAt || res.Warn.Detector != lb.DetectorToolCycle {
+		t.Errorf("replay of the recorded chat: %s, want %d qwen steps warned at %d by %s", rep.Stdout, v.HaltAt, v.WarnAt, lb.DetectorToolCycle)
 	}
 }
 
@@ -150,8 +136,8 @@ func TestProductiveRunNotHalted(t *testing.T) {
 	})
 	calls := a.Calls()
 	v := verdictOf(calls)
-	if v.warn != nil || v.halt != nil {
-		t.Errorf("loopbreaker warned (%+v) or halted (%+v) a productive run", v.warn, v.halt)
+	if v.Warn != nil || v.Halt != nil {
+		t.Errorf("loopbreaker warned (%+v) or halted (%+v) a productive run", v.Warn, v.Halt)
 	}
 	posts := 0
 	for _, c := range calls {
