@@ -1,7 +1,6 @@
 package copilot
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -106,20 +105,10 @@ func (a *agent) replayWarnsAt(call int) {
 		a.T.Fatalf("Copilot recorded %d session logs, want 1: %q", len(logs), logs)
 	}
 	rep := a.Loopbreaker("replay", "--json", logs[0])
-	var out struct {
-		Settings []struct {
-			Results []struct {
-				Format string `json:"format"`
-				Warn   *struct {
-					Step int `json:"step"`
-				} `json:"warn"`
-			} `json:"results"`
-		} `json:"settings"`
-	}
-	if err := json.Unmarshal([]byte(rep.Stdout), &out); err != nil || len(out.Settings) != 1 || len(out.Settings[0].Results) != 1 {
+	res, err := harness.ParseReplay(rep.Stdout)
+	if err != nil {
 		a.T.Fatalf("replay --json: %v\n%s", err, rep.Stdout)
 	}
-	res := out.Settings[0].Results[0]
 	if res.Format != "copilot" || res.Warn == nil || res.Warn.Step != call {
 		a.T.Errorf("replay of the recorded session: %s, want copilot warned at step %d", rep.Stdout, call)
 	}

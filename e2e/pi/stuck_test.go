@@ -1,7 +1,6 @@
 package pi
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -169,22 +168,10 @@ func replaysToTheWarning(t *testing.T, a *agent, v harness.Verdict) {
 		t.Fatalf("pi recorded %d sessions, want 1: %q", len(sessions), sessions)
 	}
 	rep := a.Loopbreaker("replay", "--json", sessions[0])
-	var out struct {
-		Settings []struct {
-			Results []struct {
-				Format string `json:"format"`
-				Steps  int    `json:"steps"`
-				Warn   *struct {
-					Step     int    `json:"step"`
-					Detector string `json:"detector"`
-				} `json:"warn"`
-			} `json:"results"`
-		} `json:"settings"`
-	}
-	if err := json.Unmarshal([]byte(rep.Stdout), &out); err != nil || len(out.Settings) != 1 || len(out.Settings[0].Results) != 1 {
+	res, err := harness.ParseReplay(rep.Stdout)
+	if err != nil {
 		t.Fatalf("replay --json: %v\n%s", err, rep.Stdout)
 	}
-	res := out.Settings[0].Results[0]
 	if res.Format != "pi" || res.Steps != v.HaltAt || res.Warn == nil || res.Warn.Step != v.WarnAt || res.Warn.Detector != lb.DetectorToolCycle {
 		t.Errorf("replay of the recorded session: %s, want %d pi steps warned at %d by %s", rep.Stdout, v.HaltAt, v.WarnAt, lb.DetectorToolCycle)
 	}
