@@ -30,14 +30,8 @@ func TestInstallRunsBesideOwnScriptAndUninstallRestores(t *testing.T) {
 	if r.Exit != 0 {
 		t.Fatalf("cline exit %d\n%s%s", r.Exit, r.Stdout, r.Stderr)
 	}
-	events := map[string]int{}
-	for _, c := range a.Calls() {
-		events[c.Event]++
-	}
-	for _, e := range []string{"PreToolUse", "PostToolUse", "TaskComplete"} {
-		if events[e] == 0 {
-			t.Errorf("no %s hook call reached loopbreaker (calls: %v)", e, events)
-		}
+	if missing, seen := harness.Missing(a.Calls(), "PreToolUse", "PostToolUse", "TaskComplete"); len(missing) > 0 {
+		t.Errorf("no hook call of %v reached loopbreaker (calls: %v)", missing, seen)
 	}
 	if b, err := os.ReadFile(audit); err != nil || !strings.Contains(string(b), `"name":"run_commands"`) {
 		t.Errorf("the person's own hook did not run beside loopbreaker's: %v %q", err, b)

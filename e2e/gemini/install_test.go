@@ -13,6 +13,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
+	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
 
 // geminiEvents are the events loopbreaker's Gemini hooks answer.
@@ -69,14 +70,8 @@ func (a *agent) checkHooksRan(r run) {
 	t := a.t
 	t.Helper()
 	v, _ := a.check(want{warn: never, halt: never, state: lb.Closed})
-	seen := map[string]int{}
-	for _, c := range a.Calls() {
-		seen[c.Event]++
-	}
-	for _, ev := range geminiEvents {
-		if seen[ev] == 0 {
-			t.Errorf("no %s hook call (calls: %v)", ev, seen)
-		}
+	if missing, seen := harness.Missing(a.Calls(), geminiEvents...); len(missing) > 0 {
+		t.Errorf("no hook call of %v (calls: %v)", missing, seen)
 	}
 	if v.Tools != 1 || v.Ran != 1 {
 		t.Errorf("tool calls %d, ran %d, want 1 and 1", v.Tools, v.Ran)

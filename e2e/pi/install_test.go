@@ -41,14 +41,8 @@ func TestInstallRunsBesideOtherExtensionsAndUninstallRestores(t *testing.T) {
 	if r.Exit != 0 || !strings.Contains(r.Stdout, "The tests fail.") {
 		t.Fatalf("pi exit %d, stdout %q\n%s", r.Exit, r.Stdout, r.Stderr)
 	}
-	events := map[string]int{}
-	for _, c := range a.Calls() {
-		events[c.Event]++
-	}
-	for _, e := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"} {
-		if events[e] == 0 {
-			t.Errorf("no %s call reached loopbreaker (calls: %v)", e, events)
-		}
+	if missing, seen := harness.Missing(a.Calls(), "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"); len(missing) > 0 {
+		t.Errorf("no hook call of %v reached loopbreaker (calls: %v)", missing, seen)
 	}
 	if b, err := os.ReadFile(audit); err != nil || string(b) != "bash\n" {
 		t.Errorf("the person's own extension did not run beside loopbreaker's: %v %q", err, b)
