@@ -88,6 +88,9 @@ func NudgeReachesModel(tool Tool, event string) bool {
 		}
 		return false
 	}
+	if tool == OpenCode {
+		return openCodeNudgeReachesModel(event)
+	}
 	if tool == Qwen {
 		// Qwen Code drops additionalContext on PreToolUse.
 		switch event {
@@ -186,6 +189,8 @@ func Render(tool Tool, event string, o Outcome, reason string) Answer {
 		}
 	case Qwen:
 		out = renderQwen(event, o, r)
+	case OpenCode:
+		out = renderOpenCode(event, o, r)
 	case Gemini:
 		switch event {
 		case "BeforeTool":

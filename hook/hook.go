@@ -1,5 +1,5 @@
 // Package hook adapts loopbreaker to the hook protocols of agent CLIs:
-// Claude Code, OpenAI Codex CLI, Gemini CLI and Qwen Code (see
+// Claude Code, OpenAI Codex CLI, Gemini CLI, Qwen Code and OpenCode (see
 // PROTOCOLS.md).
 //
 // It reads a hook payload (Parse), turns a tool call into the breaker's
@@ -29,10 +29,14 @@ const (
 	// Qwen is Qwen Code: a fork of Gemini CLI whose hooks speak Claude
 	// Code's events and answers, with Gemini's tool names and results.
 	Qwen Tool = "qwen"
+	// OpenCode has no command hooks: loopbreaker's plugin (OpenCodePlugin)
+	// turns its plugin hooks into Claude Code's events and applies the
+	// answers.
+	OpenCode Tool = "opencode"
 )
 
 // AllTools lists the supported tools.
-func AllTools() []Tool { return []Tool{Claude, Codex, Gemini, Qwen} }
+func AllTools() []Tool { return []Tool{Claude, Codex, Gemini, Qwen, OpenCode} }
 
 // ParseTool turns a command-line word into a Tool.
 func ParseTool(s string) (Tool, error) {
@@ -41,7 +45,7 @@ func ParseTool(s string) (Tool, error) {
 			return t, nil
 		}
 	}
-	return "", fmt.Errorf("unknown agent %q: want claude, codex, gemini or qwen", s)
+	return "", fmt.Errorf("unknown agent %q: want claude, codex, gemini, qwen or opencode", s)
 }
 
 // Kind is what an event means to loopbreaker, whatever the tool calls it.

@@ -68,6 +68,15 @@ func Classify(tool Tool, name string) Class {
 		case "read_file":
 			return ClassRead
 		}
+	case OpenCode:
+		switch name {
+		case "bash":
+			return ClassShell
+		case "edit", "write", "multiedit", "patch", "apply_patch":
+			return ClassEdit
+		case "read":
+			return ClassRead
+		}
 	}
 	return ClassOther
 }
@@ -102,6 +111,13 @@ func VolatileFields(tool Tool, name string) []string {
 	case Qwen:
 		if name == "run_shell_command" {
 			return []string{"description", "is_background", "timeout"}
+		}
+	case OpenCode:
+		switch name {
+		case "bash":
+			return []string{"description", "timeout"}
+		case "task":
+			return []string{"description"}
 		}
 	}
 	return nil
@@ -217,6 +233,8 @@ func (p *Payload) Result() Result {
 		return geminiResult(p, shell)
 	case Gemini:
 		return geminiResult(p, shell)
+	case OpenCode:
+		return openCodeResult(p, shell)
 	}
 	if r.ExitCode != nil && *r.ExitCode != 0 {
 		r.Failed = true
@@ -266,6 +284,12 @@ func geminiResult(p *Payload, shell bool) Result {
 	default:
 		r.Output = goTestSummaryTabs(shellOutput(llm))
 	}
+	return r.withExit()
+}
+
+// withExit completes a shell command's result from its exit status (none
+// reported is 0): the text hashed starts with it, and non-zero fails.
+func (r Result) withExit() Result {
 	code := 0
 	if r.ExitCode != nil {
 		code = *r.ExitCode
@@ -343,6 +367,12 @@ func (p *Payload) Files(root, base string) []string {
 		}
 	}
 	switch {
+	case p.Tool == OpenCode && class == ClassEdit && len(in["patchText"]) > 0:
+		// OpenCode's apply_patch (offered to GPT models) takes a patch.
+		var s string
+		if json.Unmarshal(in["patchText"], &s) == nil {
+			names = append(names, PatchFiles(s)...)
+		}
 	case p.Tool == Codex && class == ClassEdit:
 		for _, key := range []string{"command", "input", "patch"} {
 			var s string
@@ -354,6 +384,8 @@ func (p *Payload) Files(root, base string) []string {
 		str("file_path")
 	default:
 		str("file_path")
+		// OpenCode's read, edit and write.
+		str("filePath")
 		str("notebook_path")
 		str("absolute_path")
 		var many []string

@@ -34,7 +34,18 @@ func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string)
 	fs.StringVar(&o.session, "session", def, "session `name` whose breaker the hook feeds (env LOOPBREAKER_SESSION; default: the tool's name)")
 	fs.StringVar(&o.caller, "caller", env.Getenv("LOOPBREAKER_CALLER"), "who is asking; the half-open probe is tied to it (env LOOPBREAKER_CALLER; default: the session)")
 	fs.Var(&o.sets, "set", "override a configuration `key=value` (repeatable)")
-	if err := parse(fs, args); err != nil {
+	// OpenCode's plugin names the event on the command line too (it shows
+	// in a process list); the payload's hook_event_name must agree.
+	var event string
+	if tool == hook.OpenCode {
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() > 1 {
+			return usagef("hook opencode: unexpected argument %q: it takes one event name (flags go before it)", fs.Arg(1))
+		}
+		event = fs.Arg(0)
+	} else if err := parse(fs, args); err != nil {
 		return err
 	}
 	// A person who typed the command gets a notice instead of a wait for
@@ -44,6 +55,9 @@ func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string)
 		return nil
 	}
 	p, perr := hook.Read(tool, env.Stdin)
+	if perr == nil && event != "" && p.Event != event {
+		perr = fmt.Errorf("the command names event %s but the payload's hook_event_name is %q", event, p.Event)
+	}
 	if perr != nil {
 		msg := fmt.Sprintf("loopbreaker hook %s: %v. This call was not checked; the agent goes on. Check that the hook runs `loopbreaker hook %s` with the payload on stdin.", tool, perr, tool)
 		fmt.Fprintln(env.Stderr, msg)
