@@ -33,10 +33,15 @@ var (
 	Codex0_169    = Agent{Name: "Codex CLI 0.169.0", Package: "@openai/codex", Version: "0.169.0", Dir: "codex-0.169.0", Bin: "codex"}
 	Gemini0_61    = Agent{Name: "Gemini CLI 0.61.0", Package: "@google/gemini-cli", Version: "0.61.0", Dir: "gemini-cli-0.61.0", Bin: "gemini"}
 	Qwen0_24      = Agent{Name: "Qwen Code 0.24.4", Package: "@qwen-code/qwen-code", Version: "0.24.4", Dir: "qwen-code-0.24.4", Bin: "qwen"}
+	// OpenCode's npm package installs a native binary (its platform
+	// package, opencode-linux-x64, an optional dependency).
+	OpenCode1_18 = Agent{Name: "OpenCode 1.18.33", Package: "opencode-ai", Version: "1.18.33", Dir: "opencode-1.18.33", Bin: "opencode"}
 )
 
 // Pinned lists every pinned release.
-func Pinned() []Agent { return []Agent{ClaudeCode2_1, ClaudeCode2_0, Codex0_169, Gemini0_61, Qwen0_24} }
+func Pinned() []Agent {
+	return []Agent{ClaudeCode2_1, ClaudeCode2_0, Codex0_169, Gemini0_61, Qwen0_24, OpenCode1_18}
+}
 
 // AgentsDir is the cache the pinned CLIs are installed into:
 // $LOOPBREAKER_AGENTS_DIR, else <user cache dir>/loopbreaker/agents.
@@ -85,8 +90,9 @@ func Require(t testing.TB, a Agent) string {
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("SKIP %s: not installed at %s (%s)", a.Name, p, a.InstallHint())
 	}
-	if a.Bin != "claude" || a.Version != "2.1.330" {
-		// The JS builds need node on PATH.
+	if (a.Bin != "claude" || a.Version != "2.1.330") && a.Bin != "opencode" {
+		// The JS builds need node on PATH (Claude Code 2.1 and OpenCode
+		// are native).
 		if _, err := exec.LookPath("node"); err != nil {
 			t.Skipf("SKIP %s: node is not on PATH (install Node.js 20 or later)", a.Name)
 		}
