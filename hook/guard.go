@@ -20,21 +20,21 @@ import (
 // every prompt to Gemini CLI. A program given by name is looked up on
 // PATH with `command -v` instead of tested with -x.
 func Command(program string, tool Tool) string {
-	q := shellQuote(program)
+	q := ShellQuote(program)
 	test := "[ -x " + q + " ]"
 	if !strings.ContainsAny(program, `/\`) {
 		test = "command -v " + q + " >/dev/null 2>&1"
 	}
-	js, _ := marshalNoEscape(MissingProgramWarning(program, tool))
+	js, _ := MarshalNoEscape(MissingProgramWarning(program, tool))
 	inner := string(js[1 : len(js)-1]) // JSON-escaped, without the quotes
 	return fmt.Sprintf(`%s && exec %s hook %s || { cat >/dev/null; m=%s; printf '{"systemMessage":"%%s"}\n' "$m"; printf '%%s\n' "$m" >&2; exit 0; }`,
-		test, q, tool, shellQuote(inner))
+		test, q, tool, ShellQuote(inner))
 }
 
 // PlainCommand is `PROGRAM hook TOOL` without the guard: what older
 // versions installed, and what a person types to try a payload by hand.
 func PlainCommand(program string, tool Tool) string {
-	return shellQuote(program) + " hook " + string(tool)
+	return ShellQuote(program) + " hook " + string(tool)
 }
 
 // MissingProgramWarning is what an installed hook says when its program
@@ -48,7 +48,8 @@ func MissingProgramWarning(program string, tool Tool) string {
 		where, tool, tool, tool)
 }
 
-func shellQuote(s string) string {
+// ShellQuote quotes s for a POSIX shell, leaving a plain word as it is.
+func ShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./:@%+=,-~", r))
 	}) < 0 {

@@ -203,10 +203,10 @@ func Parse(tool Tool, data []byte) (*Payload, error) {
 	}
 	var w wire
 	if err := json.Unmarshal(trimmed, &w); err != nil {
-		return nil, fmt.Errorf("the hook payload on stdin is not a JSON object (%v); first bytes: %q", err, head(trimmed, 60))
+		return nil, fmt.Errorf("the hook payload on stdin is not a JSON object (%v); first bytes: %q", err, Excerpt(trimmed, 60))
 	}
 	if w.Event == "" {
-		return nil, fmt.Errorf("the hook payload has no hook_event_name: is this a %s hook payload? first bytes: %q", tool, head(trimmed, 60))
+		return nil, fmt.Errorf("the hook payload has no hook_event_name: is this a %s hook payload? first bytes: %q", tool, Excerpt(trimmed, 60))
 	}
 	p := &Payload{
 		Tool: tool, Event: w.Event, Kind: KindOf(tool, w.Event),
@@ -256,7 +256,9 @@ func nullToNil(r json.RawMessage) json.RawMessage {
 	return r
 }
 
-func head(b []byte, n int) string {
+// Excerpt is the first n bytes of b as valid UTF-8, for an error message
+// that quotes a payload or a settings file.
+func Excerpt(b []byte, n int) string {
 	if len(b) > n {
 		b = b[:n]
 	}

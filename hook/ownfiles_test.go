@@ -23,15 +23,12 @@ func TestProjectFiles(t *testing.T) {
 	if got := ProjectFiles(dir); len(got) != 0 {
 		t.Fatalf("empty project: got %q, want nothing", got)
 	}
-	claude, err := InstallFile(Claude, filepath.Join(dir, ".claude", "settings.json"), "loopbreaker")
-	if err != nil {
-		t.Fatal(err)
-	}
+	claude := write(".claude/settings.json", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "loopbreaker hook claude"}]}]}}`)
 	// A Gemini settings file without loopbreaker's hooks is the user's.
 	write(".gemini/settings.json", `{"theme": "dark"}`)
 	codex := write(".codex/hooks.json", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "loopbreaker hook codex"}]}]}}`)
 	backup := write(".codex/hooks.json"+BackupSuffix, `{}`)
-	want := []string{claude.Path, codex, backup}
+	want := []string{claude, codex, backup}
 	if got := ProjectFiles(dir); !slices.Equal(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}

@@ -3,7 +3,6 @@ package hook
 import (
 	"encoding/json"
 	"errors"
-	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 	"io/fs"
 	"os"
 	"path"
@@ -11,6 +10,10 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	lb "github.com/loopbreaker/loopbreaker"
+
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
 // SeenDirName is the directory, under the state directory's hooks/, of
@@ -20,15 +23,10 @@ import (
 // a Gemini started in a subdirectory, hooks switched off).
 const SeenDirName = "seen"
 
-// Seen is the mark of one agent session's hook calls.
-type Seen struct {
-	Tool      Tool      `json:"tool"`
-	SessionID string    `json:"session_id"`
-	First     time.Time `json:"first"`
-	Last      time.Time `json:"last"`
-	LastEvent string    `json:"last_event"`
-	Calls     int       `json:"calls"`
-}
+// Seen is the mark of one agent session's hook calls: the same mark the
+// breaker state keeps per agent session, so that `hook status` merges the
+// two kinds.
+type Seen = lb.SeenSession
 
 func seenDir(stateDir string) string { return filepath.Join(stateDir, "hooks", SeenDirName) }
 
@@ -51,7 +49,7 @@ func RecordSeen(stateDir string, tool Tool, sessionID, event string, now time.Ti
 	}
 	defer root.Close()
 	rel := path.Join("hooks", SeenDirName, filepath.Base(seenFile(stateDir, tool, sessionID)))
-	s := Seen{Tool: tool, SessionID: sessionID, First: now}
+	s := Seen{Tool: string(tool), SessionID: sessionID, First: now}
 	if b, err := root.ReadFile(rel); err == nil {
 		var old Seen
 		if json.Unmarshal(b, &old) == nil && !old.First.IsZero() {
@@ -70,7 +68,7 @@ func RecordSeen(stateDir string, tool Tool, sessionID, event string, now time.Ti
 		return err
 	}
 	dir.Close()
-	return writeAtomicIn(root, rel, append(b, '\n'), 0o644)
+	return root.WriteAtomic(rel, append(b, '\n'), 0o644)
 }
 
 // ReadSeen lists the marks of the project's hook calls, newest first.

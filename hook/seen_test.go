@@ -21,7 +21,7 @@ func TestRecordSeen(t *testing.T) {
 	if err != nil || len(got) != 2 {
 		t.Fatalf("%+v %v", got, err)
 	}
-	if got[0].Tool != Codex || got[1].SessionID != "b526/62f7" || got[1].Calls != 3 ||
+	if got[0].Tool != string(Codex) || got[1].SessionID != "b526/62f7" || got[1].Calls != 3 ||
 		!got[1].First.Equal(t0) || !got[1].Last.Equal(t0.Add(2*time.Minute)) || got[1].LastEvent != "Stop" {
 		t.Errorf("%+v", got)
 	}

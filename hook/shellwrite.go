@@ -341,3 +341,16 @@ func isDigits(s string) bool {
 	}
 	return true
 }
+
+// shellFields splits a command line into words, honouring single and
+// double quotes and backslash escapes, well enough to recognise a
+// loopbreaker command. Operators (;, |, >) are parts of words here.
+func shellFields(s string) []string {
+	if cmds := splitShell(s, false); len(cmds) > 0 {
+		return cmds[0]
+	}
+	return nil
+}
+
+// isSpace reports a blank that separates the words of a command line.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/gitrepo"
+	"github.com/loopbreaker/loopbreaker/session"
 )
 
 const checkpointUsage = `loopbreaker checkpoint: git checkpoints of a slice (tag loopbreaker/checkpoint/SLICE)
@@ -72,8 +73,8 @@ func (o *gitOptions) openGit(env *Env) (*gitrepo.Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, root := range []string{repo.Root, realPath(repo.Root)} {
-		rel, err := filepath.Rel(root, realPath(stateDir))
+	for _, root := range []string{repo.Root, session.RealPath(repo.Root)} {
+		rel, err := filepath.Rel(root, session.RealPath(stateDir))
 		if err != nil {
 			rel, err = filepath.Rel(root, stateDir)
 		}
@@ -83,18 +84,6 @@ func (o *gitOptions) openGit(env *Env) (*gitrepo.Repo, error) {
 		}
 	}
 	return repo, nil
-}
-
-// realPath resolves symbolic links in p as far as p exists.
-func realPath(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	}
-	parent := filepath.Dir(p)
-	if parent == p {
-		return p
-	}
-	return filepath.Join(realPath(parent), filepath.Base(p))
 }
 
 // runCheckpoint dispatches the checkpoint subcommands.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/session"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -59,7 +60,7 @@ func TestScripts(t *testing.T) {
 			}
 			e.Defer(func() { os.RemoveAll(state) })
 			e.Setenv("XDG_STATE_HOME", state)
-			e.Setenv("STATE", projectStateDir(filepath.Join(state, "loopbreaker"), e.WorkDir))
+			e.Setenv("STATE", session.ProjectStateDir(filepath.Join(state, "loopbreaker"), e.WorkDir))
 			e.Setenv("GIT_CONFIG_GLOBAL", e.WorkDir+"/.gitconfig")
 			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			e.Setenv("GIT_AUTHOR_NAME", "Test")
@@ -80,6 +81,12 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			e.Setenv("HOOK_FIXTURES", fixtures)
+			// The agents' settings files, for the scripts of `loopbreaker hook install`.
+			settings, err := filepath.Abs("../../hookinstall/testdata")
+			if err != nil {
+				return err
+			}
+			e.Setenv("SETTINGS_FIXTURES", settings)
 			// The recorded agent sessions, for the scripts of `loopbreaker replay`.
 			sessions, err := filepath.Abs("../../transcript/testdata")
 			if err != nil {
@@ -146,11 +153,11 @@ func cmdStateDir(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: statedir VAR DIR")
 	}
 	env := &Env{Dir: ts.Getenv("PWD"), Environ: []string{"XDG_STATE_HOME=" + ts.Getenv("XDG_STATE_HOME"), "HOME=" + ts.Getenv("HOME"), "LOOPBREAKER_STATE_DIR=" + ts.Getenv("LOOPBREAKER_STATE_DIR")}}
-	root, err := stateRoot(env, configOrDefaults(env, ts.MkAbs(args[1])))
+	root, err := session.StateRoot(configOrDefaults(env, ts.MkAbs(args[1])), env.Getenv)
 	if err != nil {
 		ts.Fatalf("statedir: %v", err)
 	}
-	ts.Setenv(args[0], projectStateDir(root, ts.MkAbs(args[1])))
+	ts.Setenv(args[0], session.ProjectStateDir(root, ts.MkAbs(args[1])))
 }
 
 // stateHome is the XDG_STATE_HOME of the processes a test starts in
@@ -162,5 +169,5 @@ func stateHome(project string) string {
 
 // testStateDir is project's state directory under stateHome.
 func testStateDir(project string) string {
-	return projectStateDir(filepath.Join(stateHome(project), "loopbreaker"), project)
+	return session.ProjectStateDir(filepath.Join(stateHome(project), "loopbreaker"), project)
 }

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+
+	"github.com/loopbreaker/loopbreaker/session"
 )
 
 // runConfig prints the effective value of every key and where it came
@@ -20,7 +22,7 @@ func runConfig(_ context.Context, env *Env, args []string) error {
 	}
 	defer w.close()
 	if w.loaded.Config.StateDir == "" {
-		root, err := stateRoot(env, w.cfg)
+		root, err := session.StateRoot(w.cfg, env.Getenv)
 		if err != nil {
 			return err
 		}

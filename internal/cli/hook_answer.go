@@ -8,6 +8,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/config"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookpolicy"
+	"github.com/loopbreaker/loopbreaker/session"
 )
 
 type hookAnswerOptions struct {
@@ -81,7 +82,7 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 	project, active := hookProject(env, p.Tool, o.project)
 	if !active {
 		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: no %s or %s/ in %s or above: the hook is inactive here (run `loopbreaker init` to activate it)\n",
-			p.Tool, config.ProjectFile, legacyStateDirName, project)
+			p.Tool, config.ProjectFile, session.LegacyStateDirName, project)
 		return hook.Render(p.Tool, p.Event, hook.Allow, "")
 	}
 	c := common{project: project, session: o.session, caller: o.caller, sets: o.sets}
@@ -149,5 +150,5 @@ func hookProject(env *Env, tool hook.Tool, flag string) (string, bool) {
 		start = env.Dir
 	}
 	dir := findProject(abs(env, start))
-	return dir, env.Getenv("LOOPBREAKER_DIR") != "" || hasProjectMarker(dir)
+	return dir, env.Getenv("LOOPBREAKER_DIR") != "" || session.HasProjectMarker(dir)
 }

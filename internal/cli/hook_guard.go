@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 
 	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/hookinstall"
 	"github.com/loopbreaker/loopbreaker/hookpolicy"
+	"github.com/loopbreaker/loopbreaker/session"
 	"github.com/loopbreaker/loopbreaker/tamper"
 )
 
@@ -67,7 +69,7 @@ func hookGuard(env *Env, w *workspace) *hookpolicy.Guard {
 // guardStateRoot is the directory of every project's state, as this
 // call's configuration places it (state_dir); "" when there is none.
 func guardStateRoot(env *Env, w *workspace) string {
-	root, err := stateRoot(env, w.cfg)
+	root, err := session.StateRoot(w.cfg, env.Getenv)
 	if err != nil {
 		return ""
 	}
@@ -89,7 +91,7 @@ func absIn(dir, path string) string {
 func guardFingerprint(env *Env, w *workspace) string {
 	type place struct {
 		Path      string
-		Installed hook.Installed
+		Installed hookinstall.Installed
 	}
 	var doc struct {
 		Config any
@@ -104,7 +106,7 @@ func guardFingerprint(env *Env, w *workspace) string {
 			}
 			pl := place{Path: path}
 			if data, err := os.ReadFile(path); err == nil {
-				pl.Installed = hook.FindInstalled(tool, data)
+				pl.Installed = hookinstall.FindInstalled(tool, data)
 			}
 			doc.Hooks = append(doc.Hooks, pl)
 		}

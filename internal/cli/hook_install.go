@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/loopbreaker/loopbreaker/config"
 	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/hookinstall"
+	"github.com/loopbreaker/loopbreaker/session"
 )
 
 type hookInstallOptions struct {
@@ -86,28 +87,28 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	command := hook.Command(program, tool)
 	out := env.Stdout
 
-	var res hook.FileResult
+	var res hookinstall.FileResult
 	var versionNote string
 	if verb == "install" {
-		opts := hook.Options{}
+		opts := hookinstall.Options{}
 		if tool == hook.Claude {
 			if opts.PostToolBatch, versionNote, err = claudePostToolBatch(ctx, env, o.agentVersion); err != nil {
 				return err
 			}
 		}
 		if o.user {
-			res, err = hook.InstallFileWith(tool, path, command, opts)
+			res, err = hookinstall.InstallFileWith(tool, path, command, opts)
 		} else {
-			res, err = hook.InstallProjectFile(tool, project, command, opts)
+			res, err = hookinstall.InstallProjectFile(tool, project, command, opts)
 		}
 	} else {
 		if tool == hook.Codex {
 			codexUntrustBeforeUninstall(ctx, env, project, path, command)
 		}
 		if o.user {
-			res, err = hook.UninstallFile(tool, path, command)
+			res, err = hookinstall.UninstallFile(tool, path, command)
 		} else {
-			res, err = hook.UninstallProjectFile(tool, project, command)
+			res, err = hookinstall.UninstallProjectFile(tool, project, command)
 		}
 	}
 	if err != nil {
@@ -180,19 +181,10 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	}
 	if o.user {
 		fmt.Fprintln(out, "  the hooks act only in projects with loopbreaker.yaml (run `loopbreaker init` there)")
-	} else if !hasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" {
+	} else if !session.HasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" {
 		fmt.Fprintf(out, "  next: run `loopbreaker init` in %s: the hooks act only in projects with loopbreaker.yaml\n", project)
 	}
 	return nil
-}
-
-func hasProjectMarker(dir string) bool {
-	for _, name := range []string{config.ProjectFile, "loopbreaker.yml", legacyStateDirName} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return true
-		}
-	}
-	return false
 }
 
 func containsStr(xs []string, s string) bool {
@@ -211,17 +203,17 @@ func containsStr(xs []string, s string) bool {
 func claudePostToolBatch(ctx context.Context, env *Env, flagVersion string) (bool, string, error) {
 	version, source := flagVersion, "--agent-version"
 	if version == "" {
-		program, ok := lookPath(env, hook.ExecutableName(hook.Claude))
+		program, ok := lookPath(env, hookinstall.ExecutableName(hook.Claude))
 		if !ok {
 			return false, "Claude Code's version is unknown (claude is not on PATH): PostToolBatch left out, because Claude Code 2.0.x drops every hook of a file that names it; for Claude Code 2.1 or later install again with --agent-version 2.1", nil
 		}
-		v, err := hook.AgentVersion(ctx, program, env.Environ)
+		v, err := hookinstall.AgentVersion(ctx, program, env.Environ)
 		if err != nil {
 			return false, fmt.Sprintf("Claude Code's version is unknown (%v): PostToolBatch left out, because Claude Code 2.0.x drops every hook of a file that names it; for Claude Code 2.1 or later install again with --agent-version 2.1", err), nil
 		}
 		version, source = v, program+" --version"
 	}
-	knows, ok := hook.KnowsPostToolBatch(version)
+	knows, ok := hookinstall.KnowsPostToolBatch(version)
 	if !ok {
 		return false, "", usagef("--agent-version %q: want a version such as 2.1.330", version)
 	}
@@ -246,7 +238,7 @@ func codexTrustAfterInstall(ctx context.Context, env *Env, o hookInstallOptions,
 		}
 		return
 	}
-	program, ok := lookPath(env, hook.ExecutableName(hook.Codex))
+	program, ok := lookPath(env, hookinstall.ExecutableName(hook.Codex))
 	if !ok {
 		fmt.Fprintf(out, "  next: codex is not on PATH, so the hooks' trust was not saved, and `codex exec` skips untrusted hooks SILENTLY: install again with codex on PATH, or %s\n", byHand)
 		if !o.user {
@@ -254,7 +246,7 @@ func codexTrustAfterInstall(ctx context.Context, env *Env, o hookInstallOptions,
 		}
 		return
 	}
-	t, err := hook.TrustCodexHooks(ctx, hook.CodexTrustOptions{
+	t, err := hookinstall.TrustCodexHooks(ctx, hookinstall.CodexTrustOptions{
 		Program: program, Environ: env.Environ, Dir: dir, File: file, Command: command,
 		TrustProject: o.trustProject && !o.user, ConfigFile: codexConfigPath(env),
 	})
@@ -288,13 +280,13 @@ func codexTrustAfterInstall(ctx context.Context, env *Env, o hookInstallOptions,
 // trusted folder, and to be started where the project settings are.
 func geminiTrustNotes(env *Env, o hookInstallOptions, project string) {
 	out := env.Stdout
-	if trusted, known, _ := hook.GeminiFolderTrust(project, env.Getenv); !trusted {
+	if trusted, known, _ := hookinstall.GeminiFolderTrust(project, env.Getenv); !trusted {
 		state := "is not trusted"
 		if !known {
 			state = "is not known to be trusted"
 		}
 		fmt.Fprintf(out, "  next: %s %s by Gemini CLI, which then runs no settings hooks, and headless `gemini -p` refuses it (exit 55): trust it when gemini asks, add %q: \"TRUST_FOLDER\" to %s, or set GEMINI_CLI_TRUST_WORKSPACE=true for headless runs\n",
-			canonical(project), state, canonical(project), hook.GeminiTrustedFoldersPath(env.Getenv))
+			canonical(project), state, canonical(project), hookinstall.GeminiTrustedFoldersPath(env.Getenv))
 	}
 	if !o.user {
 		fmt.Fprintf(out, "  Gemini CLI reads .gemini/settings.json of the directory it starts in: start gemini in %s, not in a subdirectory (there these hooks do not run)\n", project)
@@ -309,13 +301,13 @@ func qwenTrustNotes(env *Env, o hookInstallOptions, project string) {
 	if o.user {
 		return // user-level hooks run in every folder
 	}
-	if trusted, known, _ := hook.QwenFolderTrust(project, env.Getenv); !trusted {
+	if trusted, known, _ := hookinstall.QwenFolderTrust(project, env.Getenv); !trusted {
 		state := "is not trusted"
 		if !known {
 			state = "is not known to be trusted"
 		}
 		fmt.Fprintf(out, "  next: %s %s by Qwen Code (folder trust is on), which then runs no project hooks: trust it when qwen asks, or add %q: \"TRUST_FOLDER\" to %s\n",
-			canonical(project), state, canonical(project), hook.QwenTrustedFoldersPath(env.Getenv))
+			canonical(project), state, canonical(project), hookinstall.QwenTrustedFoldersPath(env.Getenv))
 	}
 	fmt.Fprintf(out, "  Qwen Code reads .qwen/settings.json of the directory it starts in: start qwen in %s\n", project)
 }
@@ -330,12 +322,12 @@ func codexUntrustBeforeUninstall(ctx context.Context, env *Env, project, file, c
 		return
 	}
 	cfg := codexConfigPath(env)
-	program, ok := lookPath(env, hook.ExecutableName(hook.Codex))
+	program, ok := lookPath(env, hookinstall.ExecutableName(hook.Codex))
 	if !ok {
 		fmt.Fprintf(env.Stderr, "loopbreaker: warning: codex is not on PATH: the trust of loopbreaker's hooks stays in %s (harmless once they are gone; remove their hooks.state entries by hand if you like)\n", cfg)
 		return
 	}
-	u, err := hook.UntrustCodexHooks(ctx, hook.CodexTrustOptions{
+	u, err := hookinstall.UntrustCodexHooks(ctx, hookinstall.CodexTrustOptions{
 		Program: program, Environ: env.Environ, Dir: project, File: file, Command: command, ConfigFile: cfg,
 	})
 	if err != nil {

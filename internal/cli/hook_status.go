@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/hookinstall"
+	"github.com/loopbreaker/loopbreaker/session"
 )
 
 type hookStatusOptions struct {
@@ -20,12 +22,12 @@ type hookStatusOptions struct {
 
 // hookStatusReport is `hook status --json`: one entry per agent CLI.
 type hookStatusReport struct {
-	Project  string              `json:"project"`
-	StateDir string              `json:"state_dir"`
-	Tools    []toolHookStatus    `json:"tools"`
-	Warnings []string            `json:"warnings"`
-	Sessions []hook.Seen         `json:"sessions"`
-	Unseen   []hook.AgentSession `json:"sessions_without_hook_calls"`
+	Project  string                     `json:"project"`
+	StateDir string                     `json:"state_dir"`
+	Tools    []toolHookStatus           `json:"tools"`
+	Warnings []string                   `json:"warnings"`
+	Sessions []hook.Seen                `json:"sessions"`
+	Unseen   []hookinstall.AgentSession `json:"sessions_without_hook_calls"`
 	// Stopped are agent sessions whose own record went on after their
 	// last hook call: the hooks stopped being called.
 	Stopped []stoppedSession `json:"sessions_with_hooks_stopped"`
@@ -34,7 +36,7 @@ type hookStatusReport struct {
 // stoppedSession is an agent session written to well after its last hook
 // call.
 type stoppedSession struct {
-	hook.AgentSession
+	hookinstall.AgentSession
 	LastHookCall time.Time `json:"last_hook_call"`
 }
 
@@ -88,7 +90,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	rep.StateDir = stateDir
-	if keyed && hasProjectMarker(project) {
+	if keyed && session.HasProjectMarker(project) {
 		if err := settleState(env, project, stateDir); err != nil {
 			rep.Warnings = append(rep.Warnings, err.Error())
 		}
@@ -106,9 +108,9 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 	if rep.Sessions == nil {
 		rep.Sessions = []hook.Seen{}
 	}
-	rep.Unseen = []hook.AgentSession{}
+	rep.Unseen = []hookinstall.AgentSession{}
 	rep.Stopped = []stoppedSession{}
-	if !hasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" {
+	if !session.HasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no loopbreaker.yaml in %s: installed hooks do nothing here (run `loopbreaker init`)", project))
 	}
 	for _, tool := range hook.AllTools() {
@@ -121,7 +123,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		}
 		sessionsSeen := map[string]time.Time{}
 		for _, s := range seen {
-			if s.Tool != tool {
+			if s.Tool != string(tool) {
 				continue
 			}
 			sessionsSeen[s.SessionID] = s.Last
@@ -170,28 +172,28 @@ func unseenHint(tool hook.Tool) string {
 
 // agentSessions are the sessions the CLI recorded for the project since
 // the install, where loopbreaker knows how to find them.
-func agentSessions(env *Env, tool hook.Tool, project string, since time.Time) []hook.AgentSession {
+func agentSessions(env *Env, tool hook.Tool, project string, since time.Time) []hookinstall.AgentSession {
 	home := env.Getenv("HOME")
 	switch tool {
 	case hook.Codex:
-		return hook.CodexSessions(filepath.Dir(codexConfigPath(env)), project, since)
+		return hookinstall.CodexSessions(filepath.Dir(codexConfigPath(env)), project, since)
 	case hook.Claude:
 		dir := env.Getenv("CLAUDE_CONFIG_DIR")
 		if dir == "" {
 			dir = filepath.Join(home, ".claude")
 		}
-		return hook.ClaudeSessions(dir, project, since)
+		return hookinstall.ClaudeSessions(dir, project, since)
 	case hook.Qwen:
-		return hook.QwenSessions(hook.QwenDir(env.Getenv), project, since)
+		return hookinstall.QwenSessions(hookinstall.QwenDir(env.Getenv), project, since)
 	}
 	return nil
 }
 
 func toolStatus(ctx context.Context, env *Env, tool hook.Tool, project string) toolHookStatus {
 	ts := toolHookStatus{Tool: tool, Warnings: []string{}}
-	if p, ok := lookPath(env, hook.ExecutableName(tool)); ok {
+	if p, ok := lookPath(env, hookinstall.ExecutableName(tool)); ok {
 		ts.Executable = p
-		if v, err := hook.AgentVersion(ctx, p, env.Environ); err == nil {
+		if v, err := hookinstall.AgentVersion(ctx, p, env.Environ); err == nil {
 			ts.Version = v
 		} else {
 			ts.Warnings = append(ts.Warnings, err.Error())
@@ -210,13 +212,13 @@ func toolStatus(ctx context.Context, env *Env, tool hook.Tool, project string) t
 		place := hookInstallPlace{Level: level, Path: path}
 		data, err := os.ReadFile(path)
 		if err == nil {
-			in := hook.FindInstalled(tool, data)
+			in := hookinstall.FindInstalled(tool, data)
 			place.Installed, place.Events, place.Programs = len(in.Events) > 0, in.Events, in.Programs
 			if fi, err := os.Stat(path); err == nil {
 				place.Modified = fi.ModTime()
 			}
 			if place.Installed {
-				for _, w := range hook.Warnings(tool, data) {
+				for _, w := range hookinstall.Warnings(tool, data) {
 					ts.Warnings = append(ts.Warnings, path+": "+w)
 				}
 				for _, prog := range in.Programs {
@@ -232,7 +234,7 @@ func toolStatus(ctx context.Context, env *Env, tool hook.Tool, project string) t
 	case hook.Codex:
 		ts.Trust = codexTrustStatus(ctx, env, &ts, project)
 	case hook.Gemini:
-		if trusted, known, why := hook.GeminiFolderTrust(project, env.Getenv); trusted {
+		if trusted, known, why := hookinstall.GeminiFolderTrust(project, env.Getenv); trusted {
 			ts.Trust = "trusted (" + why + ")"
 		} else if known {
 			ts.Trust = "untrusted (" + why + ")"
@@ -241,7 +243,7 @@ func toolStatus(ctx context.Context, env *Env, tool hook.Tool, project string) t
 			ts.Trust = "unknown: the folder is in no trusted folders file and GEMINI_CLI_TRUST_WORKSPACE is not set (headless gemini -p refuses it)"
 		}
 	case hook.Qwen:
-		if trusted, known, why := hook.QwenFolderTrust(project, env.Getenv); trusted {
+		if trusted, known, why := hookinstall.QwenFolderTrust(project, env.Getenv); trusted {
 			ts.Trust = "trusted (" + why + ")"
 		} else if known {
 			ts.Trust = "untrusted (" + why + ")"
@@ -251,7 +253,7 @@ func toolStatus(ctx context.Context, env *Env, tool hook.Tool, project string) t
 		}
 	case hook.Claude:
 		if installedAnywhere(ts) && ts.Version != "" {
-			if knows, _ := hook.KnowsPostToolBatch(ts.Version); knows && !hasEvent(ts, "PostToolBatch") {
+			if knows, _ := hookinstall.KnowsPostToolBatch(ts.Version); knows && !hasEvent(ts, "PostToolBatch") {
 				ts.Warnings = append(ts.Warnings, "Claude Code "+ts.Version+" knows PostToolBatch but it is not hooked: install again to see edits rejected before they run")
 			} else if !knows && hasEvent(ts, "PostToolBatch") {
 				ts.Warnings = append(ts.Warnings, "Claude Code "+ts.Version+" does not know PostToolBatch, which is hooked: it DROPS EVERY HOOK of that file; install again")
@@ -274,7 +276,7 @@ func codexTrustStatus(ctx context.Context, env *Env, ts *toolHookStatus, project
 			if len(p.Programs) > 0 {
 				command = hook.Command(p.Programs[0], hook.Codex)
 			}
-			t, err := hook.TrustCodexHooks(ctx, hook.CodexTrustOptions{
+			t, err := hookinstall.TrustCodexHooks(ctx, hookinstall.CodexTrustOptions{
 				Program: ts.Executable, Environ: env.Environ, Dir: project, File: p.Path, Command: command, ReadOnly: true,
 			})
 			switch {
@@ -299,7 +301,7 @@ func codexTrustStatus(ctx context.Context, env *Env, ts *toolHookStatus, project
 			}
 			continue
 		}
-		saved, projectTrusted := hook.CodexConfigTrust(codexConfigPath(env), p.Path, project)
+		saved, projectTrusted := hookinstall.CodexConfigTrust(codexConfigPath(env), p.Path, project)
 		s := fmt.Sprintf("%s: %d trust hashes saved in %s (not checked: codex is not on PATH)", p.Level, saved, codexConfigPath(env))
 		if p.Level == "project" && !projectTrusted {
 			s += "; the project is not marked trusted"
@@ -354,7 +356,7 @@ func printHookStatus(env *Env, rep hookStatusReport) {
 		fmt.Fprintf(w, "\n%s\n", ts.Tool)
 		switch {
 		case ts.Executable == "":
-			fmt.Fprintf(w, "  version:    unknown (%s is not on PATH)\n", hook.ExecutableName(ts.Tool))
+			fmt.Fprintf(w, "  version:    unknown (%s is not on PATH)\n", hookinstall.ExecutableName(ts.Tool))
 		case ts.Version == "":
 			fmt.Fprintf(w, "  version:    unknown (%s)\n", ts.Executable)
 		default:
@@ -376,7 +378,7 @@ func printHookStatus(env *Env, rep hookStatusReport) {
 			fmt.Fprintf(w, "  last call:  none recorded in this project\n")
 		}
 		for _, s := range rep.Sessions {
-			if s.Tool == ts.Tool {
+			if s.Tool == string(ts.Tool) {
 				calls := "1 call"
 				if s.Calls != 1 {
 					calls = fmt.Sprintf("%d calls", s.Calls)
@@ -419,9 +421,7 @@ func seenInStore(ctx context.Context, env *Env, project string) ([]hook.Seen, er
 		if st.Session == nil {
 			continue
 		}
-		for _, s := range st.Session.Seen {
-			out = append(out, hook.Seen{Tool: hook.Tool(s.Tool), SessionID: s.SessionID, First: s.First, Last: s.Last, LastEvent: s.LastEvent, Calls: s.Calls})
-		}
+		out = append(out, st.Session.Seen...)
 	}
 	return out, nil
 }

@@ -15,6 +15,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/filestore"
 	"github.com/loopbreaker/loopbreaker/redisstore"
+	"github.com/loopbreaker/loopbreaker/session"
 )
 
 type migrateOptions struct {
@@ -90,7 +91,7 @@ func settleExplicitly(env *Env, o migrateOptions) error {
 	if err != nil {
 		return err
 	}
-	legacy := filepath.Join(project, legacyStateDirName)
+	legacy := filepath.Join(project, session.LegacyStateDirName)
 	if !keyed {
 		return usagef("migrate: LOOPBREAKER_DIR is set (%s): the state is where it says; unset it to move %s to this project's directory under the state root", stateDir, legacy)
 	}
@@ -144,16 +145,16 @@ func openMigrateStore(env *Env, where string, source bool) (lb.Store, string, er
 	dir := abs(env, where)
 	if _, err := os.Stat(filepath.Join(dir, "scopes")); errors.Is(err, fs.ErrNotExist) {
 		switch project := dir; {
-		case dirExists(filepath.Join(project, legacyStateDirName)):
-			dir = filepath.Join(project, legacyStateDirName)
-		case source || hasProjectMarker(project):
+		case dirExists(filepath.Join(project, session.LegacyStateDirName)):
+			dir = filepath.Join(project, session.LegacyStateDirName)
+		case source || session.HasProjectMarker(project):
 			keyed, err := keyedStateDir(env, project)
 			if err != nil {
 				return nil, "", err
 			}
 			dir = keyed
 			if _, err := os.Stat(dir); source && err != nil {
-				return nil, "", usagef("--from %s: no state directory %s, nor a state directory there, nor a legacy %s/ in it; pass a state directory, a project with state, or a redis:// URL", where, dir, legacyStateDirName)
+				return nil, "", usagef("--from %s: no state directory %s, nor a state directory there, nor a legacy %s/ in it; pass a state directory, a project with state, or a redis:// URL", where, dir, session.LegacyStateDirName)
 			}
 		}
 	}

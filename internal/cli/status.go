@@ -14,6 +14,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/hookpolicy"
 	"github.com/loopbreaker/loopbreaker/redisstore"
+	"github.com/loopbreaker/loopbreaker/session"
 )
 
 // runStatus prints state, reason, every counter against its threshold,
@@ -37,7 +38,7 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 		out.Store = rs.String()
 	}
 	if w.keyed && !dirExists(w.stateDir) {
-		out.StaleStates = staleStates(w.stateDir, w.project)
+		out.StaleStates = session.StaleStates(w.stateDir, w.project)
 	}
 	if o.json {
 		enc := json.NewEncoder(env.Stdout)
@@ -64,7 +65,7 @@ type statusOutput struct {
 	// StaleStates are the state directories of projects of this name
 	// that no longer exist, when this project has none yet: where its
 	// state is if it was moved.
-	StaleStates []staleState `json:"stale_states,omitempty"`
+	StaleStates []session.StaleState `json:"stale_states,omitempty"`
 }
 
 // printWhere says where the state lives and, for a project with none yet,

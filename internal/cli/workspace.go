@@ -90,7 +90,7 @@ type workspace struct {
 // loopbreaker.yaml or a legacy state directory, or start itself.
 func findProject(start string) string {
 	for dir := start; ; {
-		for _, name := range []string{config.ProjectFile, "loopbreaker.yml", legacyStateDirName} {
+		for _, name := range []string{config.ProjectFile, "loopbreaker.yml", session.LegacyStateDirName} {
 			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 				return dir
 			}
@@ -204,7 +204,7 @@ func (w *workspace) recordProject() error {
 	if !w.keyed {
 		return nil
 	}
-	return recordProject(w.stateDir, w.project)
+	return session.RecordProject(w.stateDir, w.project)
 }
 
 // adopt makes sess the workspace's session.

@@ -1,4 +1,4 @@
-package hook
+package hookinstall
 
 import (
 	"bytes"
@@ -75,6 +75,7 @@ func parseObject(src []byte) (*object, error) {
 	return o, nil
 }
 
+// isSpace reports JSON's insignificant whitespace.
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // find returns the index of the last member named key (encoding/json lets
@@ -238,14 +239,4 @@ func objectElems(raw json.RawMessage) ([]json.RawMessage, bool) {
 		}
 	}
 	return elems, true
-}
-
-// shellFields splits a command line into words, honouring single and
-// double quotes and backslash escapes, well enough to recognise a
-// loopbreaker command. Operators (;, |, >) are parts of words here.
-func shellFields(s string) []string {
-	if cmds := splitShell(s, false); len(cmds) > 0 {
-		return cmds[0]
-	}
-	return nil
 }

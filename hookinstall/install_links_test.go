@@ -1,6 +1,6 @@
 //go:build unix
 
-package hook
+package hookinstall
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
@@ -19,34 +20,34 @@ import (
 func TestProjectInstallRefusesLinks(t *testing.T) {
 	cases := []struct {
 		name  string
-		tool  Tool
+		tool  hook.Tool
 		plant func(t *testing.T, project, target string) string
 	}{
-		{"settings file links to a file", Claude, func(t *testing.T, project, target string) string {
+		{"settings file links to a file", hook.Claude, func(t *testing.T, project, target string) string {
 			p := filepath.Join(project, ".claude", "settings.json")
 			os.MkdirAll(filepath.Dir(p), 0o755)
 			must(t, os.Symlink(target, p))
 			return p
 		}},
-		{"settings file links to a missing file", Gemini, func(t *testing.T, project, target string) string {
+		{"settings file links to a missing file", hook.Gemini, func(t *testing.T, project, target string) string {
 			p := filepath.Join(project, ".gemini", "settings.json")
 			os.MkdirAll(filepath.Dir(p), 0o755)
 			must(t, os.Symlink(filepath.Join(filepath.Dir(target), "new.json"), p))
 			return p
 		}},
-		{"settings directory links to a directory", Codex, func(t *testing.T, project, target string) string {
+		{"settings directory links to a directory", hook.Codex, func(t *testing.T, project, target string) string {
 			p := filepath.Join(project, ".codex")
 			must(t, os.Symlink(filepath.Dir(target), p))
 			return p
 		}},
-		{"backup links to a file", Claude, func(t *testing.T, project, target string) string {
+		{"backup links to a file", hook.Claude, func(t *testing.T, project, target string) string {
 			p := filepath.Join(project, ".claude", "settings.json")
 			os.MkdirAll(filepath.Dir(p), 0o755)
 			must(t, os.WriteFile(p, []byte(`{"model": "opus"}`), 0o644))
-			must(t, os.Symlink(target, p+BackupSuffix))
-			return p + BackupSuffix
+			must(t, os.Symlink(target, p+hook.BackupSuffix))
+			return p + hook.BackupSuffix
 		}},
-		{"settings file is a named pipe", Claude, func(t *testing.T, project, target string) string {
+		{"settings file is a named pipe", hook.Claude, func(t *testing.T, project, target string) string {
 			p := filepath.Join(project, ".claude", "settings.json")
 			os.MkdirAll(filepath.Dir(p), 0o755)
 			must(t, syscall.Mkfifo(p, 0o644))
@@ -66,9 +67,9 @@ func TestProjectInstallRefusesLinks(t *testing.T) {
 			for _, op := range []string{"install", "uninstall"} {
 				var err error
 				if op == "install" {
-					_, err = InstallProjectFile(c.tool, project, Command("loopbreaker", c.tool), Options{})
+					_, err = InstallProjectFile(c.tool, project, hook.Command("loopbreaker", c.tool), Options{})
 				} else {
-					_, err = UninstallProjectFile(c.tool, project, Command("loopbreaker", c.tool))
+					_, err = UninstallProjectFile(c.tool, project, hook.Command("loopbreaker", c.tool))
 				}
 				if !errors.Is(err, nofollow.ErrUnexpected) || !strings.Contains(err.Error(), planted+" is ") || !strings.Contains(err.Error(), "remove it") {
 					t.Fatalf("%s: err = %v; want one naming %s and saying what to do", op, err, planted)

@@ -1,4 +1,4 @@
-package hook
+package hookinstall
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/loopbreaker/loopbreaker/hook"
 )
 
 // handlerRef is one handler of a settings document, where it sits.
@@ -78,14 +80,14 @@ func (d settingsDoc) without(key string) map[string]any {
 const testCommand = "/opt/lb/bin/loopbreaker hook "
 
 var settingsFixtures = []struct {
-	tool Tool
+	tool hook.Tool
 	file string
 }{
-	{Claude, "claude/settings-existing.json"},
-	{Claude, "claude/settings-with-loopbreaker.json"},
-	{Codex, "codex/hooks-existing.json"},
-	{Gemini, "gemini/settings-existing.json"},
-	{Gemini, "gemini/settings-legacy.json"},
+	{hook.Claude, "claude/settings-existing.json"},
+	{hook.Claude, "claude/settings-with-loopbreaker.json"},
+	{hook.Codex, "codex/hooks-existing.json"},
+	{hook.Gemini, "gemini/settings-existing.json"},
+	{hook.Gemini, "gemini/settings-legacy.json"},
 }
 
 func TestInstallMergesIntoExistingSettings(t *testing.T) {
@@ -116,14 +118,14 @@ func TestInstallMergesIntoExistingSettings(t *testing.T) {
 			// its event, group and matcher.
 			var others []handlerRef
 			for _, h := range before.handlers {
-				if !IsOurs(f.tool, h.Command, cmd) {
+				if !hook.IsOurs(f.tool, h.Command, cmd) {
 					others = append(others, h)
 				}
 			}
 			var kept []handlerRef
 			ours := map[string][]handlerRef{}
 			for _, h := range after.handlers {
-				if IsOurs(f.tool, h.Command, cmd) {
+				if hook.IsOurs(f.tool, h.Command, cmd) {
 					ours[h.Event] = append(ours[h.Event], h)
 				} else {
 					kept = append(kept, h)
@@ -163,7 +165,7 @@ func TestInstallMergesIntoExistingSettings(t *testing.T) {
 			}
 			u := readSettings(t, un)
 			for _, h := range u.handlers {
-				if IsOurs(f.tool, h.Command, cmd) {
+				if hook.IsOurs(f.tool, h.Command, cmd) {
 					t.Errorf("left behind: %+v", h)
 				}
 			}
@@ -198,7 +200,7 @@ func TestInstallMergesIntoExistingSettings(t *testing.T) {
 // a group it shares with a user's hook — not duplicated.
 func TestInstallUpgradesAnOlderInstall(t *testing.T) {
 	orig, _ := os.ReadFile("testdata/claude/settings-with-loopbreaker.json")
-	out, changes, err := Install(Claude, orig, testCommand+"claude")
+	out, changes, err := Install(hook.Claude, orig, testCommand+"claude")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +235,7 @@ func TestInstallUpgradesAnOlderInstall(t *testing.T) {
 		t.Errorf("old handler kept:\n%s", out)
 	}
 	// Uninstalling the old install keeps the user's hook of the shared group.
-	un, _, err := Uninstall(Claude, orig, "")
+	un, _, err := Uninstall(hook.Claude, orig, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,32 +268,32 @@ func TestInstallFreshAndOddLayouts(t *testing.T) {
 		{"duplicate ours", `{"hooks": {"AfterTool": [{"hooks": [{"command": "loopbreaker hook gemini"}, {"command": "/x/loopbreaker hook gemini"}]}]}}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			out, _, err := Install(Gemini, []byte(tt.in), cmd)
+			out, _, err := Install(hook.Gemini, []byte(tt.in), cmd)
 			if err != nil {
 				t.Fatal(err)
 			}
 			d := readSettings(t, out)
 			count := map[string]int{}
 			for _, h := range d.handlers {
-				if IsOurs(Gemini, h.Command, cmd) {
+				if hook.IsOurs(hook.Gemini, h.Command, cmd) {
 					count[h.Event]++
 				}
 			}
-			for _, e := range Entries(Gemini) {
+			for _, e := range Entries(hook.Gemini) {
 				if count[e.Event] != 1 {
 					t.Errorf("%s: %d of ours", e.Event, count[e.Event])
 				}
 			}
-			if len(count) != len(Entries(Gemini)) {
+			if len(count) != len(Entries(hook.Gemini)) {
 				t.Errorf("ours in %v", count)
 			}
 			if tt.name == "tabs" && !strings.Contains(string(out), "\n\t\"hooks\": {\n\t\t\"BeforeTool\": [") {
 				t.Errorf("tab layout not followed:\n%s", out)
 			}
-			if again, ch, _ := Install(Gemini, out, cmd); len(ch) != 0 || !bytes.Equal(again, out) {
+			if again, ch, _ := Install(hook.Gemini, out, cmd); len(ch) != 0 || !bytes.Equal(again, out) {
 				t.Errorf("not idempotent: %v\n%s\n%s", ch, out, again)
 			}
-			un, _, err := Uninstall(Gemini, out, cmd)
+			un, _, err := Uninstall(hook.Gemini, out, cmd)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -316,7 +318,7 @@ func TestUninstallKeepsEmptyStructures(t *testing.T) {
 		{"{\"a\": 1, \"hooks\": {\"Stop\": [{\"hooks\": [{\"command\": \"loopbreaker hook claude\"}]}]}}\n", "{\"a\": 1}\n"},
 		{"{\"hooks\": {\"Stop\": [{\"hooks\": [{\"command\": \"loopbreaker hook claude\"}]}]}, \"a\": 1}\n", "{\"a\": 1}\n"},
 	} {
-		out, _, err := Uninstall(Claude, []byte(tt.in), "")
+		out, _, err := Uninstall(hook.Claude, []byte(tt.in), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -328,7 +330,7 @@ func TestUninstallKeepsEmptyStructures(t *testing.T) {
 
 func TestInstallRefusesWhatItCannotEdit(t *testing.T) {
 	for _, in := range []string{`{"hooks": [1]}`, `{"a": 1,}`, `[]`, `{"a": 1} {"b": 2}`, `// comment` + "\n{}"} {
-		if _, _, err := Install(Claude, []byte(in), "loopbreaker hook claude"); err == nil {
+		if _, _, err := Install(hook.Claude, []byte(in), "loopbreaker hook claude"); err == nil {
 			t.Errorf("%s: no error", in)
 		}
 	}
@@ -351,14 +353,14 @@ func TestIsOurs(t *testing.T) {
 		{"echo loopbreaker hook claude", false},
 		{"python3 ~/.claude/hooks/protect_generated.py", false},
 	} {
-		if got := IsOurs(Claude, tt.cmd, "/opt/wrap.sh hook claude"); got != tt.want {
+		if got := hook.IsOurs(hook.Claude, tt.cmd, "/opt/wrap.sh hook claude"); got != tt.want {
 			t.Errorf("IsOurs(%q) = %v, want %v", tt.cmd, got, tt.want)
 		}
 	}
-	if got := PlainCommand("/Users/me/my tools/loopbreaker", Codex); got != "'/Users/me/my tools/loopbreaker' hook codex" {
+	if got := hook.PlainCommand("/Users/me/my tools/loopbreaker", hook.Codex); got != "'/Users/me/my tools/loopbreaker' hook codex" {
 		t.Errorf("PlainCommand = %s", got)
 	}
-	if got := Command("/Users/me/my tools/loopbreaker", Codex); !strings.HasPrefix(got, "[ -x '/Users/me/my tools/loopbreaker' ] && exec '/Users/me/my tools/loopbreaker' hook codex || {") {
+	if got := hook.Command("/Users/me/my tools/loopbreaker", hook.Codex); !strings.HasPrefix(got, "[ -x '/Users/me/my tools/loopbreaker' ] && exec '/Users/me/my tools/loopbreaker' hook codex || {") {
 		t.Errorf("Command = %s", got)
 	}
 }
@@ -378,11 +380,11 @@ func TestInstallFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := testCommand + "claude"
-	res, err := InstallFile(Claude, link, cmd)
+	res, err := InstallFile(hook.Claude, link, cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Path != target || res.Backup != target+BackupSuffix || res.Created || len(res.Changes) != 6 {
+	if res.Path != target || res.Backup != target+hook.BackupSuffix || res.Created || len(res.Changes) != 6 {
 		t.Errorf("result %+v", res)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -404,35 +406,35 @@ func TestInstallFile(t *testing.T) {
 	}
 
 	// Again: nothing written, the backup still holds the original.
-	res, err = InstallFile(Claude, link, cmd)
+	res, err = InstallFile(hook.Claude, link, cmd)
 	if err != nil || len(res.Changes) != 0 || res.BackupWritten {
 		t.Errorf("second install: %+v %v", res, err)
 	}
-	if b, _ := os.ReadFile(target + BackupSuffix); !bytes.Equal(b, orig) {
+	if b, _ := os.ReadFile(target + hook.BackupSuffix); !bytes.Equal(b, orig) {
 		t.Error("a no-op install overwrote the backup")
 	}
 
-	res, err = UninstallFile(Claude, link, cmd)
+	res, err = UninstallFile(hook.Claude, link, cmd)
 	if err != nil || len(res.Changes) != 6 {
 		t.Fatalf("uninstall: %+v %v", res, err)
 	}
 	if b, _ := os.ReadFile(target); !bytes.Equal(b, orig) {
 		t.Errorf("uninstall did not restore the file:\n%s", b)
 	}
-	if _, err := os.Stat(target + BackupSuffix); err == nil {
+	if _, err := os.Stat(target + hook.BackupSuffix); err == nil {
 		t.Error("uninstall left the backup behind")
 	}
 
 	// A new file in a new directory; uninstalling a missing file is a no-op.
 	fresh := filepath.Join(dir, "proj", ".gemini", "settings.json")
-	res, err = InstallFile(Gemini, fresh, testCommand+"gemini")
+	res, err = InstallFile(hook.Gemini, fresh, testCommand+"gemini")
 	if err != nil || !res.Created || res.Backup != "" {
 		t.Fatalf("fresh: %+v %v", res, err)
 	}
-	if _, err := os.Stat(fresh + BackupSuffix); err == nil {
+	if _, err := os.Stat(fresh + hook.BackupSuffix); err == nil {
 		t.Error("a backup of nothing was written")
 	}
-	res, err = UninstallFile(Codex, filepath.Join(dir, "none", "hooks.json"), "")
+	res, err = UninstallFile(hook.Codex, filepath.Join(dir, "none", "hooks.json"), "")
 	if err != nil || len(res.Changes) != 0 {
 		t.Errorf("missing file: %+v %v", res, err)
 	}
@@ -442,21 +444,21 @@ func TestInstallFile(t *testing.T) {
 }
 
 func TestWarnings(t *testing.T) {
-	if w := Warnings(Claude, []byte(`{"disableAllHooks": true}`)); len(w) != 1 || !strings.Contains(w[0], "disableAllHooks") {
+	if w := Warnings(hook.Claude, []byte(`{"disableAllHooks": true}`)); len(w) != 1 || !strings.Contains(w[0], "disableAllHooks") {
 		t.Errorf("claude: %q", w)
 	}
-	if w := Warnings(Claude, []byte(`{"disableAllHooks": false}`)); len(w) != 0 {
+	if w := Warnings(hook.Claude, []byte(`{"disableAllHooks": false}`)); len(w) != 0 {
 		t.Errorf("claude: %q", w)
 	}
-	if w := Warnings(Gemini, []byte(`{"hooksConfig": {"enabled": false, "disabled": ["loopbreaker"]}}`)); len(w) != 2 {
+	if w := Warnings(hook.Gemini, []byte(`{"hooksConfig": {"enabled": false, "disabled": ["loopbreaker"]}}`)); len(w) != 2 {
 		t.Errorf("gemini: %q", w)
 	}
-	if w := Warnings(Gemini, []byte(`{"tools": {"enableHooks": false}, "hooks": {"disabled": ["loopbreaker"]}}`)); len(w) != 2 {
+	if w := Warnings(hook.Gemini, []byte(`{"tools": {"enableHooks": false}, "hooks": {"disabled": ["loopbreaker"]}}`)); len(w) != 2 {
 		t.Errorf("gemini legacy: %q", w)
 	}
 	for _, f := range []string{"gemini/settings-existing.json", "gemini/settings-legacy.json", "claude/settings-existing.json"} {
 		b, _ := os.ReadFile(filepath.Join("testdata", f))
-		if w := Warnings(Tool(strings.Split(f, "/")[0]), b); len(w) != 0 {
+		if w := Warnings(hook.Tool(strings.Split(f, "/")[0]), b); len(w) != 0 {
 			t.Errorf("%s: %q", f, w)
 		}
 	}
@@ -480,23 +482,23 @@ func TestSettingsPath(t *testing.T) {
 	env := map[string]string{"HOME": "/home/u"}
 	getenv := func(k string) string { return env[k] }
 	for _, tt := range []struct {
-		tool Tool
+		tool hook.Tool
 		user bool
 		want string
 	}{
-		{Claude, false, "/p/.claude/settings.json"},
-		{Claude, true, "/home/u/.claude/settings.json"},
-		{Codex, false, "/p/.codex/hooks.json"},
-		{Codex, true, "/home/u/.codex/hooks.json"},
-		{Gemini, false, "/p/.gemini/settings.json"},
-		{Gemini, true, "/home/u/.gemini/settings.json"},
+		{hook.Claude, false, "/p/.claude/settings.json"},
+		{hook.Claude, true, "/home/u/.claude/settings.json"},
+		{hook.Codex, false, "/p/.codex/hooks.json"},
+		{hook.Codex, true, "/home/u/.codex/hooks.json"},
+		{hook.Gemini, false, "/p/.gemini/settings.json"},
+		{hook.Gemini, true, "/home/u/.gemini/settings.json"},
 	} {
-		if got, err := SettingsPath(tt.tool, tt.user, "/p", getenv); err != nil || got != tt.want {
+		if got, err := hook.SettingsPath(tt.tool, tt.user, "/p", getenv); err != nil || got != tt.want {
 			t.Errorf("%s user=%v: %s %v, want %s", tt.tool, tt.user, got, err, tt.want)
 		}
 	}
 	env["CODEX_HOME"] = "/cx"
-	if got, _ := SettingsPath(Codex, true, "/p", getenv); got != "/cx/hooks.json" {
+	if got, _ := hook.SettingsPath(hook.Codex, true, "/p", getenv); got != "/cx/hooks.json" {
 		t.Errorf("CODEX_HOME: %s", got)
 	}
 }

@@ -1,4 +1,4 @@
-package hook
+package hookinstall
 
 import (
 	"bufio"
@@ -9,13 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
 // AgentSession is a session an agent CLI recorded on disk (its own
 // transcript), found to tell whether loopbreaker's hooks saw it.
 type AgentSession struct {
-	Tool Tool      `json:"tool"`
+	Tool hook.Tool `json:"tool"`
 	ID   string    `json:"session_id"`
 	Cwd  string    `json:"cwd"`
 	Time time.Time `json:"time"` // last written
@@ -40,7 +41,7 @@ func CodexSessions(codexHome, project string, since time.Time) []AgentSession {
 		if id == "" || !within(canonicalPath(cwd), project) {
 			return nil
 		}
-		out = append(out, AgentSession{Tool: Codex, ID: id, Cwd: cwd, Time: fi.ModTime(), Path: path})
+		out = append(out, AgentSession{Tool: hook.Codex, ID: id, Cwd: cwd, Time: fi.ModTime(), Path: path})
 		return nil
 	})
 	return out
@@ -84,19 +85,19 @@ var claudeProjectDirName = lazyre.New(`[^A-Za-z0-9]`)
 // of project written after since. Sessions started in a subdirectory are
 // filed under that directory and not found.
 func ClaudeSessions(configDir, project string, since time.Time) []AgentSession {
-	return projectSessions(Claude, configDir, "", project, since)
+	return projectSessions(hook.Claude, configDir, "", project, since)
 }
 
 // QwenSessions lists Qwen Code sessions (chats under QWEN_HOME/projects/
 // <project path, named as Claude Code does>/chats/) of project written
 // after since.
 func QwenSessions(qwenDir, project string, since time.Time) []AgentSession {
-	return projectSessions(Qwen, qwenDir, "chats", project, since)
+	return projectSessions(hook.Qwen, qwenDir, "chats", project, since)
 }
 
 // projectSessions lists the .jsonl sessions in configDir/projects/<project
 // path with - for every other character>/sub written after since.
-func projectSessions(tool Tool, configDir, sub, project string, since time.Time) []AgentSession {
+func projectSessions(tool hook.Tool, configDir, sub, project string, since time.Time) []AgentSession {
 	var out []AgentSession
 	seen := map[string]bool{}
 	for _, p := range []string{project, canonicalPath(project)} {

@@ -1,9 +1,12 @@
-package hook
+package hookinstall
 
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/hook"
 )
 
 // Installed is what a settings file holds of loopbreaker's hooks.
@@ -16,7 +19,7 @@ type Installed struct {
 
 // FindInstalled reads loopbreaker's handlers for tool out of a settings
 // document; an unreadable document holds none.
-func FindInstalled(tool Tool, data []byte) Installed {
+func FindInstalled(tool hook.Tool, data []byte) Installed {
 	var in Installed
 	obj, err := parseObject(data)
 	if err != nil {
@@ -42,17 +45,17 @@ func FindInstalled(tool Tool, data []byte) Installed {
 		found := false
 		for _, g := range groups {
 			for _, h := range g.Hooks {
-				prog, ok := ProgramOf(tool, h.Command)
+				prog, ok := hook.ProgramOf(tool, h.Command)
 				if !ok {
 					continue
 				}
 				found = true
-				if !containsString(in.Programs, prog) {
+				if !slices.Contains(in.Programs, prog) {
 					in.Programs = append(in.Programs, prog)
 				}
 			}
 		}
-		if found && !containsString(in.Events, m.key) {
+		if found && !slices.Contains(in.Events, m.key) {
 			in.Events = append(in.Events, m.key)
 		}
 	}

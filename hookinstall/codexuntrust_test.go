@@ -1,4 +1,4 @@
-package hook
+package hookinstall
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loopbreaker/loopbreaker/hook"
 )
 
 // Against the real Codex: uninstalling takes back what the install added
@@ -30,9 +32,9 @@ func TestUntrustCodexHooksWithTheRealCodex(t *testing.T) {
 		if err := os.WriteFile(cfgFile, []byte(before), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		command := Command("/opt/lb/loopbreaker", Codex)
-		file, _ := SettingsPath(Codex, false, project, nil)
-		if _, err := InstallFile(Codex, file, command); err != nil {
+		command := hook.Command("/opt/lb/loopbreaker", hook.Codex)
+		file, _ := hook.SettingsPath(hook.Codex, false, project, nil)
+		if _, err := InstallFile(hook.Codex, file, command); err != nil {
 			t.Fatal(err)
 		}
 		o := CodexTrustOptions{Program: codex, Environ: codexEnv(codexHome), Dir: project, File: file, Command: command,
@@ -46,7 +48,7 @@ func TestUntrustCodexHooksWithTheRealCodex(t *testing.T) {
 		if err != nil || u.Hooks != 5 || u.Project == trustedBefore {
 			t.Fatalf("trusted before %v: untrust %+v %v", trustedBefore, u, err)
 		}
-		if _, err := UninstallFile(Codex, file, command); err != nil {
+		if _, err := UninstallFile(hook.Codex, file, command); err != nil {
 			t.Fatal(err)
 		}
 		cfg, _ := os.ReadFile(cfgFile)

@@ -1,4 +1,4 @@
-package hook
+package hookinstall
 
 import (
 	"context"
@@ -11,11 +11,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
 // ExecutableName is the command of tool's CLI: claude, codex, gemini.
-func ExecutableName(tool Tool) string { return string(tool) }
+func ExecutableName(tool hook.Tool) string { return string(tool) }
 
 var versionPattern = lazyre.New(`\b(\d+)\.(\d+)(?:\.(\d+))?\b`)
 
@@ -71,7 +72,7 @@ func AgentVersion(ctx context.Context, program string, environ []string) (string
 // renames, which it leaves behind when it is stopped in between: Gemini
 // CLI's projects.json.*.tmp. "" for other programs.
 func scratchFiles(program string, environ []string) string {
-	if strings.TrimSuffix(filepath.Base(program), ".exe") != ExecutableName(Gemini) {
+	if strings.TrimSuffix(filepath.Base(program), ".exe") != ExecutableName(hook.Gemini) {
 		return ""
 	}
 	home := ""

@@ -1,4 +1,4 @@
-package hook
+package hookinstall
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/loopbreaker/loopbreaker/hook"
 )
 
 // Uninstall leaves nothing behind, for every tool at project and user
@@ -22,14 +24,14 @@ func TestUninstallLeavesNothingBehind(t *testing.T) {
 		"tabs, no EOL":  "{\n\t\"hooks\": {}\n}",
 		"other handler": "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./log.sh\"}]}]}}\n",
 	}
-	levels := map[string]func(root string, tool Tool) string{
-		"project": func(root string, tool Tool) string {
-			p, _ := SettingsPath(tool, false, filepath.Join(root, "proj"), nil)
+	levels := map[string]func(root string, tool hook.Tool) string{
+		"project": func(root string, tool hook.Tool) string {
+			p, _ := hook.SettingsPath(tool, false, filepath.Join(root, "proj"), nil)
 			return p
 		},
-		"user": func(root string, tool Tool) string {
+		"user": func(root string, tool hook.Tool) string {
 			home := filepath.Join(root, "home")
-			p, _ := SettingsPath(tool, true, "", func(k string) string {
+			p, _ := hook.SettingsPath(tool, true, "", func(k string) string {
 				if k == "HOME" {
 					return home
 				}
@@ -38,25 +40,25 @@ func TestUninstallLeavesNothingBehind(t *testing.T) {
 			return p
 		},
 	}
-	for _, tool := range AllTools() {
+	for _, tool := range hook.AllTools() {
 		for level, pathOf := range levels {
 			t.Run(string(tool)+"/"+level+"/created", func(t *testing.T) {
 				root := t.TempDir()
 				path := pathOf(root, tool)
 				dir := filepath.Dir(path)
-				res, err := InstallFileWith(tool, path, Command("/opt/lb/loopbreaker", tool), Options{PostToolBatch: true})
+				res, err := InstallFileWith(tool, path, hook.Command("/opt/lb/loopbreaker", tool), Options{PostToolBatch: true})
 				if err != nil || !res.Created {
 					t.Fatalf("install: %+v %v", res, err)
 				}
 				// A second install from another path (an upgrade) and a
 				// re-install: still no backup of loopbreaker's own file.
-				if _, err := InstallFile(tool, path, Command("/usr/bin/loopbreaker", tool)); err != nil {
+				if _, err := InstallFile(tool, path, hook.Command("/usr/bin/loopbreaker", tool)); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := os.Stat(path + BackupSuffix); err == nil {
+				if _, err := os.Stat(path + hook.BackupSuffix); err == nil {
 					t.Fatal("a backup of loopbreaker's own file was written")
 				}
-				res, err = UninstallFile(tool, path, Command("/usr/bin/loopbreaker", tool))
+				res, err = UninstallFile(tool, path, hook.Command("/usr/bin/loopbreaker", tool))
 				if err != nil || !res.Removed {
 					t.Fatalf("uninstall: %+v %v", res, err)
 				}
@@ -79,16 +81,16 @@ func TestUninstallLeavesNothingBehind(t *testing.T) {
 						t.Fatal(err)
 					}
 					for round := 0; round < 2; round++ {
-						if _, err := InstallFile(tool, path, Command("/opt/lb/loopbreaker", tool)); err != nil {
+						if _, err := InstallFile(tool, path, hook.Command("/opt/lb/loopbreaker", tool)); err != nil {
 							t.Fatal(err)
 						}
 						// An upgrade from another path changes the file
 						// again: the backup keeps the original.
-						res, err := InstallFile(tool, path, Command("/usr/bin/loopbreaker", tool))
+						res, err := InstallFile(tool, path, hook.Command("/usr/bin/loopbreaker", tool))
 						if err != nil || len(res.Changes) == 0 || res.BackupWritten {
 							t.Fatalf("upgrade: %+v %v", res, err)
 						}
-						if b, _ := os.ReadFile(path + BackupSuffix); string(b) != content {
+						if b, _ := os.ReadFile(path + hook.BackupSuffix); string(b) != content {
 							t.Fatalf("the backup was overwritten: %q", b)
 						}
 						res, err = UninstallFile(tool, path, "")
@@ -98,7 +100,7 @@ func TestUninstallLeavesNothingBehind(t *testing.T) {
 						if b, _ := os.ReadFile(path); string(b) != content {
 							t.Fatalf("round %d: not restored byte for byte:\n got %q\nwant %q", round, b, content)
 						}
-						if _, err := os.Stat(path + BackupSuffix); err == nil {
+						if _, err := os.Stat(path + hook.BackupSuffix); err == nil {
 							t.Fatal("the backup was left behind")
 						}
 						if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
@@ -117,27 +119,27 @@ func TestUninstallKeepsEditsMadeSinceTheInstall(t *testing.T) {
 	path := filepath.Join(t.TempDir(), ".claude", "settings.json")
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	os.WriteFile(path, []byte("{\n  \"model\": \"a\"\n}\n"), 0o644)
-	if _, err := InstallFile(Claude, path, Command("loopbreaker", Claude)); err != nil {
+	if _, err := InstallFile(hook.Claude, path, hook.Command("loopbreaker", hook.Claude)); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
 	os.WriteFile(path, bytes.Replace(b, []byte(`"a"`), []byte(`"b"`), 1), 0o644)
-	res, err := UninstallFile(Claude, path, "")
+	res, err := UninstallFile(hook.Claude, path, "")
 	if err != nil || res.Restored || !res.BackupDropped {
 		t.Fatalf("%+v %v", res, err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "{\n  \"model\": \"b\"\n}\n" {
 		t.Errorf("got %q", b)
 	}
-	if _, err := os.Stat(path + BackupSuffix); err == nil {
+	if _, err := os.Stat(path + hook.BackupSuffix); err == nil {
 		t.Error("backup left behind")
 	}
 	// A created file the person added settings to stays, without hooks.
 	fresh := filepath.Join(t.TempDir(), ".gemini", "settings.json")
-	InstallFile(Gemini, fresh, Command("loopbreaker", Gemini))
+	InstallFile(hook.Gemini, fresh, hook.Command("loopbreaker", hook.Gemini))
 	b, _ = os.ReadFile(fresh)
 	os.WriteFile(fresh, append([]byte("{\"ui\": {},"), b[1:]...), 0o644)
-	res, err = UninstallFile(Gemini, fresh, "")
+	res, err = UninstallFile(hook.Gemini, fresh, "")
 	if err != nil || res.Removed {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -161,7 +163,7 @@ func TestQwenVersionKeyIsNotAChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, path := range []string{existing, created} {
-		if _, err := InstallFile(Qwen, path, "loopbreaker hook qwen"); err != nil {
+		if _, err := InstallFile(hook.Qwen, path, "loopbreaker hook qwen"); err != nil {
 			t.Fatal(err)
 		}
 		// What Qwen Code 0.24.4 does to the file when it starts.
@@ -178,7 +180,7 @@ func TestQwenVersionKeyIsNotAChange(t *testing.T) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := UninstallFile(Qwen, path, "loopbreaker hook qwen"); err != nil {
+		if _, err := UninstallFile(hook.Qwen, path, "loopbreaker hook qwen"); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package hook
+package hookinstall
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/hook"
 )
 
 // Uninstalling undoes what the install added to Codex's config.toml, and
@@ -148,7 +150,7 @@ func UntrustCodexHooks(ctx context.Context, o CodexTrustOptions) (CodexUntrust, 
 	}
 	var keys []string
 	for _, h := range list.Hooks {
-		if samePath(h.SourcePath, o.File) && IsOurs(Codex, h.Command, o.Command) && h.TrustStatus != "untrusted" {
+		if samePath(h.SourcePath, o.File) && hook.IsOurs(hook.Codex, h.Command, o.Command) && h.TrustStatus != "untrusted" {
 			keys = append(keys, "hooks.state."+tomlKey(h.Key))
 		}
 	}

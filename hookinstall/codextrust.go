@@ -1,4 +1,4 @@
-package hook
+package hookinstall
 
 import (
 	"bufio"
@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/loopbreaker/loopbreaker/hook"
 )
 
 // Codex runs a hook that is not managed (by an administrator's policy)
@@ -189,7 +191,7 @@ type configEdit struct {
 
 // tomlKey quotes a key segment of a config key path.
 func tomlKey(s string) string {
-	b, _ := marshalNoEscape(s)
+	b, _ := hook.MarshalNoEscape(s)
 	return string(b)
 }
 
@@ -317,7 +319,7 @@ func TrustCodexHooks(ctx context.Context, o CodexTrustOptions) (CodexTrust, erro
 		}
 		var out []CodexHook
 		for _, h := range list.Hooks {
-			if samePath(h.SourcePath, o.File) && IsOurs(Codex, h.Command, o.Command) {
+			if samePath(h.SourcePath, o.File) && hook.IsOurs(hook.Codex, h.Command, o.Command) {
 				out = append(out, h)
 			}
 		}
@@ -353,7 +355,7 @@ func TrustCodexHooks(ctx context.Context, o CodexTrustOptions) (CodexTrust, erro
 
 // CodexTrustCommand is what a person runs to trust the hooks by hand.
 func CodexTrustCommand(dir string) string {
-	return fmt.Sprintf("cd %s && codex, then choose \"Trust all and continue\" when it says \"Hooks need review\" (or open /hooks and trust the loopbreaker entries)", shellQuote(dir))
+	return fmt.Sprintf("cd %s && codex, then choose \"Trust all and continue\" when it says \"Hooks need review\" (or open /hooks and trust the loopbreaker entries)", hook.ShellQuote(dir))
 }
 
 func canonicalPath(p string) string {

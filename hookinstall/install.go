@@ -1,4 +1,4 @@
-package hook
+package hookinstall
 
 import (
 	"bytes"
@@ -6,14 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
 	"reflect"
-	"strconv"
+	"slices"
 	"strings"
 
+	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
@@ -36,12 +36,12 @@ type Options struct {
 
 // Entries lists the events loopbreaker hooks into for tool, in the order
 // they are added to a settings file, with the default Options.
-func Entries(tool Tool) []Entry { return EntriesFor(tool, Options{}) }
+func Entries(tool hook.Tool) []Entry { return EntriesFor(tool, Options{}) }
 
 // EntriesFor lists the events loopbreaker hooks into for tool.
-func EntriesFor(tool Tool, o Options) []Entry {
+func EntriesFor(tool hook.Tool, o Options) []Entry {
 	switch tool {
-	case Claude:
+	case hook.Claude:
 		e := []Entry{
 			{"PreToolUse", "*"}, {"PostToolUse", "*"}, {"PostToolUseFailure", "*"},
 			{"Stop", ""}, {"UserPromptSubmit", ""}, {"SessionStart", ""},
@@ -50,19 +50,19 @@ func EntriesFor(tool Tool, o Options) []Entry {
 			e = append(e, Entry{"PostToolBatch", ""})
 		}
 		return e
-	case Codex:
+	case hook.Codex:
 		// Omitted matchers match everything; Codex ignores them on
 		// UserPromptSubmit and Stop anyway.
 		return []Entry{
 			{"PreToolUse", ""}, {"PostToolUse", ""}, {"Stop", ""},
 			{"UserPromptSubmit", ""}, {"SessionStart", ""},
 		}
-	case Qwen:
+	case hook.Qwen:
 		return []Entry{
 			{"PreToolUse", "*"}, {"PostToolUse", "*"}, {"PostToolUseFailure", "*"},
 			{"Stop", ""}, {"UserPromptSubmit", ""}, {"SessionStart", ""},
 		}
-	case Gemini:
+	case hook.Gemini:
 		return []Entry{
 			{"BeforeTool", "*"}, {"AfterTool", "*"}, {"BeforeAgent", ""},
 			{"AfterAgent", ""}, {"SessionStart", ""},
@@ -77,9 +77,9 @@ const HandlerName = "loopbreaker"
 
 // handler is loopbreaker's handler object for tool: timeouts are 10 s
 // (Claude, Codex, Qwen: seconds; Gemini: milliseconds).
-func handler(tool Tool, command string) json.RawMessage {
+func handler(tool hook.Tool, command string) json.RawMessage {
 	var v any
-	if tool == Gemini {
+	if tool == hook.Gemini {
 		v = struct {
 			Name    string `json:"name"`
 			Type    string `json:"type"`
@@ -93,11 +93,11 @@ func handler(tool Tool, command string) json.RawMessage {
 			Timeout int    `json:"timeout"`
 		}{"command", command, 10}
 	}
-	b, _ := marshalNoEscape(v)
+	b, _ := hook.MarshalNoEscape(v)
 	return b
 }
 
-func group(tool Tool, e Entry, command string) json.RawMessage {
+func group(tool hook.Tool, e Entry, command string) json.RawMessage {
 	keys := []string{"hooks"}
 	vals := []json.RawMessage{mustArray(handler(tool, command))}
 	if e.Matcher != "" {
@@ -112,16 +112,6 @@ func group(tool Tool, e Entry, command string) json.RawMessage {
 func mustArray(elems ...json.RawMessage) json.RawMessage {
 	b, _ := compactArray(elems)
 	return b
-}
-
-func marshalNoEscape(v any) (json.RawMessage, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // Change is one edit of a settings file.
@@ -140,24 +130,24 @@ func (c Change) String() string { return c.Action + " " + c.Event }
 // other hook, group and key alone, and removes loopbreaker handlers from
 // events it no longer uses and duplicates. Installing twice changes
 // nothing the second time: the bytes come back as given.
-func Install(tool Tool, data []byte, command string) ([]byte, []Change, error) {
+func Install(tool hook.Tool, data []byte, command string) ([]byte, []Change, error) {
 	return merge(tool, data, command, &Options{})
 }
 
 // InstallWith is Install with Options.
-func InstallWith(tool Tool, data []byte, command string, o Options) ([]byte, []Change, error) {
+func InstallWith(tool hook.Tool, data []byte, command string, o Options) ([]byte, []Change, error) {
 	return merge(tool, data, command, &o)
 }
 
 // Uninstall removes loopbreaker's handlers for tool (see IsOurs) and the
 // groups, event lists and hooks object that held nothing else; anything
 // that was empty before stays.
-func Uninstall(tool Tool, data []byte, command string) ([]byte, []Change, error) {
+func Uninstall(tool hook.Tool, data []byte, command string) ([]byte, []Change, error) {
 	return merge(tool, data, command, nil)
 }
 
 // merge installs (o != nil) or uninstalls (o == nil).
-func merge(tool Tool, data []byte, command string, o *Options) ([]byte, []Change, error) {
+func merge(tool hook.Tool, data []byte, command string, o *Options) ([]byte, []Change, error) {
 	install := o != nil
 	if len(bytes.TrimSpace(data)) == 0 {
 		if !install {
@@ -174,7 +164,7 @@ func merge(tool Tool, data []byte, command string, o *Options) ([]byte, []Change
 	if hi >= 0 {
 		m := doc.members[hi]
 		if t := bytes.TrimSpace(m.raw); len(t) == 0 || t[0] != '{' {
-			return nil, nil, fmt.Errorf(`"hooks" is not an object (%s): fix it by hand first`, head(t, 40))
+			return nil, nil, fmt.Errorf(`"hooks" is not an object (%s): fix it by hand first`, hook.Excerpt(t, 40))
 		}
 		// Offsets into the document, so that edits can be spliced in.
 		if hooks, err = parseSub(data, m.valStart, m.valEnd); err != nil {
@@ -349,7 +339,7 @@ func (p *hooksPlan) splice(h *object, unit string) ([]byte, bool) {
 }
 
 // planHooks decides the edit of the hooks object h (nil: none yet).
-func planHooks(tool Tool, h *object, command string, o *Options) (*hooksPlan, error) {
+func planHooks(tool hook.Tool, h *object, command string, o *Options) (*hooksPlan, error) {
 	install := o != nil
 	p := &hooksPlan{}
 	if h != nil {
@@ -427,7 +417,7 @@ type eventChanges struct {
 // mergeEvent edits one event's groups: loopbreaker's first handler is
 // kept (updated to the current command and timeout) when wanted, every
 // other loopbreaker handler removed, groups emptied by a removal dropped.
-func mergeEvent(tool Tool, event string, groups []json.RawMessage, ours json.RawMessage, command string, wanted bool) ([]json.RawMessage, eventChanges, error) {
+func mergeEvent(tool hook.Tool, event string, groups []json.RawMessage, ours json.RawMessage, command string, wanted bool) ([]json.RawMessage, eventChanges, error) {
 	var ec eventChanges
 	out := make([]json.RawMessage, 0, len(groups))
 	for _, g := range groups {
@@ -447,7 +437,7 @@ func mergeEvent(tool Tool, event string, groups []json.RawMessage, ours json.Raw
 			var hc struct {
 				Command string `json:"command"`
 			}
-			if json.Unmarshal(h, &hc) != nil || !IsOurs(tool, hc.Command, command) {
+			if json.Unmarshal(h, &hc) != nil || !hook.IsOurs(tool, hc.Command, command) {
 				kept = append(kept, h)
 				continue
 			}
@@ -502,19 +492,19 @@ func sameJSON(a, b json.RawMessage) bool {
 // Warnings are reasons the installed hooks may not run, read from a
 // settings document: hooks switched off, or loopbreaker's hooks disabled
 // by name.
-func Warnings(tool Tool, data []byte) []string {
+func Warnings(tool hook.Tool, data []byte) []string {
 	var doc map[string]json.RawMessage
 	if json.Unmarshal(data, &doc) != nil {
 		return nil
 	}
 	var out []string
 	switch tool {
-	case Claude, Qwen:
+	case hook.Claude, hook.Qwen:
 		var off bool
 		if json.Unmarshal(doc["disableAllHooks"], &off) == nil && off {
 			out = append(out, `"disableAllHooks": true in this file switches every hook off, loopbreaker's included; remove it for the hooks to run`)
 		}
-	case Gemini:
+	case hook.Gemini:
 		var hc struct {
 			Enabled  *bool    `json:"enabled"`
 			Disabled []string `json:"disabled"`
@@ -523,7 +513,7 @@ func Warnings(tool Tool, data []byte) []string {
 		if hasConfig && hc.Enabled != nil && !*hc.Enabled {
 			out = append(out, `"hooksConfig": {"enabled": false} switches hooks off; set it to true for loopbreaker's hooks to run (not changed for you)`)
 		}
-		if containsString(hc.Disabled, HandlerName) {
+		if slices.Contains(hc.Disabled, HandlerName) {
 			out = append(out, `"hooksConfig.disabled" lists "loopbreaker": its hooks stay off until you remove it`)
 		}
 		var tools struct {
@@ -535,7 +525,7 @@ func Warnings(tool Tool, data []byte) []string {
 		var legacy struct {
 			Disabled []string `json:"disabled"`
 		}
-		if json.Unmarshal(doc["hooks"], &legacy) == nil && containsString(legacy.Disabled, HandlerName) {
+		if json.Unmarshal(doc["hooks"], &legacy) == nil && slices.Contains(legacy.Disabled, HandlerName) {
 			out = append(out, `"hooks.disabled" lists "loopbreaker": its hooks stay off until you remove it`)
 		}
 	}
@@ -581,53 +571,6 @@ func CodexConfigWarnings(dir string) []string {
 	return out
 }
 
-// SettingsPath is the file loopbreaker's hooks go into: the user's
-// (user=true) or the project's settings of tool. getenv reads HOME,
-// CLAUDE_CONFIG_DIR, CODEX_HOME and QWEN_HOME.
-func SettingsPath(tool Tool, user bool, project string, getenv func(string) string) (string, error) {
-	if !user {
-		switch tool {
-		case Claude:
-			return filepath.Join(project, ".claude", "settings.json"), nil
-		case Codex:
-			return filepath.Join(project, ".codex", "hooks.json"), nil
-		case Gemini:
-			return filepath.Join(project, ".gemini", "settings.json"), nil
-		case Qwen:
-			return filepath.Join(project, ".qwen", "settings.json"), nil
-		}
-		return "", fmt.Errorf("unknown tool %q", tool)
-	}
-	home := getenv("HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("cannot find your home directory (%v): set HOME or use --project", err)
-		}
-		home = h
-	}
-	switch tool {
-	case Claude:
-		if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
-			return filepath.Join(d, "settings.json"), nil
-		}
-		return filepath.Join(home, ".claude", "settings.json"), nil
-	case Codex:
-		if d := getenv("CODEX_HOME"); d != "" {
-			return filepath.Join(d, "hooks.json"), nil
-		}
-		return filepath.Join(home, ".codex", "hooks.json"), nil
-	case Gemini:
-		return filepath.Join(home, ".gemini", "settings.json"), nil
-	case Qwen:
-		if d := getenv("QWEN_HOME"); d != "" {
-			return filepath.Join(d, "settings.json"), nil
-		}
-		return filepath.Join(home, ".qwen", "settings.json"), nil
-	}
-	return "", fmt.Errorf("unknown tool %q", tool)
-}
-
 // FileResult is what InstallFile or UninstallFile did.
 type FileResult struct {
 	// Path is the file written (symbolic links followed).
@@ -653,21 +596,17 @@ type FileResult struct {
 	Warnings      []string
 }
 
-// BackupSuffix is appended to a settings file's name for the copy of its
-// content from before loopbreaker's first install.
-const BackupSuffix = ".loopbreaker.bak"
-
 // InstallFile installs loopbreaker's hooks into the user's settings file
 // at path (created with its directory when missing). A link at path (a
 // dotfiles setup) is the user's own and is followed, once; the file's
 // backup and temporary files beside its target are never reached through
 // another link.
-func InstallFile(tool Tool, path, command string) (FileResult, error) {
+func InstallFile(tool hook.Tool, path, command string) (FileResult, error) {
 	return editUserFile(tool, path, command, &Options{})
 }
 
 // InstallFileWith is InstallFile with Options.
-func InstallFileWith(tool Tool, path, command string, o Options) (FileResult, error) {
+func InstallFileWith(tool hook.Tool, path, command string, o Options) (FileResult, error) {
 	return editUserFile(tool, path, command, &o)
 }
 
@@ -676,7 +615,7 @@ func InstallFileWith(tool Tool, path, command string, o Options) (FileResult, er
 // (with its .claude/.codex/.gemini/.qwen directory when that is left
 // empty), a file that existed gets its original bytes back from the
 // backup, which is then removed. A missing file is nothing to do.
-func UninstallFile(tool Tool, path, command string) (FileResult, error) {
+func UninstallFile(tool hook.Tool, path, command string) (FileResult, error) {
 	return editUserFile(tool, path, command, nil)
 }
 
@@ -686,13 +625,13 @@ func UninstallFile(tool Tool, path, command string) (FileResult, error) {
 // its backup as a link to any file of the person's (~/.bashrc): below
 // project nothing is followed, and a link or a file of another type there
 // is an error that names it and says what to do.
-func InstallProjectFile(tool Tool, project, command string, o Options) (FileResult, error) {
+func InstallProjectFile(tool hook.Tool, project, command string, o Options) (FileResult, error) {
 	return editProjectFile(tool, project, command, &o)
 }
 
 // UninstallProjectFile is UninstallFile for the settings file of tool in
 // project, with InstallProjectFile's rule for links.
-func UninstallProjectFile(tool Tool, project, command string) (FileResult, error) {
+func UninstallProjectFile(tool hook.Tool, project, command string) (FileResult, error) {
 	return editProjectFile(tool, project, command, nil)
 }
 
@@ -702,15 +641,15 @@ const projectLinkHint = "loopbreaker never writes through a link in a project (a
 // userLinkHint is what to do about a link beside a user's settings file.
 const userLinkHint = "loopbreaker follows a link only at the settings file's own path: remove it and run the command again"
 
-func editUserFile(tool Tool, path, command string, o *Options) (FileResult, error) {
+func editUserFile(tool hook.Tool, path, command string, o *Options) (FileResult, error) {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real // keep a dotfiles symlink a symlink
 	}
 	return editFile(tool, filepath.Dir(path), filepath.Base(path), command, o, userLinkHint)
 }
 
-func editProjectFile(tool Tool, project, command string, o *Options) (FileResult, error) {
-	path, err := SettingsPath(tool, false, project, nil)
+func editProjectFile(tool hook.Tool, project, command string, o *Options) (FileResult, error) {
+	path, err := hook.SettingsPath(tool, false, project, nil)
 	if err != nil {
 		return FileResult{}, err
 	}
@@ -729,12 +668,12 @@ type settingsFile struct {
 	rel string
 }
 
-func (sf settingsFile) backup() string { return sf.rel + BackupSuffix }
+func (sf settingsFile) backup() string { return sf.rel + hook.BackupSuffix }
 
 // dir is the directory holding the file, below root ("" for root itself).
 func (sf settingsFile) dir() string { return strings.TrimSuffix(path.Dir(sf.rel), ".") }
 
-func editFile(tool Tool, rootPath, rel, command string, o *Options, hint string) (FileResult, error) {
+func editFile(tool hook.Tool, rootPath, rel, command string, o *Options, hint string) (FileResult, error) {
 	install := o != nil
 	res := FileResult{Path: filepath.Join(rootPath, filepath.FromSlash(rel))}
 	root, err := nofollow.OpenRoot(rootPath, hint)
@@ -772,13 +711,13 @@ func editFile(tool Tool, rootPath, rel, command string, o *Options, hint string)
 	}
 	res.Changes = changes
 	res.Warnings = Warnings(tool, out)
-	if tool == Codex && install {
+	if tool == hook.Codex && install {
 		res.Warnings = append(res.Warnings, CodexConfigWarnings(filepath.Dir(res.Path))...)
 	}
 	original, berr := root.ReadFile(sf.backup())
 	switch {
 	case berr == nil:
-		res.Backup = res.Path + BackupSuffix
+		res.Backup = res.Path + hook.BackupSuffix
 	case !errors.Is(berr, fs.ErrNotExist):
 		return res, berr
 	}
@@ -792,7 +731,7 @@ func editFile(tool Tool, rootPath, rel, command string, o *Options, hint string)
 	return res, uninstallFile(tool, sf, &res, out, original, perm, hasBackup)
 }
 
-func installFile(tool Tool, sf settingsFile, res *FileResult, data, out []byte, perm fs.FileMode, hasBackup bool) error {
+func installFile(tool hook.Tool, sf settingsFile, res *FileResult, data, out []byte, perm fs.FileMode, hasBackup bool) error {
 	if dir := sf.dir(); dir != "" {
 		d, err := sf.root.MkdirAll(dir, 0o755)
 		if err != nil {
@@ -805,25 +744,25 @@ func installFile(tool Tool, sf settingsFile, res *FileResult, data, out []byte, 
 	// second install of a file the first one created) is not worth one,
 	// and an existing backup is never overwritten.
 	if !res.Created && !hasBackup && !hasOurHooks(tool, data) {
-		res.Backup = res.Path + BackupSuffix
-		if err := writeAtomicIn(sf.root, sf.backup(), data, perm); err != nil {
+		res.Backup = res.Path + hook.BackupSuffix
+		if err := sf.root.WriteAtomic(sf.backup(), data, perm); err != nil {
 			return fmt.Errorf("saving the backup %s: %w", res.Backup, err)
 		}
 		res.BackupWritten = true
 	}
-	return writeAtomicIn(sf.root, sf.rel, withNewline(out), perm)
+	return sf.root.WriteAtomic(sf.rel, withNewline(out), perm)
 }
 
-func uninstallFile(tool Tool, sf settingsFile, res *FileResult, out, original []byte, perm fs.FileMode, hasBackup bool) error {
+func uninstallFile(tool hook.Tool, sf settingsFile, res *FileResult, out, original []byte, perm fs.FileMode, hasBackup bool) error {
 	switch {
 	case hasBackup && untouchedSinceInstall(tool, out, original):
-		if err := writeAtomicIn(sf.root, sf.rel, original, perm); err != nil {
+		if err := sf.root.WriteAtomic(sf.rel, original, perm); err != nil {
 			return err
 		}
 		res.Restored = true
 		return removeIfThere(sf.root, sf.backup())
 	case hasBackup:
-		if err := writeAtomicIn(sf.root, sf.rel, withNewline(out), perm); err != nil {
+		if err := sf.root.WriteAtomic(sf.rel, withNewline(out), perm); err != nil {
 			return err
 		}
 		res.BackupDropped = true
@@ -851,7 +790,7 @@ func uninstallFile(tool Tool, sf settingsFile, res *FileResult, out, original []
 		}
 		return nil
 	}
-	return writeAtomicIn(sf.root, sf.rel, withNewline(out), perm)
+	return sf.root.WriteAtomic(sf.rel, withNewline(out), perm)
 }
 
 func withNewline(b []byte) []byte {
@@ -870,7 +809,7 @@ func removeIfThere(root *nofollow.Dir, name string) error {
 
 // hasOurHooks reports whether a settings document holds any of
 // loopbreaker's handlers for tool.
-func hasOurHooks(tool Tool, data []byte) bool {
+func hasOurHooks(tool hook.Tool, data []byte) bool {
 	_, changes, err := merge(tool, data, "", nil)
 	return err == nil && len(changes) > 0
 }
@@ -880,8 +819,8 @@ func hasOurHooks(tool Tool, data []byte) bool {
 // changes: Qwen Code writes "$version" (its settings format) into every
 // settings file it loads. Uninstall then restores the original or removes
 // a file the install created; Qwen writes the key again when it needs it.
-func withoutAgentKeys(tool Tool, doc []byte) []byte {
-	if tool != Qwen {
+func withoutAgentKeys(tool hook.Tool, doc []byte) []byte {
+	if tool != hook.Qwen {
 		return doc
 	}
 	var m map[string]json.RawMessage
@@ -892,7 +831,7 @@ func withoutAgentKeys(tool Tool, doc []byte) []byte {
 		return doc
 	}
 	delete(m, "$version")
-	b, err := marshalNoEscape(m)
+	b, err := hook.MarshalNoEscape(m)
 	if err != nil {
 		return doc
 	}
@@ -913,7 +852,7 @@ func emptyDocument(b []byte) bool {
 // loopbreaker's hooks just removed, is what an install and an uninstall
 // make of original: nothing else changed, so original can come back
 // byte for byte (with the empty lists and objects the removal drops).
-func untouchedSinceInstall(tool Tool, out, original []byte) bool {
+func untouchedSinceInstall(tool hook.Tool, out, original []byte) bool {
 	for _, o := range []Options{{}, {PostToolBatch: true}} {
 		installed, _, err := merge(tool, original, "loopbreaker hook "+string(tool), &o)
 		if err != nil {
@@ -934,45 +873,6 @@ func sameDocument(a, b []byte) bool {
 		return emptyDocument(a) && emptyDocument(b)
 	}
 	return sameJSON(a, b)
-}
-
-// writeAtomicIn writes the file name below root through a temporary file
-// in the same directory and a rename, so that a reader (the agent's file
-// watcher) never sees half a file. The temporary file is created new
-// (never an existing file or link) and the rename replaces a name, never
-// writes through a link.
-func writeAtomicIn(root *nofollow.Dir, name string, data []byte, perm fs.FileMode) error {
-	var tmp string
-	var f *os.File
-	for {
-		tmp = path.Join(path.Dir(name), "."+path.Base(name)+".tmp"+strconv.FormatUint(rand.Uint64(), 36))
-		var err error
-		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		break
-	}
-	_, err := f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if err == nil {
-		err = f.Chmod(perm)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = root.Rename(tmp, name)
-	}
-	if err != nil {
-		root.Remove(tmp)
-	}
-	return err
 }
 
 // writeAtomic writes a file through a temporary file in the same

@@ -1,4 +1,4 @@
-package hook
+package hookinstall
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loopbreaker/loopbreaker/hook"
 )
 
 // realCodex is the pinned Codex CLI the end-to-end tier installs, or the
@@ -36,10 +38,10 @@ func TestTrustCodexHooksWithTheRealCodex(t *testing.T) {
 	project := filepath.Join(root, "repo")
 	os.MkdirAll(codexHome, 0o755)
 	os.MkdirAll(project, 0o755)
-	command := Command("/opt/lb/loopbreaker", Codex)
+	command := hook.Command("/opt/lb/loopbreaker", hook.Codex)
 
-	file, _ := SettingsPath(Codex, false, project, nil)
-	if _, err := InstallFile(Codex, file, command); err != nil {
+	file, _ := hook.SettingsPath(hook.Codex, false, project, nil)
+	if _, err := InstallFile(hook.Codex, file, command); err != nil {
 		t.Fatal(err)
 	}
 	o := CodexTrustOptions{Program: codex, Environ: codexEnv(codexHome), Dir: project, File: file, Command: command}
@@ -74,13 +76,13 @@ func TestTrustCodexHooksWithTheRealCodex(t *testing.T) {
 	}
 
 	// User level: CODEX_HOME/hooks.json.
-	userFile, _ := SettingsPath(Codex, true, "", func(k string) string {
+	userFile, _ := hook.SettingsPath(hook.Codex, true, "", func(k string) string {
 		if k == "CODEX_HOME" {
 			return codexHome
 		}
 		return ""
 	})
-	if _, err := InstallFile(Codex, userFile, command); err != nil {
+	if _, err := InstallFile(hook.Codex, userFile, command); err != nil {
 		t.Fatal(err)
 	}
 	uo := CodexTrustOptions{Program: codex, Environ: codexEnv(codexHome), Dir: root, File: userFile, Command: command}

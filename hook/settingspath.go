@@ -1,0 +1,58 @@
+package hook
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// SettingsPath is the file loopbreaker's hooks go into: the user's
+// (user=true) or the project's settings of tool. getenv reads HOME,
+// CLAUDE_CONFIG_DIR, CODEX_HOME and QWEN_HOME.
+func SettingsPath(tool Tool, user bool, project string, getenv func(string) string) (string, error) {
+	if !user {
+		switch tool {
+		case Claude:
+			return filepath.Join(project, ".claude", "settings.json"), nil
+		case Codex:
+			return filepath.Join(project, ".codex", "hooks.json"), nil
+		case Gemini:
+			return filepath.Join(project, ".gemini", "settings.json"), nil
+		case Qwen:
+			return filepath.Join(project, ".qwen", "settings.json"), nil
+		}
+		return "", fmt.Errorf("unknown tool %q", tool)
+	}
+	home := getenv("HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("cannot find your home directory (%v): set HOME or use --project", err)
+		}
+		home = h
+	}
+	switch tool {
+	case Claude:
+		if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+			return filepath.Join(d, "settings.json"), nil
+		}
+		return filepath.Join(home, ".claude", "settings.json"), nil
+	case Codex:
+		if d := getenv("CODEX_HOME"); d != "" {
+			return filepath.Join(d, "hooks.json"), nil
+		}
+		return filepath.Join(home, ".codex", "hooks.json"), nil
+	case Gemini:
+		return filepath.Join(home, ".gemini", "settings.json"), nil
+	case Qwen:
+		if d := getenv("QWEN_HOME"); d != "" {
+			return filepath.Join(d, "settings.json"), nil
+		}
+		return filepath.Join(home, ".qwen", "settings.json"), nil
+	}
+	return "", fmt.Errorf("unknown tool %q", tool)
+}
+
+// BackupSuffix is appended to a settings file's name for the copy of its
+// content from before loopbreaker's first install.
+const BackupSuffix = ".loopbreaker.bak"

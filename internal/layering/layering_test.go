@@ -1,0 +1,123 @@
+package layering
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/loopbreaker/loopbreaker"
+
+// A rule says that the packages in from depend on none of the packages
+// in not, directly or through another package (subpackages included).
+type rule struct {
+	from []string
+	not  []string
+	why  string
+}
+
+// The front ends and the installer sit on top; the layers below answer
+// hook calls and run the engine without them.
+func rules() []rule {
+	frontEnds := []string{"hookinstall", "internal/cli", "httpapi", "mcpserver"}
+	below := []string{"hook", "hookpolicy", "tamper", "worktree", "transcript", "replay", "breaker", "session"}
+	return []rule{
+		{from: below, not: frontEnds, why: "the hook path, the engine and the session are used by the front ends, never the other way"},
+		{from: slices.DeleteFunc(slices.Clone(below), func(p string) bool { return p == "session" }), not: []string{"redisstore"},
+			why: "only the session opens a store; the engine works over the Store interface"},
+	}
+}
+
+// deps maps each package named to its dependencies inside the module, from
+// one `go list` (the packages, not their tests).
+func deps(t *testing.T, pkgs ...string) map[string][]string {
+	t.Helper()
+	args := []string{"list", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`}
+	for _, p := range pkgs {
+		args = append(args, module+"/"+p)
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		msg := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg = string(ee.Stderr)
+		}
+		t.Fatalf("go list: %v\n%s", err, msg)
+	}
+	graph := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		var own []string
+		for _, d := range f[1:] {
+			if d == module || strings.HasPrefix(d, module+"/") {
+				own = append(own, strings.TrimPrefix(strings.TrimPrefix(d, module), "/"))
+			}
+		}
+		graph[strings.TrimPrefix(f[0], module+"/")] = own
+	}
+	return graph
+}
+
+// violations lists "from -> dep" for each dependency a rule forbids.
+func violations(graph map[string][]string, r rule) []string {
+	var out []string
+	for _, from := range r.from {
+		for _, d := range graph[from] {
+			for _, n := range r.not {
+				if d == n || strings.HasPrefix(d, n+"/") {
+					out = append(out, from+" -> "+d)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestLayering(t *testing.T) {
+	var all []string
+	for _, r := range rules() {
+		all = append(all, r.from...)
+		all = append(all, r.not...)
+	}
+	slices.Sort(all)
+	// Listing the forbidden packages too fails the test when one of them
+	// is renamed, rather than letting its rule pass over nothing.
+	graph := deps(t, slices.Compact(all)...)
+	for _, r := range rules() {
+		if v := violations(graph, r); len(v) > 0 {
+			t.Errorf("%s:\n  %s", r.why, strings.Join(v, "\n  "))
+		}
+	}
+}
+
+// TestViolationsFound: the check sees a dependency that does exist, so
+// that the rules above are checked against a real graph.
+func TestViolationsFound(t *testing.T) {
+	graph := deps(t, "internal/cli", "session")
+	got := violations(graph, rule{from: []string{"internal/cli", "session"}, not: []string{"hookinstall", "redisstore"}})
+	want := []string{"internal/cli -> hookinstall", "internal/cli -> redisstore", "session -> redisstore"}
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			t.Errorf("violations %q do not include %q", got, w)
+		}
+	}
+}
+
+// TestDomainStandsAlone: the domain package imports no other package of
+// the module.
+func TestDomainStandsAlone(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", `{{range .Deps}}{{.}} {{end}}`, module)
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, d := range strings.Fields(string(out)) {
+		if strings.HasPrefix(d, module+"/") {
+			t.Errorf("the domain package depends on %s", d)
+		}
+	}
+}
