@@ -3,6 +3,7 @@ package hook
 import (
 	_ "embed"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 )
 
@@ -48,3 +49,12 @@ func OpenCodePluginProgram(source []byte) (string, bool) {
 
 // openCodePluginHeader starts every plugin loopbreaker wrote.
 var openCodePluginHeader, _, _ = strings.Cut(openCodePluginSource, "\n")
+
+// OpenCodeConfigDir is OpenCode's user configuration directory:
+// $XDG_CONFIG_HOME/opencode, else ~/.config/opencode.
+func OpenCodeConfigDir(home string, getenv func(string) string) string {
+	if d := getenv("XDG_CONFIG_HOME"); d != "" {
+		return filepath.Join(d, "opencode")
+	}
+	return filepath.Join(home, ".config", "opencode")
+}

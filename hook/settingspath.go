@@ -8,7 +8,8 @@ import (
 
 // SettingsPath is the file loopbreaker's hooks go into: the user's
 // (user=true) or the project's settings of tool. getenv reads HOME,
-// CLAUDE_CONFIG_DIR, CODEX_HOME and QWEN_HOME.
+// CLAUDE_CONFIG_DIR, CODEX_HOME, QWEN_HOME and XDG_CONFIG_HOME (OpenCode,
+// whose "settings" are loopbreaker's plugin file).
 func SettingsPath(tool Tool, user bool, project string, getenv func(string) string) (string, error) {
 	if !user {
 		switch tool {
@@ -20,6 +21,8 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			return filepath.Join(project, ".gemini", "settings.json"), nil
 		case Qwen:
 			return filepath.Join(project, ".qwen", "settings.json"), nil
+		case OpenCode:
+			return filepath.Join(project, ".opencode", "plugins", OpenCodePluginName), nil
 		}
 		return "", fmt.Errorf("unknown tool %q", tool)
 	}
@@ -49,6 +52,8 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			return filepath.Join(d, "settings.json"), nil
 		}
 		return filepath.Join(home, ".qwen", "settings.json"), nil
+	case OpenCode:
+		return filepath.Join(OpenCodeConfigDir(home, getenv), "plugins", OpenCodePluginName), nil
 	}
 	return "", fmt.Errorf("unknown tool %q", tool)
 }

@@ -676,17 +676,9 @@ func (sf settingsFile) dir() string { return strings.TrimSuffix(path.Dir(sf.rel)
 func editFile(tool hook.Tool, rootPath, rel, command string, o *Options, hint string) (FileResult, error) {
 	install := o != nil
 	res := FileResult{Path: filepath.Join(rootPath, filepath.FromSlash(rel))}
-	root, err := nofollow.OpenRoot(rootPath, hint)
-	if errors.Is(err, fs.ErrNotExist) && install {
-		if err = os.MkdirAll(rootPath, 0o755); err == nil {
-			root, err = nofollow.OpenRoot(rootPath, hint)
-		}
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return res, nil // nothing to uninstall
-	}
-	if err != nil {
-		return res, err
+	root, err := openRoot(rootPath, hint, install)
+	if root == nil || err != nil {
+		return res, err // a missing directory is nothing to uninstall
 	}
 	defer root.Close()
 	sf := settingsFile{root: root, rel: rel}
@@ -729,6 +721,21 @@ func editFile(tool hook.Tool, rootPath, rel, command string, o *Options, hint st
 		return res, installFile(tool, sf, &res, data, out, perm, hasBackup)
 	}
 	return res, uninstallFile(tool, sf, &res, out, original, perm, hasBackup)
+}
+
+// openRoot opens the directory the person chose, creating it for an
+// install; nil and no error when it is missing and not created.
+func openRoot(rootPath, hint string, create bool) (*nofollow.Dir, error) {
+	root, err := nofollow.OpenRoot(rootPath, hint)
+	if errors.Is(err, fs.ErrNotExist) && create {
+		if err = os.MkdirAll(rootPath, 0o755); err == nil {
+			root, err = nofollow.OpenRoot(rootPath, hint)
+		}
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return root, err
 }
 
 func installFile(tool hook.Tool, sf settingsFile, res *FileResult, data, out []byte, perm fs.FileMode, hasBackup bool) error {

@@ -41,6 +41,9 @@ func TestUninstallLeavesNothingBehind(t *testing.T) {
 		},
 	}
 	for _, tool := range hook.AllTools() {
+		if tool == hook.OpenCode {
+			continue // a plugin file, not settings: opencode_test.go
+		}
 		for level, pathOf := range levels {
 			t.Run(string(tool)+"/"+level+"/created", func(t *testing.T) {
 				root := t.TempDir()

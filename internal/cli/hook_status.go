@@ -81,7 +81,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("hook status: unexpected argument %q (it reports on claude, codex, gemini and qwen together)", fs.Arg(0))
+		return usagef("hook status: unexpected argument %q (it reports on claude, codex, gemini, qwen and opencode together)", fs.Arg(0))
 	}
 	project := resolveProject(env, o.project)
 	rep := hookStatusReport{Project: project, Warnings: []string{}}
@@ -166,6 +166,8 @@ func unseenHint(tool hook.Tool) string {
 		return "an untrusted folder, or gemini started in a subdirectory"
 	case hook.Qwen:
 		return "an untrusted folder (with security.folderTrust on), qwen started in a subdirectory, or disableAllHooks"
+	case hook.OpenCode:
+		return "opencode --pure, or opencode started outside the project"
 	}
 	return "hooks switched off, or the settings file not read"
 }
