@@ -103,7 +103,13 @@ func newAgent(t *testing.T, files map[string]string) *agent {
 // change.
 func guarded(t *testing.T) *agent {
 	t.Helper()
-	a := newAgent(t, nil)
+	return guardedWith(t, nil)
+}
+
+// guardedWith is guarded in a repository of files (nil: calc).
+func guardedWith(t *testing.T, files map[string]string) *agent {
+	t.Helper()
+	a := newAgent(t, files)
 	markDependencies(t, filepath.Join(a.Repo, ".opencode"))
 	a.Loopbreaker("init")
 	a.Loopbreaker("hook", "install", "opencode", "--command", a.Command)

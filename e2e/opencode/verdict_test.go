@@ -1,0 +1,74 @@
+package opencode
+
+import (
+	"slices"
+	"strings"
+
+	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/e2e/harness"
+)
+
+// want is what loopbreaker must have done in a scenario: at which tool
+// call (counted by results) it warned and halted, at which events, and
+// the breaker after. warn 0 is no warning to the model.
+type want struct {
+	warn, halt           int
+	warnEvent, haltEvent string
+	state                lb.State
+	detectors            []string
+}
+
+// check asserts w against the hook calls and the breaker, and that
+// nothing ran after the halt.
+func (a *agent) check(r run, w want) harness.Verdict {
+	a.T.Helper()
+	v := harness.VerdictOf(a.Calls())
+	switch {
+	case w.warn == 0 && v.Warn != nil:
+		a.T.Errorf("warned at %s after %d calls, want no warning", harness.Show(v.Warn), v.WarnAt)
+	case w.warn != 0 && (v.Warn == nil || v.WarnAt != w.warn):
+		a.T.Errorf("warned at %s after %d calls, want after %d", harness.Show(v.Warn), v.WarnAt, w.warn)
+	case w.warn != 0 && w.warnEvent != "" && v.Warn.Event != w.warnEvent:
+		a.T.Errorf("warned at %s, want at %s", harness.Show(v.Warn), w.warnEvent)
+	}
+	if w.warn != 0 && v.Warn != nil {
+		// The warning is appended to the call's output: the next request
+		// carries it to the model.
+		if i := r.api.Log.FirstMainContaining("HALF_OPEN (warning)"); i != w.warn+1 {
+			a.T.Errorf("the warning reached the model in request %d, want %d", i, w.warn+1)
+		}
+	}
+	switch {
+	case w.halt == 0 && v.Halt != nil:
+		a.T.Errorf("halted at %s after %d calls, want no halt", harness.Show(v.Halt), v.HaltAt)
+	case w.halt != 0 && (v.Halt == nil || v.HaltAt != w.halt):
+		a.T.Errorf("halted at %s after %d calls, want after %d\nstderr: %s", harness.Show(v.Halt), v.HaltAt, w.halt, r.Stderr)
+	case w.halt != 0 && w.haltEvent != "" && v.Halt.Event != w.haltEvent:
+		a.T.Errorf("halted at %s, want at %s", harness.Show(v.Halt), w.haltEvent)
+	}
+	if w.halt != 0 && v.Halt != nil {
+		if v.ToolsAfterHalt != 0 {
+			a.T.Errorf("%d tool calls ran after the halt", v.ToolsAfterHalt)
+		}
+		if n := len(r.api.Log.Main()); n > w.halt+1 {
+			a.T.Errorf("the model was asked %d times for %d tool calls: the run went on after the halt", n, w.halt)
+		}
+		if !strings.Contains(r.Stderr, "loopbreaker: circuit breaker OPEN") {
+			a.T.Errorf("the person is not told of the halt on stderr:\n%s", r.Stderr)
+		}
+	}
+	st := a.status()
+	if w.state != "" && st.State != w.state {
+		a.T.Errorf("breaker %s (%s: %s), want %s", st.State, st.Detector, st.Reason, w.state)
+	}
+	if len(w.detectors) > 0 && !slices.Contains(w.detectors, st.Detector) {
+		a.T.Errorf("breaker opened by %q (%s), want one of %v", st.Detector, st.Reason, w.detectors)
+	}
+	return v
+}
+
+// verdict reads every hook call so far.
+func (a *agent) verdict() harness.Verdict {
+	a.T.Helper()
+	return harness.VerdictOf(a.Calls())
+}
