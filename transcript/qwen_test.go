@@ -1,8 +1,6 @@
 package transcript_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -27,38 +25,11 @@ func TestQwenChatMatchesHookPayloads(t *testing.T) {
 		"PostToolUseFailure-read_file-missing.json",
 		"PostToolUseFailure-run_shell_command-gotest-fail-2.json",
 	}
-	var calls []*hook.Payload
-	for _, st := range s.Steps {
-		if st.Call != nil {
-			calls = append(calls, st.Call)
-		}
-	}
+	calls := callsOf(s)
 	if len(calls) != len(hooks) {
 		t.Fatalf("%d calls in the chat, want %d", len(calls), len(hooks))
 	}
-	const root = "/home/dev/calc"
-	for i, name := range hooks {
-		data, err := os.ReadFile(filepath.Join("..", "hook", "testdata", "qwen", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := hook.Parse(hook.Qwen, data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := hook.BuildToolCall(p, root, root)
-		got := hook.BuildToolCall(calls[i], root, root)
-		if got.Tool != want.Tool || got.ArgsHash != want.ArgsHash || got.ResultHash != want.ResultHash || got.Edit != want.Edit {
-			t.Errorf("call %d (%s): replayed %s args %s result %s edit %v, hook saw %s args %s result %s edit %v",
-				i+1, name, got.Tool, got.ArgsHash, got.ResultHash, got.Edit, want.Tool, want.ArgsHash, want.ResultHash, want.Edit)
-		}
-		if (got.Error == nil) != (want.Error == nil) || got.Error != nil && got.Error.Signature != want.Error.Signature {
-			t.Errorf("call %d (%s): replayed error %+v, hook saw %+v", i+1, name, got.Error, want.Error)
-		}
-		if len(got.Tests) != len(want.Tests) {
-			t.Errorf("call %d (%s): replayed %d tests, hook saw %d", i+1, name, len(got.Tests), len(want.Tests))
-		}
-	}
+	matchHookPayloads(t, calls, hook.Qwen, "qwen", hooks)
 }
 
 // A session loopbreaker guarded: Qwen recorded its warning appended to
@@ -70,12 +41,7 @@ func TestQwenChatWithoutOwnWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var calls []*hook.Payload
-	for _, st := range s.Steps {
-		if st.Call != nil {
-			calls = append(calls, st.Call)
-		}
-	}
+	calls := callsOf(s)
 	if len(calls) != 12 {
 		t.Fatalf("%d calls, want 12", len(calls))
 	}

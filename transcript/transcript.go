@@ -1,7 +1,8 @@
 // Package transcript reads recorded agent sessions: Claude Code
 // transcripts and stream-json logs, Codex CLI rollouts, Gemini CLI chat
-// logs, SWE-agent and mini-swe-agent trajectories, ATIF trajectories and
-// loopbreaker's own journal. Each becomes a Session: the tool calls the
+// logs, Qwen Code chats, OpenCode session exports, SWE-agent and
+// mini-swe-agent trajectories, ATIF trajectories and loopbreaker's own
+// journal. Each becomes a Session: the tool calls the
 // agent made, with their results, and the ends of its turns, in order.
 //
 // A tool call is kept as the hook payload the agent CLI would have sent
@@ -36,6 +37,7 @@ const (
 	FormatCodex       Format = "codex"          // ~/.codex/sessions/**/rollout-*.jsonl
 	FormatGemini      Format = "gemini"         // ~/.gemini/tmp/**/chats/*
 	FormatQwen        Format = "qwen"           // ~/.qwen/projects/*/chats/*.jsonl
+	FormatOpenCode    Format = "opencode"       // opencode export SESSION_ID
 	FormatSWEAgent    Format = "swe-agent"      // *.traj
 	FormatMiniSWE     Format = "mini-swe-agent" // *.traj.json
 	FormatATIF        Format = "atif"           // trajectory.json (Agent Trajectory Interchange Format)
@@ -124,6 +126,8 @@ func Parse(name string, data []byte) (*Session, error) {
 		s, err = parseGemini(data)
 	case FormatQwen:
 		s, err = parseQwen(data)
+	case FormatOpenCode:
+		s, err = parseOpenCode(data)
 	case FormatSWEAgent:
 		s, err = parseSWEAgent(data)
 	case FormatMiniSWE:
@@ -133,7 +137,7 @@ func Parse(name string, data []byte) (*Session, error) {
 	case FormatLoopbreaker:
 		s, err = parseJournal(data)
 	default:
-		return nil, fmt.Errorf("%s: %w (want a Claude Code, Codex, Gemini CLI, Qwen Code, SWE-agent, mini-swe-agent or ATIF session, or a loopbreaker journal)", name, ErrUnknownFormat)
+		return nil, fmt.Errorf("%s: %w (want a Claude Code, Codex, Gemini CLI, Qwen Code, OpenCode (opencode export), SWE-agent, mini-swe-agent or ATIF session, or a loopbreaker journal)", name, ErrUnknownFormat)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s): %w", name, f, err)
@@ -184,6 +188,8 @@ func Detect(data []byte) Format {
 				return FormatATIF
 			case head.SessionID != "" && len(head.Messages) > 0 && head.Messages[0] == '[':
 				return FormatGemini
+			case isOpenCodeExport(trimmed):
+				return FormatOpenCode
 			}
 		}
 		// A one-line JSONL file falls through.

@@ -40,6 +40,8 @@ func TestReadersOnSessions(t *testing.T) {
 		{"gemini-chat-stuck.jsonl", transcript.FormatGemini, "ac39ebfd-eb0c-4ee7-aea1-aa5722cfead5", 9, 1, "write_file", 4, 5},
 		// Two failing go test runs, a failing edit and a missing file.
 		{"qwen-chat-calc.jsonl", transcript.FormatQwen, "d79f3bae-89c1-46d3-988c-5ecff95afde6", 7, 1, "run_shell_command", 4, 2},
+		// A failing go test, a read, a missing file, a failed edit, echoes.
+		{"opencode-export-calc.json", transcript.FormatOpenCode, "ses_de1898a1affelPhUgXWapfWedf", 8, 1, "bash", 3, 0},
 		{"swe-agent-calc-java.traj", transcript.FormatSWEAgent, "swe-agent-calc-java", 10, 1, "Bash", 2, 2},
 		{"mini-swe-agent-calc.traj.json", transcript.FormatMiniSWE, "calc__calc-1", 5, 1, "Bash", 1, 1},
 		{"loopbreaker-journal.jsonl", transcript.FormatLoopbreaker, "session:default", 0, 0, "", -1, -1},
