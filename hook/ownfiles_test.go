@@ -28,7 +28,11 @@ func TestProjectFiles(t *testing.T) {
 	write(".gemini/settings.json", `{"theme": "dark"}`)
 	codex := write(".codex/hooks.json", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "loopbreaker hook codex"}]}]}}`)
 	backup := write(".codex/hooks.json"+BackupSuffix, `{}`)
-	want := []string{claude, codex, backup}
+	// OpenCode's "settings" are loopbreaker's plugin file; another plugin
+	// beside it is the user's.
+	plugin := write(".opencode/plugins/loopbreaker.js", string(OpenCodePlugin("/opt/lb/loopbreaker")))
+	write(".opencode/plugins/audit.js", "export const Audit = async () => ({})\n")
+	want := []string{claude, codex, backup, plugin}
 	if got := ProjectFiles(dir); !slices.Equal(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
