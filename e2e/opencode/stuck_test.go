@@ -22,6 +22,10 @@ func TestStuck(t *testing.T) {
 		want  want
 		// sees is what the halt message must name for the person.
 		sees []string
+		// replay: the session OpenCode recorded (opencode export) replays
+		// to the same warning (not to the halt: the halted call is
+		// recorded aborted, without its result).
+		replay bool
 	}{{
 		// Each run of the failing tests after a different edit of
 		// calc.go is an attempt; the per-test limit opens on the first
@@ -88,6 +92,12 @@ func TestStuck(t *testing.T) {
 			for _, s := range tt.sees {
 				if !strings.Contains(r.Stderr, s) {
 					t.Errorf("the halt message does not name %q:\n%s", s, r.Stderr)
+				}
+			}
+			if tt.replay {
+				res := a.replayExport()
+				if res.Format != "opencode" || res.Steps != tt.want.halt-1 || res.Warn == nil || res.Warn.Step != tt.want.warn || res.Warn.Detector != tt.want.detectors[0] || res.Halt != nil {
+					t.Errorf("replay of the exported session: %+v, want %d opencode steps warned at %d by %s", res, tt.want.halt-1, tt.want.warn, tt.want.detectors[0])
 				}
 			}
 		})
