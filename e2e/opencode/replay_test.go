@@ -8,22 +8,9 @@ import (
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
 
-// replayResult is what `loopbreaker replay --json` says of one session.
-type replayResult struct {
-	Format string `json:"format"`
-	Steps  int    `json:"steps"`
-	Warn   *struct {
-		Step     int    `json:"step"`
-		Detector string `json:"detector"`
-	} `json:"warn"`
-	Halt *struct {
-		Step int `json:"step"`
-	} `json:"halt"`
-}
-
 // replayExport exports the session the hook calls name with `opencode
 // export` and replays the file with `loopbreaker replay --json`.
-func (a *agent) replayExport() replayResult {
+func (a *agent) replayExport() harness.ReplayResult {
 	a.T.Helper()
 	id := ""
 	for _, c := range a.Calls() {
@@ -46,14 +33,5 @@ func (a *agent) replayExport() replayResult {
 	if err := os.WriteFile(file, []byte(r.Stdout), 0o644); err != nil {
 		a.T.Fatal(err)
 	}
-	rep := a.Loopbreaker("replay", "--json", file)
-	var out struct {
-		Settings []struct {
-			Results []replayResult `json:"results"`
-		} `json:"settings"`
-	}
-	if err := json.Unmarshal([]byte(rep.Stdout), &out); err != nil || len(out.Settings) != 1 || len(out.Settings[0].Results) != 1 {
-		a.T.Fatalf("replay --json: %v\n%s", err, rep.Stdout)
-	}
-	return out.Settings[0].Results[0]
+	return harness.OneReplay(a.T, a.Loopbreaker("replay", "--json", file))
 }

@@ -1,7 +1,6 @@
 package qwen
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -132,22 +131,7 @@ func TestReadCycleWarnedAndHalted(t *testing.T) {
 		t.Fatalf("Qwen recorded %d chats, want 1: %q", len(chats), chats)
 	}
 	rep := a.loopbreaker("replay", "--json", chats[0])
-	var out struct {
-		Settings []struct {
-			Results []struct {
-				Format string `json:"format"`
-				Steps  int    `json:"steps"`
-				Warn   *struct {
-					Step     int    `json:"step"`
-					Detector string `json:"detector"`
-				} `json:"warn"`
-			} `json:"results"`
-		} `json:"settings"`
-	}
-	if err := json.Unmarshal([]byte(rep.Stdout), &out); err != nil || len(out.Settings) != 1 || len(out.Settings[0].Results) != 1 {
-		t.Fatalf("replay --json: %v\n%s", err, rep.Stdout)
-	}
-	res := out.Settings[0].Results[0]
+	res := harness.OneReplay(t, rep)
 	if res.Format != "qwen" || res.Steps != v.haltAt || res.Warn == nil || res.Warn.Step != v.warnAt || res.Warn.Detector != lb.DetectorToolCycle {
 		t.Errorf("replay of the recorded chat: %s, want %d qwen steps warned at %d by %s", rep.Stdout, v.haltAt, v.warnAt, lb.DetectorToolCycle)
 	}
