@@ -12,7 +12,7 @@
 //                                          no after hook for a failed call)
 //   chat.message                        -> UserPromptSubmit
 //   session.created                     -> SessionStart
-//   session.idle                        -> Stop
+//   session.idle                        -> Stop (with the agent's last text)
 // and the answer (loopbreaker's JSON on stdout) is applied:
 //   permissionDecision "deny", decision "block" -> the call or prompt fails
 //                                          with the reason (the model reads it)
@@ -143,6 +143,22 @@ export const LoopbreakerGuard = async ({ client, directory }) => {
     throw new Error(ans.reason || "loopbreaker refused this call")
   }
 
+  // lastText is the text of the session's last assistant message: what
+  // the agent said at the end of its turn ("" when it cannot be read).
+  const lastText = async (sessionID) => {
+    try {
+      const res = await client.session.messages({ path: { id: sessionID } })
+      const messages = (res && res.data) || []
+      for (let i = messages.length - 1; i >= 0; i--) {
+        const m = messages[i]
+        if (!m.info || m.info.role !== "assistant") continue
+        const text = (m.parts || []).filter((p) => p.type === "text" && p.text).map((p) => p.text).join("\n")
+        if (text) return text
+      }
+    } catch {}
+    return ""
+  }
+
   // call is the payload fields of one tool call.
   const call = (sessionID, tool, callID, args) => ({
     session_id: sessionID,
@@ -212,7 +228,8 @@ export const LoopbreakerGuard = async ({ client, directory }) => {
       }
       if (event.type === "session.idle") {
         if (!busy.delete(p.sessionID)) return
-        const ans = answerOf(await ask("Stop", { session_id: p.sessionID }))
+        const last = await lastText(p.sessionID)
+        const ans = answerOf(await ask("Stop", { session_id: p.sessionID, last_assistant_message: last }))
         say(ans.notice)
       }
     },

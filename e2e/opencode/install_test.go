@@ -42,6 +42,9 @@ func TestInstallRunsBesideOtherPluginsAndUninstallRestores(t *testing.T) {
 	events := map[string]int{}
 	for _, c := range a.Calls() {
 		events[c.Event]++
+		if c.Event == "Stop" && !strings.Contains(string(c.Payload), `"last_assistant_message":"The tests fail."`) {
+			t.Errorf("the turn end does not carry the agent's last message: %s", c.Payload)
+		}
 	}
 	for _, e := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop"} {
 		if events[e] == 0 {
