@@ -88,6 +88,14 @@ func NudgeReachesModel(tool Tool, event string) bool {
 		}
 		return false
 	}
+	if tool == Pi {
+		// A pi tool_call handler can block a call but add no text.
+		switch event {
+		case "PostToolUse", "UserPromptSubmit", "SessionStart":
+			return true
+		}
+		return false
+	}
 	if tool == OpenCode {
 		return openCodeNudgeReachesModel(event)
 	}
@@ -189,6 +197,8 @@ func Render(tool Tool, event string, o Outcome, reason string) Answer {
 		}
 	case Qwen:
 		out = renderQwen(event, o, r)
+	case Pi:
+		out = renderPi(event, o, r)
 	case OpenCode:
 		out = renderOpenCode(event, o, r)
 	case Gemini:

@@ -112,6 +112,26 @@ func TestRender(t *testing.T) {
 		{Qwen, "Notification", Stop, ""},
 		{Qwen, "PreToolUse", Notice, obj(sys)},
 
+		// pi, through loopbreaker's extension: Claude's words; a halt at
+		// a tool call blocks it and aborts the run, a halt at a result
+		// replaces it and aborts.
+		{Pi, "PreToolUse", Allow, ""},
+		{Pi, "PreToolUse", Nudge, ""},
+		{Pi, "PreToolUse", Deny, obj(denyPre)},
+		{Pi, "PreToolUse", Stop, obj(stopFields, denyPre, sys)},
+		{Pi, "PostToolUse", Nudge, obj(ctx("PostToolUse"))},
+		{Pi, "PostToolUse", Deny, obj(ctx("PostToolUse"))},
+		{Pi, "PostToolUse", Stop, obj(stopFields, sys)},
+		{Pi, "UserPromptSubmit", Nudge, obj(ctx("UserPromptSubmit"))},
+		{Pi, "UserPromptSubmit", Deny, obj(blockReason)},
+		{Pi, "UserPromptSubmit", Stop, obj(blockReason, sys)},
+		{Pi, "SessionStart", Nudge, obj(ctx("SessionStart"))},
+		{Pi, "SessionStart", Stop, obj(ctx("SessionStart"), sys)},
+		{Pi, "Stop", Allow, ""},
+		{Pi, "Stop", Nudge, obj(sys)},
+		{Pi, "Stop", Stop, obj(sys)},
+		{Pi, "PreToolUse", Notice, obj(sys)},
+
 		// OpenCode (loopbreaker's plugin): a deny fails the call with the
 		// reason, continue:false aborts the session, additionalContext is
 		// appended to a successful call's output.
@@ -222,6 +242,7 @@ func TestNudgeReachesModel(t *testing.T) {
 		{Codex, "PostToolUse", true}, {Codex, "Stop", false},
 		{Gemini, "AfterTool", true}, {Gemini, "BeforeTool", false}, {Gemini, "AfterAgent", false},
 		{Qwen, "PostToolUse", true}, {Qwen, "UserPromptSubmit", true}, {Qwen, "PreToolUse", false}, {Qwen, "Stop", false},
+		{Pi, "PostToolUse", true}, {Pi, "UserPromptSubmit", true}, {Pi, "SessionStart", true}, {Pi, "PreToolUse", false}, {Pi, "Stop", false},
 		{OpenCode, "PostToolUse", true}, {OpenCode, "PostToolUseFailure", false}, {OpenCode, "PreToolUse", false}, {OpenCode, "SessionStart", false},
 	} {
 		if got := NudgeReachesModel(tt.tool, tt.event); got != tt.want {

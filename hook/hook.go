@@ -1,5 +1,5 @@
 // Package hook adapts loopbreaker to the hook protocols of agent CLIs:
-// Claude Code, OpenAI Codex CLI, Gemini CLI, Qwen Code and OpenCode (see
+// Claude Code, OpenAI Codex CLI, Gemini CLI, Qwen Code, pi and OpenCode (see
 // PROTOCOLS.md).
 //
 // It reads a hook payload (Parse), turns a tool call into the breaker's
@@ -29,6 +29,10 @@ const (
 	// Qwen is Qwen Code: a fork of Gemini CLI whose hooks speak Claude
 	// Code's events and answers, with Gemini's tool names and results.
 	Qwen Tool = "qwen"
+	// Pi is pi (@mariozechner/pi-coding-agent): it has no hook settings
+	// but extensions; loopbreaker's extension (PiExtension) sends Claude
+	// Code's event names and reads Claude Code's answers.
+	Pi Tool = "pi"
 	// OpenCode has no command hooks: loopbreaker's plugin (OpenCodePlugin)
 	// turns its plugin hooks into Claude Code's events and applies the
 	// answers.
@@ -36,7 +40,7 @@ const (
 )
 
 // AllTools lists the supported tools.
-func AllTools() []Tool { return []Tool{Claude, Codex, Gemini, Qwen, OpenCode} }
+func AllTools() []Tool { return []Tool{Claude, Codex, Gemini, Qwen, Pi, OpenCode} }
 
 // ParseTool turns a command-line word into a Tool.
 func ParseTool(s string) (Tool, error) {
@@ -45,7 +49,7 @@ func ParseTool(s string) (Tool, error) {
 			return t, nil
 		}
 	}
-	return "", fmt.Errorf("unknown agent %q: want claude, codex, gemini, qwen or opencode", s)
+	return "", fmt.Errorf("unknown agent %q: want claude, codex, gemini, qwen, pi or opencode", s)
 }
 
 // Kind is what an event means to loopbreaker, whatever the tool calls it.

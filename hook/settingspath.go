@@ -8,8 +8,9 @@ import (
 
 // SettingsPath is the file loopbreaker's hooks go into: the user's
 // (user=true) or the project's settings of tool. getenv reads HOME,
-// CLAUDE_CONFIG_DIR, CODEX_HOME, QWEN_HOME and XDG_CONFIG_HOME (OpenCode,
-// whose "settings" are loopbreaker's plugin file).
+// CLAUDE_CONFIG_DIR, CODEX_HOME, QWEN_HOME, PI_CODING_AGENT_DIR and
+// XDG_CONFIG_HOME. pi's is the extension file loopbreaker writes,
+// OpenCode's the plugin file.
 func SettingsPath(tool Tool, user bool, project string, getenv func(string) string) (string, error) {
 	if !user {
 		switch tool {
@@ -21,6 +22,8 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			return filepath.Join(project, ".gemini", "settings.json"), nil
 		case Qwen:
 			return filepath.Join(project, ".qwen", "settings.json"), nil
+		case Pi:
+			return filepath.Join(project, ".pi", "extensions", PiExtensionFile), nil
 		case OpenCode:
 			return filepath.Join(project, ".opencode", "plugins", OpenCodePluginName), nil
 		}
@@ -52,6 +55,11 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			return filepath.Join(d, "settings.json"), nil
 		}
 		return filepath.Join(home, ".qwen", "settings.json"), nil
+	case Pi:
+		if d := getenv("PI_CODING_AGENT_DIR"); d != "" {
+			return filepath.Join(d, "extensions", PiExtensionFile), nil
+		}
+		return filepath.Join(home, ".pi", "agent", "extensions", PiExtensionFile), nil
 	case OpenCode:
 		return filepath.Join(OpenCodeConfigDir(home, getenv), "plugins", OpenCodePluginName), nil
 	}

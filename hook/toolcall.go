@@ -68,6 +68,15 @@ func Classify(tool Tool, name string) Class {
 		case "read_file":
 			return ClassRead
 		}
+	case Pi:
+		switch name {
+		case "bash":
+			return ClassShell
+		case "edit", "write":
+			return ClassEdit
+		case "read":
+			return ClassRead
+		}
 	case OpenCode:
 		switch name {
 		case "bash":
@@ -111,6 +120,10 @@ func VolatileFields(tool Tool, name string) []string {
 	case Qwen:
 		if name == "run_shell_command" {
 			return []string{"description", "is_background", "timeout"}
+		}
+	case Pi:
+		if name == "bash" {
+			return []string{"timeout"}
 		}
 	case OpenCode:
 		switch name {
@@ -231,6 +244,8 @@ func (p *Payload) Result() Result {
 			return r
 		}
 		return geminiResult(p, shell)
+	case Pi:
+		return piResult(p, shell)
 	case Gemini:
 		return geminiResult(p, shell)
 	case OpenCode:
@@ -382,6 +397,8 @@ func (p *Payload) Files(root, base string) []string {
 			}
 		}
 		str("file_path")
+	case p.Tool == Pi:
+		str("path")
 	default:
 		str("file_path")
 		// OpenCode's read, edit and write.

@@ -16,7 +16,7 @@ const fixtureRoot = "/home/dev/calc"
 
 // fixtureDirs are the payload directories per tool: testdata/claude holds
 // Claude Code 2.1.330's, testdata/claude-2.0.77 the last 2.0's.
-var fixtureDirs = map[string]Tool{"claude": Claude, "claude-2.0.77": Claude, "codex": Codex, "gemini": Gemini, "qwen": Qwen, "opencode": OpenCode}
+var fixtureDirs = map[string]Tool{"claude": Claude, "claude-2.0.77": Claude, "codex": Codex, "gemini": Gemini, "qwen": Qwen, "pi": Pi, "opencode": OpenCode}
 
 func fixture(t *testing.T, dir, name string) *Payload {
 	t.Helper()
@@ -244,6 +244,20 @@ func TestBuildToolCallFixtures(t *testing.T) {
 		{"qwen", "PostToolUse-write_file.json", true, false, []string{"notes.txt"}, nil, ""},
 		{"qwen", "PostToolUse-read_file.json", false, false, []string{"calc.go"}, nil, ""},
 		{"qwen", "PostToolUseFailure-read_file-missing.json", false, true, []string{"does-not-exist.go"}, nil, "File not found: "},
+		// pi (through loopbreaker's extension): every result is a
+		// PostToolUse with is_error; bash ends a non-zero exit with
+		// "Command exited with code N".
+		{"pi", "PostToolUse-bash-gotest-fail.json", false, true, nil, []string{calc + "TestAdd", calc + "TestMul"}, "exit 1\n--- FAIL: TestAdd (0.00s)\n"},
+		{"pi", "PostToolUse-bash-gotest-fail-2.json", false, true, nil, []string{calc + "TestMul"}, "exit 1\n--- FAIL: TestMul"},
+		{"pi", "PostToolUse-bash-gotest-pass.json", false, false, nil, []string{}, ""},
+		{"pi", "PostToolUse-edit.json", true, false, []string{"calc.go"}, nil, ""},
+		{"pi", "PostToolUse-edit-not-found.json", false, true, []string{"calc.go"}, nil, "Could not find the exact text"},
+		{"pi", "PostToolUse-write.json", true, false, []string{"notes.txt"}, nil, ""},
+		{"pi", "PostToolUse-read.json", false, false, []string{"calc.go"}, nil, ""},
+		{"pi", "PostToolUse-read-missing.json", false, true, []string{"does-not-exist.go"}, nil, "ENOENT: no such file"},
+		// A call pi could not run (an unknown tool): the extension sends
+		// its error from tool_execution_end.
+		{"pi", "PostToolUse-unknown-tool.json", false, true, nil, nil, "Tool nope not found"},
 		// OpenCode (through loopbreaker's plugin): bash reports its exit
 		// status in metadata.exit; a failed call is a PostToolUseFailure
 		// the plugin builds from the tool part's error.

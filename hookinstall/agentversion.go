@@ -1,6 +1,7 @@
 package hookinstall
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -50,6 +51,9 @@ func AgentVersion(ctx context.Context, program string, environ []string) (string
 		return nil
 	}
 	cmd.WaitDelay = 3 * time.Second
+	// pi prints its version on stderr: read there when stdout has none.
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	start := time.Now()
 	out, err := cmd.Output()
 	if ctx.Err() != nil {
@@ -62,6 +66,9 @@ func AgentVersion(ctx context.Context, program string, environ []string) (string
 		return "", fmt.Errorf("%s --version: %w", program, err)
 	}
 	v, ok := ParseAgentVersion(string(out))
+	if !ok && len(bytes.TrimSpace(out)) == 0 {
+		v, ok = ParseAgentVersion(stderr.String())
+	}
 	if !ok {
 		return "", fmt.Errorf("%s --version printed no version: %q", program, strings.TrimSpace(string(out)))
 	}

@@ -88,3 +88,33 @@ func TestAgentVersionTimesOut(t *testing.T) {
 		t.Fatalf("temporary files after the timeout: %v, want only %s", left, earlier)
 	}
 }
+
+// pi prints its version on stderr, nothing on stdout: the version is read
+// there when stdout has none, and stdout wins when both have one.
+func TestAgentVersionOnStderr(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("needs sh")
+	}
+	for _, tt := range []struct{ script, want string }{
+		{"echo 0.73.1 >&2", "0.73.1"},
+		{"echo 'warning: node 1.2 is old' >&2; echo 2.1.330", "2.1.330"},
+	} {
+		bin := filepath.Join(t.TempDir(), "pi")
+		if err := os.WriteFile(bin, []byte("#!/bin/sh\n"+tt.script+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		v, err := AgentVersion(context.Background(), bin, []string{"PATH=" + os.Getenv("PATH")})
+		if err != nil || v != tt.want {
+			t.Errorf("%q: %q %v, want %s", tt.script, v, err, tt.want)
+		}
+	}
+	home, _ := os.UserHomeDir()
+	p := filepath.Join(home, ".cache", "loopbreaker", "agents", "pi-0.73.1", "node_modules", ".bin", "pi")
+	if _, err := os.Stat(p); err != nil {
+		t.Logf("the real pi is not installed at %s (the end-to-end tier installs it)", p)
+		return
+	}
+	if v, err := AgentVersion(context.Background(), p, append(os.Environ(), "PI_OFFLINE=1")); err != nil || v != "0.73.1" {
+		t.Errorf("the real pi: %q %v", v, err)
+	}
+}

@@ -149,6 +149,9 @@ func Uninstall(tool hook.Tool, data []byte, command string) ([]byte, []Change, e
 // merge installs (o != nil) or uninstalls (o == nil).
 func merge(tool hook.Tool, data []byte, command string, o *Options) ([]byte, []Change, error) {
 	install := o != nil
+	if tool == hook.Pi {
+		return mergePi(data, command, install)
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		if !install {
 			return data, nil, nil
@@ -782,6 +785,10 @@ func uninstallFile(tool hook.Tool, sf settingsFile, res *FileResult, out, origin
 		}
 		res.Removed = true
 		dir := filepath.Dir(res.Path)
+		if tool == hook.Pi {
+			res.RemovedDir = removePiDirs(sf, dir)
+			return nil
+		}
 		switch filepath.Base(dir) {
 		case ".claude", ".codex", ".gemini", ".qwen":
 			// Only when empty; a link is never removed as a directory.

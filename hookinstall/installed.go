@@ -20,6 +20,9 @@ type Installed struct {
 // FindInstalled reads loopbreaker's handlers for tool out of a settings
 // document; an unreadable document holds none.
 func FindInstalled(tool hook.Tool, data []byte) Installed {
+	if tool == hook.Pi {
+		return findInstalledPi(data)
+	}
 	var in Installed
 	if tool == hook.OpenCode {
 		// The "settings" are loopbreaker's plugin file.

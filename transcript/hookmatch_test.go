@@ -9,25 +9,21 @@ import (
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
 
-// callsOf is the tool calls of a session, in order.
-func callsOf(s *transcript.Session) []*hook.Payload {
-	var calls []*hook.Payload
-	for _, st := range s.Steps {
-		if st.Call != nil {
-			calls = append(calls, st.Call)
-		}
-	}
-	return calls
-}
-
-// matchHookPayloads checks that the first calls of a recorded session
-// are, one by one, the calls whose post-tool payloads the hook got in the
-// same run (hook/testdata/DIR/NAME): same call, same result, same error,
-// same tests.
-func matchHookPayloads(t *testing.T, calls []*hook.Payload, tool hook.Tool, dir string, names []string) {
+// assertSameAsHooks checks that the calls of s, a session recorded in a
+// run whose hook payloads are in hook/testdata/DIR, are the calls the
+// hooks saw: hooks names the post-tool payload of each call in order, ""
+// for a call with no payload kept there.
+func assertSameAsHooks(t *testing.T, s *transcript.Session, tool hook.Tool, dir string, hooks []string) {
 	t.Helper()
+	calls := callsOf(s)
+	if len(calls) != len(hooks) {
+		t.Fatalf("%d calls in the session, want %d", len(calls), len(hooks))
+	}
 	const root = "/home/dev/calc"
-	for i, name := range names {
+	for i, name := range hooks {
+		if name == "" {
+			continue
+		}
 		data, err := os.ReadFile(filepath.Join("..", "hook", "testdata", dir, name))
 		if err != nil {
 			t.Fatal(err)
@@ -49,4 +45,15 @@ func matchHookPayloads(t *testing.T, calls []*hook.Payload, tool hook.Tool, dir 
 			t.Errorf("call %d (%s): replayed %d tests, hook saw %d", i+1, name, len(got.Tests), len(want.Tests))
 		}
 	}
+}
+
+// callsOf is the tool calls of a session, in order.
+func callsOf(s *transcript.Session) []*hook.Payload {
+	var calls []*hook.Payload
+	for _, st := range s.Steps {
+		if st.Call != nil {
+			calls = append(calls, st.Call)
+		}
+	}
+	return calls
 }

@@ -25,11 +25,7 @@ func TestQwenChatMatchesHookPayloads(t *testing.T) {
 		"PostToolUseFailure-read_file-missing.json",
 		"PostToolUseFailure-run_shell_command-gotest-fail-2.json",
 	}
-	calls := callsOf(s)
-	if len(calls) != len(hooks) {
-		t.Fatalf("%d calls in the chat, want %d", len(calls), len(hooks))
-	}
-	matchHookPayloads(t, calls, hook.Qwen, "qwen", hooks)
+	assertSameAsHooks(t, s, hook.Qwen, "qwen", hooks)
 }
 
 // A session loopbreaker guarded: Qwen recorded its warning appended to

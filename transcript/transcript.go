@@ -1,7 +1,7 @@
 // Package transcript reads recorded agent sessions: Claude Code
 // transcripts and stream-json logs, Codex CLI rollouts, Gemini CLI chat
-// logs, Qwen Code chats, OpenCode session exports, SWE-agent and
-// mini-swe-agent trajectories, ATIF trajectories and loopbreaker's own
+// logs, Qwen Code chats, pi sessions, OpenCode session exports, SWE-agent
+// and mini-swe-agent trajectories, ATIF trajectories and loopbreaker's own
 // journal. Each becomes a Session: the tool calls the
 // agent made, with their results, and the ends of its turns, in order.
 //
@@ -37,6 +37,7 @@ const (
 	FormatCodex       Format = "codex"          // ~/.codex/sessions/**/rollout-*.jsonl
 	FormatGemini      Format = "gemini"         // ~/.gemini/tmp/**/chats/*
 	FormatQwen        Format = "qwen"           // ~/.qwen/projects/*/chats/*.jsonl
+	FormatPi          Format = "pi"             // ~/.pi/agent/sessions/*/*.jsonl
 	FormatOpenCode    Format = "opencode"       // opencode export SESSION_ID
 	FormatSWEAgent    Format = "swe-agent"      // *.traj
 	FormatMiniSWE     Format = "mini-swe-agent" // *.traj.json
@@ -126,6 +127,8 @@ func Parse(name string, data []byte) (*Session, error) {
 		s, err = parseGemini(data)
 	case FormatQwen:
 		s, err = parseQwen(data)
+	case FormatPi:
+		s, err = parsePi(data)
 	case FormatOpenCode:
 		s, err = parseOpenCode(data)
 	case FormatSWEAgent:
@@ -137,7 +140,7 @@ func Parse(name string, data []byte) (*Session, error) {
 	case FormatLoopbreaker:
 		s, err = parseJournal(data)
 	default:
-		return nil, fmt.Errorf("%s: %w (want a Claude Code, Codex, Gemini CLI, Qwen Code, OpenCode (opencode export), SWE-agent, mini-swe-agent or ATIF session, or a loopbreaker journal)", name, ErrUnknownFormat)
+		return nil, fmt.Errorf("%s: %w (want a Claude Code, Codex, Gemini CLI, Qwen Code, pi, OpenCode (opencode export), SWE-agent, mini-swe-agent or ATIF session, or a loopbreaker journal)", name, ErrUnknownFormat)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s): %w", name, f, err)
@@ -214,11 +217,17 @@ func Detect(data []byte) Format {
 			// Qwen Code's records carry where they come from, and
 			// messages in parts (Gemini's shape, not Claude's content).
 			Provenance string `json:"provenance"`
+			// pi's header line: {type: "session", version, id, cwd}.
+			Version json.RawMessage `json:"version"`
+			ID      string          `json:"id"`
+			Cwd     string          `json:"cwd"`
 		}
 		if json.Unmarshal(line, &l) != nil {
 			continue
 		}
 		switch {
+		case l.Type == "session" && len(l.Version) > 0 && l.ID != "" && l.Cwd != "":
+			return FormatPi
 		case l.Provenance != "" && l.Session != "" && (l.Type == "user" || l.Type == "assistant" || l.Type == "tool_result" || l.Type == "system"):
 			return FormatQwen
 		case l.Seq != nil && l.Scope != "" && (l.Type == string(lb.EntryEvent) || l.Type == string(lb.EntryTransition) || l.Type == string(lb.EntrySnapshot)):

@@ -40,6 +40,9 @@ func TestReadersOnSessions(t *testing.T) {
 		{"gemini-chat-stuck.jsonl", transcript.FormatGemini, "ac39ebfd-eb0c-4ee7-aea1-aa5722cfead5", 9, 1, "write_file", 4, 5},
 		// Two failing go test runs, a failing edit and a missing file.
 		{"qwen-chat-calc.jsonl", transcript.FormatQwen, "d79f3bae-89c1-46d3-988c-5ecff95afde6", 7, 1, "run_shell_command", 4, 2},
+		// Two failing go test runs around two fixes, a failed edit, a
+		// missing file, an unknown tool, then the tests pass.
+		{"pi-session-calc.jsonl", transcript.FormatPi, "01a21e74-ff67-76d9-94ee-b661f7cb249c", 10, 1, "bash", 5, 3},
 		// A failing go test, a read, a missing file, a failed edit, echoes.
 		{"opencode-export-calc.json", transcript.FormatOpenCode, "ses_de1898a1affelPhUgXWapfWedf", 8, 1, "bash", 3, 0},
 		{"swe-agent-calc-java.traj", transcript.FormatSWEAgent, "swe-agent-calc-java", 10, 1, "Bash", 2, 2},

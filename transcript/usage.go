@@ -26,6 +26,10 @@ import (
 //   - Gemini CLI: each model message of its chat log has "tokens" (input
 //     including cached, output, cached, thoughts) and "model";
 //     `gemini -p --output-format json` has stats.models.<model>.tokens.
+//   - pi: each "message" entry of its session whose message is the
+//     assistant's has usage (input, output, cacheRead, cacheWrite, and a
+//     cost pi computes from its own prices, 0 for a model it has none
+//     for) and model; the entry's id names it.
 
 // UsageCursor is where reading a transcript's usage left off, for the
 // next chunk: the message counted last (Claude Code and Gemini repeat a
@@ -82,6 +86,18 @@ func UsageOf(data []byte, c UsageCursor) (u lb.Usage, next UsageCursor, ok bool)
 				lastID = l.Message.ID
 			}
 			m := l.Message.Usage.claude()
+			m.Model, m.Calls = l.Message.Model, 1
+			u.Add(m)
+			ok = true
+		case l.Type == "message" && l.Message != nil && l.Message.Role == "assistant" && l.Message.Usage != nil:
+			if l.ID != "" {
+				if seen[l.ID] {
+					return
+				}
+				seen[l.ID] = true
+				lastID = l.ID
+			}
+			m := l.Message.Usage.pi()
 			m.Model, m.Calls = l.Message.Model, 1
 			u.Add(m)
 			ok = true
@@ -153,18 +169,38 @@ type usageLine struct {
 
 type usageMessage struct {
 	ID    string      `json:"id"`
+	Role  string      `json:"role"`
 	Model string      `json:"model"`
 	Usage *tokenUsage `json:"usage"`
 }
 
 // tokenUsage is Claude's usage and Codex's, which share input_tokens and
-// output_tokens.
+// output_tokens, and pi's, in words of its own.
 type tokenUsage struct {
 	Input       int64 `json:"input_tokens"`
 	Output      int64 `json:"output_tokens"`
 	CacheRead   int64 `json:"cache_read_input_tokens"`
 	CacheCreate int64 `json:"cache_creation_input_tokens"`
 	Cached      int64 `json:"cached_input_tokens"`
+
+	PiInput      int64 `json:"input"`
+	PiOutput     int64 `json:"output"`
+	PiCacheRead  int64 `json:"cacheRead"`
+	PiCacheWrite int64 `json:"cacheWrite"`
+	PiCost       *struct {
+		Total float64 `json:"total"`
+	} `json:"cost"`
+}
+
+// pi: a cost of 0 is a model pi has no price for, not a free call: the
+// price table prices its tokens.
+func (t *tokenUsage) pi() lb.Usage {
+	u := lb.Usage{InputTokens: t.PiInput, OutputTokens: t.PiOutput, CacheReadTokens: t.PiCacheRead, CacheWriteTokens: t.PiCacheWrite}
+	if t.PiCost != nil && t.PiCost.Total > 0 {
+		cost := t.PiCost.Total
+		u.CostUSD = &cost
+	}
+	return u
 }
 
 func (t *tokenUsage) claude() lb.Usage {

@@ -33,6 +33,8 @@ func TestUsageOf(t *testing.T) {
 		{file: "claude-transcript-stuck.jsonl", calls: 31, in: 3100, out: 620, model: "claude-opus-5-5"},
 		{file: "claude-stream-stuck.jsonl", calls: 1, in: 3100, out: 620, model: "claude-opus-5-5", cost: 0.0248, costsReported: true},
 		{file: "gemini-chat-stuck.jsonl", calls: 9, in: 90, out: 45, model: "gemini-2.5-flash"},
+		// pi's cost of a model without a price is 0: not a reported cost.
+		{file: "pi-session-calc.jsonl", calls: 11, in: 1100, out: 110, model: "gpt-fake"},
 	} {
 		u, _, ok := UsageOf(readTestdata(t, tc.file), UsageCursor{})
 		if !ok || u.Calls != tc.calls || u.InputTokens+u.CacheReadTokens != tc.in || u.OutputTokens != tc.out || u.Model != tc.model {
@@ -72,6 +74,15 @@ func TestUsageOf(t *testing.T) {
 `)
 	if u, _, ok := UsageOf(exec, UsageCursor{}); !ok || u.InputTokens != 400 || u.CacheReadTokens != 100 || u.OutputTokens != 30 {
 		t.Errorf("codex exec --json: %+v", u)
+	}
+	pi := []byte(`{"type":"session","version":3,"id":"s1","cwd":"/w"}
+{"type":"message","id":"a1","message":{"role":"assistant","model":"claude-opus-5-5","usage":{"input":1000,"output":20,"cacheRead":500,"cacheWrite":0,"cost":{"total":0.0123}}}}
+{"type":"message","id":"u1","message":{"role":"user","content":[]}}
+`)
+	if u, next, ok := UsageOf(pi, UsageCursor{}); !ok || u.Calls != 1 || u.InputTokens != 1000 || u.CacheReadTokens != 500 || u.OutputTokens != 20 || u.CostUSD == nil || *u.CostUSD != 0.0123 || next.Last != "a1" {
+		t.Errorf("pi session with a priced model: %+v, cursor %+v", u, next)
+	} else if _, _, ok := UsageOf(pi, next); ok {
+		t.Error("the pi message counted before is counted again")
 	}
 	gem := []byte("{\n  \"response\": \"done\",\n  \"stats\": {\"models\": {\"gemini-2.5-pro\": {\"tokens\": {\"prompt\": 900, \"candidates\": 40,\n \"total\": 960, \"cached\": 300, \"thoughts\": 20}}}}\n}\n")
 	if u, _, ok := UsageOf(gem, UsageCursor{}); !ok || u.InputTokens != 600 || u.CacheReadTokens != 300 || u.OutputTokens != 60 || u.Model != "gemini-2.5-pro" {

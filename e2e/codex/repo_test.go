@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
+	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
 
 // The repositories the scenarios start from, and the model's edits.
@@ -13,55 +14,13 @@ const goTest = "go test ./..."
 
 // calcRepo is a Go module with four broken functions and a test each.
 func calcRepo() map[string]string {
-	return map[string]string{
-		"README.md": "# calc\n\nA tiny calculator.\n",
-		"go.mod":    "module example.com/calc\n\ngo 1.21\n",
-		"calc.go":   brokenCalc,
-		"calc_test.go": `package calc
-
-import "testing"
-
-func TestAdd(t *testing.T) {
-	if got := Add(2, 3); got != 5 {
-		t.Fatalf("Add(2, 3) = %d, want 5", got)
-	}
+	files := harness.Calc4()
+	files["README.md"] = "# calc\n\nA tiny calculator.\n"
+	return files
 }
 
-func TestSub(t *testing.T) {
-	if got := Sub(5, 3); got != 2 {
-		t.Fatalf("Sub(5, 3) = %d, want 2", got)
-	}
-}
-
-func TestMul(t *testing.T) {
-	if got := Mul(4, 3); got != 12 {
-		t.Fatalf("Mul(4, 3) = %d, want 12", got)
-	}
-}
-
-func TestDiv(t *testing.T) {
-	if got := Div(12, 3); got != 4 {
-		t.Fatalf("Div(12, 3) = %d, want 4", got)
-	}
-}
-`,
-	}
-}
-
-const brokenCalc = `package calc
-
-// Add returns a+b.
-func Add(a, b int) int { return a - b }
-
-// Sub returns a-b.
-func Sub(a, b int) int { return a + b }
-
-// Mul returns a*b.
-func Mul(a, b int) int { return a + b }
-
-// Div returns a/b.
-func Div(a, b int) int { return a * b }
-`
+// brokenCalc is calc.go of calcRepo.
+var brokenCalc = harness.Calc4()["calc.go"]
 
 // calcFixes are four patches, each fixing one function.
 var calcFixes = []string{

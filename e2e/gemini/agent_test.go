@@ -62,39 +62,6 @@ type run struct {
 	Interactive bool
 }
 
-// calc is a Go module with two failing tests (Add subtracts, Mul adds).
-var calc = map[string]string{
-	"go.mod": "module example.com/calc\n\ngo 1.21\n",
-	"calc.go": `package calc
-
-// Add returns the sum of a and b.
-func Add(a, b int) int {
-	return a - b
-}
-
-// Mul returns the product of a and b.
-func Mul(a, b int) int {
-	return a + b
-}
-`,
-	"calc_test.go": `package calc
-
-import "testing"
-
-func TestAdd(t *testing.T) {
-	if got := Add(2, 3); got != 5 {
-		t.Errorf("Add(2, 3) = %d, want 5", got)
-	}
-}
-
-func TestMul(t *testing.T) {
-	if got := Mul(3, 4); got != 12 {
-		t.Errorf("Mul(3, 4) = %d, want 12", got)
-	}
-}
-`,
-}
-
 // userSettings is ~/.gemini/settings.json: API-key auth (the key and the
 // base URL come from the environment), a fixed model (no router call),
 // no usage statistics, telemetry or update checks.
@@ -132,7 +99,7 @@ func newAgent(t *testing.T, s setup) *agent {
 	}
 	files := s.files
 	if files == nil {
-		files = calc
+		files = harness.Calc()
 	}
 	a := &agent{t: t, bin: bin, repo: harness.NewRepo(t, files), home: t.TempDir()}
 	writeJSON(t, filepath.Join(a.home, ".gemini", "settings.json"), userSettings(s.geminiLoopDetection))

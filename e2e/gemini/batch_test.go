@@ -27,7 +27,7 @@ func batch(steps ...fakemodel.GeminiStep) fakemodel.GeminiStep {
 func TestBatches(t *testing.T) {
 	t.Parallel()
 	withReadme := map[string]string{"README.md": "# calc\n\nAdds and multiplies.\n"}
-	for k, v := range calc {
+	for k, v := range harness.Calc() {
 		withReadme[k] = v
 	}
 	// fixBoth fixes Mul, then Add (after which "return a + b" is in Add).

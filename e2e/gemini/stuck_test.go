@@ -8,6 +8,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
+	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
 
 func goTest() fakemodel.GeminiStep {
@@ -34,7 +35,7 @@ func repeat(n int, steps ...fakemodel.GeminiStep) []fakemodel.GeminiStep {
 // steps are scripted than loopbreaker should allow.
 func TestStuck(t *testing.T) {
 	check := map[string]string{"check.sh": "#!/bin/sh\necho 'check: config.yaml not found in the project root' >&2\nexit 1\n"}
-	for k, v := range calc {
+	for k, v := range harness.Calc() {
 		check[k] = v
 	}
 	tests := []struct {

@@ -38,9 +38,12 @@ var (
 	OpenCode1_18 = Agent{Name: "OpenCode 1.18.33", Package: "opencode-ai", Version: "1.18.33", Dir: "opencode-1.18.33", Bin: "opencode"}
 )
 
+// Pi0_73 is pi, the coding agent of @mariozechner/pi-coding-agent.
+var Pi0_73 = Agent{Name: "pi 0.73.1", Package: "@mariozechner/pi-coding-agent", Version: "0.73.1", Dir: "pi-0.73.1", Bin: "pi"}
+
 // Pinned lists every pinned release.
 func Pinned() []Agent {
-	return []Agent{ClaudeCode2_1, ClaudeCode2_0, Codex0_169, Gemini0_61, Qwen0_24, OpenCode1_18}
+	return []Agent{ClaudeCode2_1, ClaudeCode2_0, Codex0_169, Gemini0_61, Qwen0_24, Pi0_73, OpenCode1_18}
 }
 
 // AgentsDir is the cache the pinned CLIs are installed into:

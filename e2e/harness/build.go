@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"testing"
 )
 
 // ModuleRoot is the directory of loopbreaker's go.mod, found from the
@@ -59,4 +60,22 @@ type Binaries struct {
 	Loopbreaker string
 	// HookWrap is the hook-call logger (see Wrap).
 	HookWrap string
+}
+
+// Copy puts a copy of loopbreaker at a path of its own and returns it:
+// a program the test can move or delete after installing the hooks.
+func (b Binaries) Copy(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "bin", "loopbreaker")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.ReadFile(b.Loopbreaker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, exe, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

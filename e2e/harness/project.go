@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -9,24 +10,22 @@ import (
 )
 
 // Project is one scenario's project for an agent CLI: a git repository,
-// a home of its own (so the CLI's user settings and loopbreaker's state
-// are the scenario's), and the hook-call logger to install as the hooks'
-// command.
+// a home of its own (so the CLI's own directory and loopbreaker's state
+// are the scenario's), the hook-call logger as the program loopbreaker's
+// hooks run, and the environment for both.
 type Project struct {
 	T    testing.TB
 	Bins Binaries
 	Repo string
 	Home string
-	// Command is the logger installed as loopbreaker (see Wrap); HookLog
-	// is where it logs every call.
+	// Command is the hook-call logger standing in for loopbreaker
+	// (`hook install --command`); HookLog is its log.
 	Command, HookLog string
-	// Env is the environment of every process: BaseEnv of Home and the
-	// CLI's own variables.
-	Env []string
+	Env              []string
 }
 
-// NewProject makes the repository with files committed, the home and the
-// logger; env is added to BaseEnv.
+// NewProject makes a Project with files committed in its repository and
+// BaseEnv plus env as its environment.
 func NewProject(t testing.TB, bins Binaries, files map[string]string, env ...string) *Project {
 	t.Helper()
 	if bins.Loopbreaker == "" {
@@ -34,7 +33,7 @@ func NewProject(t testing.TB, bins Binaries, files map[string]string, env ...str
 	}
 	p := &Project{T: t, Bins: bins, Repo: NewRepo(t, files), Home: t.TempDir()}
 	p.Env = append(BaseEnv(p.Home), env...)
-	p.Command, p.HookLog = Wrap(t, bins, t.TempDir())
+	p.Command, p.HookLog = Wrap(t, bins, filepath.Join(t.TempDir(), "wrap"))
 	return p
 }
 
@@ -42,11 +41,34 @@ func NewProject(t testing.TB, bins Binaries, files map[string]string, env ...str
 // test when it exits non-zero.
 func (p *Project) Loopbreaker(args ...string) Result {
 	p.T.Helper()
-	r := p.Try(args...)
+	r := Run(p.T, Cmd{Path: p.Bins.Loopbreaker, Args: args, Dir: p.Repo, Env: p.Env, Timeout: 30 * time.Second})
 	if r.Exit != 0 {
 		p.T.Fatalf("loopbreaker %s: exit %d\n%s%s", strings.Join(args, " "), r.Exit, r.Stdout, r.Stderr)
 	}
 	return r
+}
+
+// Guard runs `loopbreaker init` and installs tool's hooks in the
+// project with the logger as their program, committed so that they are
+// not the agent's changes.
+func (p *Project) Guard(tool string) {
+	p.T.Helper()
+	p.Loopbreaker("init")
+	p.Loopbreaker("hook", "install", tool, "--command", p.Command)
+	Git(p.T, p.Repo, "add", "-A")
+	Git(p.T, p.Repo, "commit", "-q", "--allow-empty", "-m", "loopbreaker")
+}
+
+// Calls is every hook call so far.
+func (p *Project) Calls() []Call {
+	p.T.Helper()
+	return MustReadCalls(p.T, p.HookLog)
+}
+
+// Status is `loopbreaker status --session SESSION --json`.
+func (p *Project) Status(session string) lb.Status {
+	p.T.Helper()
+	return Status(p.T, p.Loopbreaker("status", "--session", session, "--json"))
 }
 
 // Try runs the real loopbreaker in the repository, whatever its exit.
@@ -61,16 +83,4 @@ func (p *Project) Commit(msg string) {
 	p.T.Helper()
 	Git(p.T, p.Repo, "add", "-A")
 	Git(p.T, p.Repo, "commit", "-q", "--allow-empty", "-m", msg)
-}
-
-// Calls is every hook call so far.
-func (p *Project) Calls() []Call {
-	p.T.Helper()
-	return MustReadCalls(p.T, p.HookLog)
-}
-
-// Status is `loopbreaker status --session session --json`.
-func (p *Project) Status(session string) lb.Status {
-	p.T.Helper()
-	return Status(p.T, p.Loopbreaker("status", "--session", session, "--json"))
 }

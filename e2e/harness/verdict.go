@@ -2,56 +2,58 @@ package harness
 
 import "strings"
 
-// Verdict is where loopbreaker first warned the model and first halted,
-// read from the hook calls of a scenario in order.
+// Verdict is where loopbreaker first warned and first halted in a run's
+// hook calls, counted in tool calls that ran.
 type Verdict struct {
-	// Warn is the first answer with text for the model (additionalContext)
-	// before the halt; Halt the first that stopped or refused.
+	// Warn is the first call answered with text for the model before the
+	// halt; Halt the first answered continue:false or a refusal.
 	Warn, Halt *Call
-	// WarnAt and HaltAt are how many tool calls had a result by then.
+	// WarnAt and HaltAt are how many tool calls had run by then.
 	WarnAt, HaltAt int
-	// Tools counts the tool calls with a result; ToolsAfterHalt those
-	// after the halt.
-	Tools, ToolsAfterHalt int
+	// RanAfterHalt counts the tool calls that ran after the halt.
+	RanAfterHalt int
 }
 
-// IsPostTool reports whether an event carries a tool call's result, in
-// any CLI's words.
-func IsPostTool(event string) bool {
-	switch event {
-	case "PostToolUse", "PostToolUseFailure", "AfterTool":
-		return true
-	}
-	return false
-}
-
-// VerdictOf reads calls in order.
-func VerdictOf(calls []Call) Verdict {
+// VerdictOf reads calls (in order) for a CLI whose events named ran mark
+// a tool call that ran (PostToolUse, PostToolUseFailure, AfterTool).
+func VerdictOf(calls []Call, ran ...string) Verdict {
 	var v Verdict
+	n := 0
 	for i := range calls {
 		c := &calls[i]
-		post := IsPostTool(c.Event)
-		if post {
-			v.Tools++
+		isRun := false
+		for _, e := range ran {
+			isRun = isRun || c.Event == e
+		}
+		if isRun {
+			n++
 		}
 		switch {
 		case v.Halt != nil:
-			if post {
-				v.ToolsAfterHalt++
+			if isRun {
+				v.RanAfterHalt++
 			}
 		case c.Answer.Stop || c.Answer.Deny:
-			v.Halt, v.HaltAt = c, v.Tools
+			v.Halt, v.HaltAt = c, n
 		case v.Warn == nil && c.Answer.Context != "":
-			v.Warn, v.WarnAt = c, v.Tools
+			v.Warn, v.WarnAt = c, n
 		}
 	}
 	return v
 }
 
-// Show names a call and its answer for a failure message.
-func Show(c *Call) string {
+// Describe is a call in one line for a failure message: its event, tool
+// and loopbreaker's answer; "none" for nil.
+func (c *Call) Describe() string {
 	if c == nil {
 		return "none"
 	}
 	return c.Event + " " + c.ToolName + " answered " + strings.TrimSpace(c.Stdout)
 }
+
+// Window is an inclusive range of tool calls where a warning or a halt
+// must come.
+type Window struct{ From, To int }
+
+// Has reports whether n is in w.
+func (w Window) Has(n int) bool { return n >= w.From && n <= w.To }

@@ -19,53 +19,6 @@ const session = "opencode"
 // (OpenCode's start-up takes most of them).
 const runTimeout = 150 * time.Second
 
-// calc is a Go module with four functions, each wrong, and a test each.
-var calc = map[string]string{
-	"go.mod": "module example.com/calc\n\ngo 1.21\n",
-	"calc.go": `package calc
-
-// Add returns a plus b.
-func Add(a, b int) int { return a - b }
-
-// Sub returns a minus b.
-func Sub(a, b int) int { return a + b }
-
-// Mul returns a times b.
-func Mul(a, b int) int { return a + b }
-
-// Div returns a divided by b.
-func Div(a, b int) int { return a * b }
-`,
-	"calc_test.go": `package calc
-
-import "testing"
-
-func TestAdd(t *testing.T) {
-	if got := Add(2, 3); got != 5 {
-		t.Errorf("Add(2, 3) = %d, want 5", got)
-	}
-}
-
-func TestSub(t *testing.T) {
-	if got := Sub(5, 3); got != 2 {
-		t.Errorf("Sub(5, 3) = %d, want 2", got)
-	}
-}
-
-func TestMul(t *testing.T) {
-	if got := Mul(3, 4); got != 12 {
-		t.Errorf("Mul(3, 4) = %d, want 12", got)
-	}
-}
-
-func TestDiv(t *testing.T) {
-	if got := Div(8, 2); got != 4 {
-		t.Errorf("Div(8, 2) = %d, want 4", got)
-	}
-}
-`,
-}
-
 // agent is one scenario's OpenCode: the project, and the pinned binary.
 type agent struct {
 	*harness.Project
@@ -84,7 +37,7 @@ func newAgent(t *testing.T, files map[string]string) *agent {
 	t.Helper()
 	bin := harness.Require(t, harness.OpenCode1_18)
 	if files == nil {
-		files = calc
+		files = harness.Calc4()
 	}
 	a := &agent{bin: bin, Project: harness.NewProject(t, bins, files,
 		"OPENCODE_DISABLE_MODELS_FETCH=1",
@@ -106,7 +59,7 @@ func guarded(t *testing.T) *agent {
 	return guardedWith(t, nil)
 }
 
-// guardedWith is guarded in a repository of files (nil: calc).
+// guardedWith is guarded in a repository of files (nil: harness.Calc4).
 func guardedWith(t *testing.T, files map[string]string) *agent {
 	t.Helper()
 	a := newAgent(t, files)

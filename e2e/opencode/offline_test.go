@@ -20,7 +20,7 @@ func TestOfflineContacts(t *testing.T) {
 	t.Parallel()
 	bin := harness.Require(t, harness.OpenCode1_18)
 	proxy := harness.NewProxy(t)
-	a := &agent{bin: bin, Project: harness.NewProject(t, bins, calc,
+	a := &agent{bin: bin, Project: harness.NewProject(t, bins, harness.Calc4(),
 		append(proxy.Env(), "npm_config_registry="+proxy.URL+"/")...)}
 	a.Loopbreaker("init")
 	a.Loopbreaker("hook", "install", "opencode", "--command", a.Command)
@@ -30,8 +30,8 @@ func TestOfflineContacts(t *testing.T) {
 	if r.Exit != 0 || !strings.Contains(r.Stdout, "Seen it.") {
 		t.Errorf("the run did not go on offline: exit %d, stdout %q\n%s", r.Exit, r.Stdout, r.Stderr)
 	}
-	if v := a.verdict(); v.Tools != 2 {
-		t.Errorf("%d tool results reached loopbreaker, want 2", v.Tools)
+	if n := a.results(); n != 2 {
+		t.Errorf("%d tool results reached loopbreaker, want 2", n)
 	}
 	contacts := proxy.Contacts()
 	t.Logf("OpenCode contacted: %q", contacts)

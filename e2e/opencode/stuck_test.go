@@ -14,7 +14,7 @@ import (
 // Stuck scenarios: one `opencode run` whose model repeats itself; more
 // steps are scripted than loopbreaker should allow.
 func TestStuck(t *testing.T) {
-	check := harness.Files(calc, map[string]string{"check.sh": "#!/bin/sh\necho 'check: config.yaml not found in the project root' >&2\nexit 1\n"})
+	check := harness.Files(harness.Calc4(), map[string]string{"check.sh": "#!/bin/sh\necho 'check: config.yaml not found in the project root' >&2\nexit 1\n"})
 	tests := []struct {
 		name  string
 		files map[string]string
@@ -35,11 +35,11 @@ func TestStuck(t *testing.T) {
 			file := filepath.Join(repo, "calc.go")
 			var steps []fakemodel.AnthropicStep
 			for i := 1; i <= 7; i++ {
-				old := "// Mul returns a times b."
+				old := "// Mul returns a*b."
 				if i > 1 {
-					old = fmt.Sprintf("// Mul returns a times b (try %d).", i-1)
+					old = fmt.Sprintf("// Mul returns a*b (try %d).", i-1)
 				}
-				steps = append(steps, edit(file, old, fmt.Sprintf("// Mul returns a times b (try %d).", i)), goTest())
+				steps = append(steps, edit(file, old, fmt.Sprintf("// Mul returns a*b (try %d).", i)), goTest())
 			}
 			return steps
 		},

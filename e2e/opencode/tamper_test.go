@@ -39,8 +39,8 @@ func TestTamper(t *testing.T) {
 	if len(answers) != 2 || !strings.Contains(answers[0], "loopbreaker reset") || !strings.Contains(answers[1], "circuit breaker OPEN") {
 		t.Errorf("refused calls answered %q, want the reset refused, then the plugin's removal refused with the halt", answers)
 	}
-	if v := a.verdict(); v.Tools != 1 {
-		t.Errorf("%d tool calls ran, want only the test run", v.Tools)
+	if n := a.results(); n != 1 {
+		t.Errorf("%d tool calls ran, want only the test run", n)
 	}
 	// The refusal reaches the model as the call's error; after the halt
 	// the model is not asked again.

@@ -22,14 +22,14 @@ type want struct {
 // nothing ran after the halt.
 func (a *agent) check(r run, w want) harness.Verdict {
 	a.T.Helper()
-	v := harness.VerdictOf(a.Calls())
+	v := a.verdict()
 	switch {
 	case w.warn == 0 && v.Warn != nil:
-		a.T.Errorf("warned at %s after %d calls, want no warning", harness.Show(v.Warn), v.WarnAt)
+		a.T.Errorf("warned at %s after %d calls, want no warning", v.Warn.Describe(), v.WarnAt)
 	case w.warn != 0 && (v.Warn == nil || v.WarnAt != w.warn):
-		a.T.Errorf("warned at %s after %d calls, want after %d", harness.Show(v.Warn), v.WarnAt, w.warn)
+		a.T.Errorf("warned at %s after %d calls, want after %d", v.Warn.Describe(), v.WarnAt, w.warn)
 	case w.warn != 0 && w.warnEvent != "" && v.Warn.Event != w.warnEvent:
-		a.T.Errorf("warned at %s, want at %s", harness.Show(v.Warn), w.warnEvent)
+		a.T.Errorf("warned at %s, want at %s", v.Warn.Describe(), w.warnEvent)
 	}
 	if w.warn != 0 && v.Warn != nil {
 		// The warning is appended to the call's output: the next request
@@ -40,15 +40,15 @@ func (a *agent) check(r run, w want) harness.Verdict {
 	}
 	switch {
 	case w.halt == 0 && v.Halt != nil:
-		a.T.Errorf("halted at %s after %d calls, want no halt", harness.Show(v.Halt), v.HaltAt)
+		a.T.Errorf("halted at %s after %d calls, want no halt", v.Halt.Describe(), v.HaltAt)
 	case w.halt != 0 && (v.Halt == nil || v.HaltAt != w.halt):
-		a.T.Errorf("halted at %s after %d calls, want after %d\nstderr: %s", harness.Show(v.Halt), v.HaltAt, w.halt, r.Stderr)
+		a.T.Errorf("halted at %s after %d calls, want after %d\nstderr: %s", v.Halt.Describe(), v.HaltAt, w.halt, r.Stderr)
 	case w.halt != 0 && w.haltEvent != "" && v.Halt.Event != w.haltEvent:
-		a.T.Errorf("halted at %s, want at %s", harness.Show(v.Halt), w.haltEvent)
+		a.T.Errorf("halted at %s, want at %s", v.Halt.Describe(), w.haltEvent)
 	}
 	if w.halt != 0 && v.Halt != nil {
-		if v.ToolsAfterHalt != 0 {
-			a.T.Errorf("%d tool calls ran after the halt", v.ToolsAfterHalt)
+		if v.RanAfterHalt != 0 {
+			a.T.Errorf("%d tool calls ran after the halt", v.RanAfterHalt)
 		}
 		if n := len(r.api.Log.Main()); n > w.halt+1 {
 			a.T.Errorf("the model was asked %d times for %d tool calls: the run went on after the halt", n, w.halt)
@@ -67,8 +67,24 @@ func (a *agent) check(r run, w want) harness.Verdict {
 	return v
 }
 
+// ran are the events of a tool call that ran: OpenCode's plugin reports
+// a call that failed as PostToolUseFailure.
+var ran = []string{"PostToolUse", "PostToolUseFailure"}
+
 // verdict reads every hook call so far.
 func (a *agent) verdict() harness.Verdict {
 	a.T.Helper()
-	return harness.VerdictOf(a.Calls())
+	return harness.VerdictOf(a.Calls(), ran...)
+}
+
+// results counts the tool calls whose result reached loopbreaker.
+func (a *agent) results() int {
+	a.T.Helper()
+	n := 0
+	for _, c := range a.Calls() {
+		if slices.Contains(ran, c.Event) {
+			n++
+		}
+	}
+	return n
 }

@@ -17,39 +17,6 @@ const session = "qwen"
 // runTimeout bounds one `qwen` run; a scripted run takes seconds.
 const runTimeout = 120 * time.Second
 
-// calc is a Go module with two failing tests (Add subtracts, Mul adds).
-var calc = map[string]string{
-	"go.mod": "module example.com/calc\n\ngo 1.21\n",
-	"calc.go": `package calc
-
-// Add returns the sum of a and b.
-func Add(a, b int) int {
-	return a - b
-}
-
-// Mul returns the product of a and b.
-func Mul(a, b int) int {
-	return a + b
-}
-`,
-	"calc_test.go": `package calc
-
-import "testing"
-
-func TestAdd(t *testing.T) {
-	if got := Add(2, 3); got != 5 {
-		t.Errorf("Add(2, 3) = %d, want 5", got)
-	}
-}
-
-func TestMul(t *testing.T) {
-	if got := Mul(3, 4); got != 12 {
-		t.Errorf("Mul(3, 4) = %d, want 12", got)
-	}
-}
-`,
-}
-
 // agent is one scenario's Qwen Code: a repository with loopbreaker
 // initialised, a home of its own, the hook-call logger as the hooks'
 // command, and the fake API.
@@ -78,7 +45,7 @@ func newAgent(t *testing.T, files map[string]string) *agent {
 		t.Fatal("loopbreaker was not built (TestMain)")
 	}
 	if files == nil {
-		files = calc
+		files = harness.Calc()
 	}
 	a := &agent{t: t, bin: bin, repo: harness.NewRepo(t, files), home: t.TempDir()}
 	a.env = append(harness.BaseEnv(a.home), "QWEN_CODE_SUPPRESS_YOLO_WARNING=1")

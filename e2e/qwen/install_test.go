@@ -73,17 +73,7 @@ func TestMissingLoopbreakerNeverBlocksAndUserUninstallLeavesNothing(t *testing.T
 	t.Parallel()
 	a := newAgent(t, nil)
 	a.loopbreaker("init")
-	gone := filepath.Join(t.TempDir(), "bin", "loopbreaker")
-	if err := os.MkdirAll(filepath.Dir(gone), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	exe, err := os.ReadFile(bins.Loopbreaker)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(gone, exe, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	gone := bins.Copy(t)
 	a.loopbreaker("hook", "install", "qwen", "--user", "--command", gone)
 	settings := filepath.Join(a.home, ".qwen", "settings.json")
 	if b, err := os.ReadFile(settings); err != nil || !strings.Contains(string(b), gone) {

@@ -30,8 +30,8 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	var o hookInstallOptions
 	fs := newFlagSet("hook "+verb, env)
 	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
-	fs.BoolVar(&o.user, "user", false, "edit the user's settings (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json, ~/.qwen/settings.json; OpenCode: a plugin in ~/.config/opencode/plugins/)")
-	fs.BoolVar(&o.proj, "project", false, "edit the project's settings (.claude/settings.json, .codex/hooks.json, .gemini/settings.json, .qwen/settings.json; OpenCode: a plugin in .opencode/plugins/; the default)")
+	fs.BoolVar(&o.user, "user", false, "edit the user's settings (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json, ~/.qwen/settings.json, pi: ~/.pi/agent/extensions/loopbreaker.js, OpenCode: ~/.config/opencode/plugins/loopbreaker.js)")
+	fs.BoolVar(&o.proj, "project", false, "edit the project's settings (.claude/settings.json, .codex/hooks.json, .gemini/settings.json, .qwen/settings.json, pi: .pi/extensions/loopbreaker.js, OpenCode: .opencode/plugins/loopbreaker.js; the default)")
 	fs.StringVar(&o.command, "command", "", "the `program` the hooks run (default: the absolute path of this loopbreaker binary); the entry runs `PROGRAM hook TOOL`, and does nothing but warn when PROGRAM is gone")
 	if verb == "install" {
 		fs.StringVar(&o.agentVersion, "agent-version", "", "claude: Claude Code's `version` (default: asked with claude --version); 2.1 and later also get the PostToolBatch hook, which 2.0.x does not know")
@@ -55,7 +55,7 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 		rest = fs.Args()[1:]
 	}
 	if len(pos) != 1 {
-		return usagef("hook %s: name one agent: claude, codex, gemini, qwen or opencode (got %d arguments)", verb, len(pos))
+		return usagef("hook %s: name one agent: claude, codex, gemini, qwen, pi or opencode (got %d arguments)", verb, len(pos))
 	}
 	tool, err := hook.ParseTool(pos[0])
 	if err != nil {
@@ -88,6 +88,11 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 		return runOpenCodeInstall(env, verb, o, project, path, program, programNote)
 	}
 	command := hook.Command(program, tool)
+	if tool == hook.Pi {
+		// pi runs no shell command: the extension spawns the program
+		// itself and lets the agent go on when it is missing.
+		command = program
+	}
 	out := env.Stdout
 
 	var res hookinstall.FileResult
@@ -181,6 +186,10 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 		geminiTrustNotes(env, o, project)
 	case hook.Qwen:
 		qwenTrustNotes(env, o, project)
+	case hook.Pi:
+		if !o.user {
+			fmt.Fprintf(out, "  pi loads .pi/extensions of the directory it starts in: start pi in %s\n", project)
+		}
 	}
 	if o.user {
 		fmt.Fprintln(out, "  the hooks act only in projects with loopbreaker.yaml (run `loopbreaker init` there)")

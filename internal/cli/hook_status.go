@@ -81,7 +81,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("hook status: unexpected argument %q (it reports on claude, codex, gemini, qwen and opencode together)", fs.Arg(0))
+		return usagef("hook status: unexpected argument %q (it reports on claude, codex, gemini, qwen, pi and opencode together)", fs.Arg(0))
 	}
 	project := resolveProject(env, o.project)
 	rep := hookStatusReport{Project: project, Warnings: []string{}}
@@ -166,6 +166,8 @@ func unseenHint(tool hook.Tool) string {
 		return "an untrusted folder, or gemini started in a subdirectory"
 	case hook.Qwen:
 		return "an untrusted folder (with security.folderTrust on), qwen started in a subdirectory, or disableAllHooks"
+	case hook.Pi:
+		return "pi started in a subdirectory (it loads .pi/extensions of its working directory only), or run with --no-extensions"
 	case hook.OpenCode:
 		return "opencode --pure, or opencode started outside the project"
 	}
@@ -187,6 +189,8 @@ func agentSessions(env *Env, tool hook.Tool, project string, since time.Time) []
 		return hookinstall.ClaudeSessions(dir, project, since)
 	case hook.Qwen:
 		return hookinstall.QwenSessions(hookinstall.QwenDir(env.Getenv), project, since)
+	case hook.Pi:
+		return hookinstall.PiSessions(hookinstall.PiSessionsDir(env.Getenv), project, since)
 	}
 	return nil
 }

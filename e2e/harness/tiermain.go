@@ -3,18 +3,19 @@ package harness
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
-// TierMain runs the tests of a tier package whose scenarios drive a: when
-// a is installed (and LOOPBREAKER_E2E is not 0) it first builds
-// loopbreaker and the hook-call logger into *bins, in a temp directory
-// removed at the end; otherwise *bins stays empty and every test skips
-// at Require. It returns the exit code for os.Exit.
+// TierMain is the TestMain of a tier package that needs nothing but
+// loopbreaker and the hook-call logger: it builds them into *bins when a
+// is installed (and the tier is not switched off), runs the tests and
+// returns the exit code. When a is missing *bins stays empty and every
+// test skips through Require.
 func TierMain(m *testing.M, a Agent, bins *Binaries) int {
 	if p, err := a.Path(); err == nil && os.Getenv("LOOPBREAKER_E2E") != "0" {
 		if _, err := os.Stat(p); err == nil {
-			dir, err := os.MkdirTemp("", "lb-e2e-"+a.Dir+"-")
+			dir, err := os.MkdirTemp("", "lb-e2e-"+strings.ToLower(a.Dir)+"-")
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				return 1

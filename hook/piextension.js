@@ -1,0 +1,290 @@
+// loopbreaker's extension for pi, written by `loopbreaker hook install pi`
+// and removed by `loopbreaker hook uninstall pi`: do not edit (a reinstall
+// writes it again).
+//
+// It asks `loopbreaker hook pi` about every prompt, tool call and tool
+// result (a JSON payload on stdin, a JSON answer on stdout) and applies the
+// answer: a refused call is blocked, a warning is added to the tool result
+// the model reads, and a halt replaces the result and aborts the run.
+// Whatever goes wrong on loopbreaker's side (the program moved or deleted,
+// a crash, a timeout, an answer that is not JSON) lets the agent go on:
+// an extension that throws in tool_call would block the call.
+import { spawn } from "node:child_process";
+
+const PROGRAM = __PROGRAM__;
+const MISSING = __MISSING__;
+// A hook call takes milliseconds; a hung loopbreaker must not hang pi.
+const TIMEOUT_MS = 10000;
+
+export default function loopbreaker(pi) {
+	let warnedMissing = false;
+	const noted = new Set();
+	// Text for the model from SessionStart or UserPromptSubmit, given with
+	// the prompt (before_agent_start).
+	let pending = [];
+	// Calls this extension refused (no tool_result follows them) and calls
+	// that got a tool_result: the others failed before they ran.
+	const refused = new Set();
+	const resulted = new Set();
+	const args = new Map();
+
+	function tell(ctx, text) {
+		if (!text) return;
+		try {
+			if (ctx && ctx.hasUI) ctx.ui.notify(text, "warning");
+			else process.stderr.write(text.endsWith("\n") ? text : text + "\n");
+		} catch {}
+	}
+
+	function ask(ctx, event, fields) {
+		return new Promise((resolve) => {
+			let done = false;
+			const finish = (answer) => {
+				if (!done) {
+					done = true;
+					resolve(answer);
+				}
+			};
+			let payload;
+			try {
+				const sm = ctx && ctx.sessionManager;
+				payload = JSON.stringify({
+					hook_event_name: event,
+					session_id: (sm && sm.getSessionId && sm.getSessionId()) || "",
+					transcript_path: (sm && sm.getSessionFile && sm.getSessionFile()) || "",
+					cwd: (ctx && ctx.cwd) || process.cwd(),
+					...fields,
+				});
+			} catch {
+				return finish(null);
+			}
+			let child;
+			try {
+				child = spawn(PROGRAM, ["hook", "pi"], {
+					cwd: (ctx && ctx.cwd) || process.cwd(),
+					stdio: ["pipe", "pipe", "pipe"],
+				});
+			} catch {
+				return finish(missing(ctx));
+			}
+			const out = [];
+			const err = [];
+			const timer = setTimeout(() => {
+				try {
+					child.kill("SIGKILL");
+				} catch {}
+				tell(ctx, "loopbreaker: the hook did not answer within " + TIMEOUT_MS / 1000 + " s; the call goes on unguarded");
+				finish(null);
+			}, TIMEOUT_MS);
+			child.on("error", () => {
+				clearTimeout(timer);
+				finish(missing(ctx));
+			});
+			child.stdout.on("data", (b) => out.push(b));
+			child.stderr.on("data", (b) => err.push(b));
+			child.on("close", () => {
+				clearTimeout(timer);
+				// loopbreaker's notes on stderr (an inactive project, a
+				// warning) are the same on every call: each is shown once.
+				const stderr = Buffer.concat(err).toString().trim();
+				if (stderr && !noted.has(stderr)) {
+					noted.add(stderr);
+					tell(ctx, stderr);
+				}
+				const text = Buffer.concat(out).toString().trim();
+				if (!text) return finish(null);
+				try {
+					finish(JSON.parse(text));
+				} catch {
+					finish(null);
+				}
+			});
+			child.stdin.on("error", () => {});
+			child.stdin.end(payload);
+		});
+	}
+
+	function missing(ctx) {
+		if (!warnedMissing) {
+			warnedMissing = true;
+			tell(ctx, MISSING);
+		}
+		return null;
+	}
+
+	function context(a) {
+		return (a && a.hookSpecificOutput && a.hookSpecificOutput.additionalContext) || "";
+	}
+
+	function halted(a) {
+		return a && a.continue === false;
+	}
+
+	function guard(handler) {
+		return async (event, ctx) => {
+			try {
+				return await handler(event, ctx);
+			} catch (e) {
+				tell(ctx, "loopbreaker: extension error (the agent goes on): " + (e && e.message ? e.message : String(e)));
+				return undefined;
+			}
+		};
+	}
+
+	function stop(ctx, a) {
+		tell(ctx, a.systemMessage || a.stopReason);
+		try {
+			ctx.abort();
+		} catch {}
+	}
+
+	function text(content) {
+		if (!Array.isArray(content)) return "";
+		return content
+			.filter((c) => c && c.type === "text")
+			.map((c) => c.text)
+			.join("\n");
+	}
+
+	pi.on(
+		"session_start",
+		guard(async (event, ctx) => {
+			const a = await ask(ctx, "SessionStart", { source: event.reason || "" });
+			if (!a) return;
+			tell(ctx, a.systemMessage);
+			if (context(a)) pending.push(context(a));
+		}),
+	);
+
+	pi.on(
+		"input",
+		guard(async (event, ctx) => {
+			const a = await ask(ctx, "UserPromptSubmit", { prompt: event.text || "" });
+			if (!a) return;
+			if (a.decision === "block") {
+				tell(ctx, a.systemMessage || a.reason);
+				return { action: "handled" };
+			}
+			tell(ctx, a.systemMessage);
+			if (context(a)) pending.push(context(a));
+		}),
+	);
+
+	pi.on(
+		"before_agent_start",
+		guard(async () => {
+			if (pending.length === 0) return;
+			const content = pending.join("\n\n");
+			pending = [];
+			return { message: { customType: "loopbreaker", content, display: true } };
+		}),
+	);
+
+	pi.on(
+		"tool_call",
+		guard(async (event, ctx) => {
+			const a = await ask(ctx, "PreToolUse", {
+				tool_name: event.toolName,
+				tool_input: event.input,
+				tool_use_id: event.toolCallId,
+			});
+			if (!a) return;
+			const h = a.hookSpecificOutput || {};
+			if (h.permissionDecision === "deny" || halted(a)) {
+				refused.add(event.toolCallId);
+				if (halted(a)) stop(ctx, a);
+				else tell(ctx, a.systemMessage);
+				return { block: true, reason: h.permissionDecisionReason || a.stopReason || "refused by loopbreaker" };
+			}
+			tell(ctx, a.systemMessage);
+		}),
+	);
+
+	pi.on(
+		"tool_result",
+		guard(async (event, ctx) => {
+			resulted.add(event.toolCallId);
+			const a = await ask(ctx, "PostToolUse", {
+				tool_name: event.toolName,
+				tool_input: event.input,
+				tool_use_id: event.toolCallId,
+				tool_response: { content: text(event.content), is_error: !!event.isError },
+			});
+			if (!a) return;
+			if (halted(a)) {
+				stop(ctx, a);
+				return { content: [{ type: "text", text: a.stopReason || "halted by loopbreaker" }], isError: true };
+			}
+			tell(ctx, a.systemMessage);
+			if (context(a)) {
+				return { content: [...(event.content || []), { type: "text", text: context(a) }] };
+			}
+		}),
+	);
+
+	pi.on(
+		"tool_execution_start",
+		guard(async (event) => {
+			args.set(event.toolCallId, event.args);
+		}),
+	);
+
+	// A call that failed before it ran (unknown tool, invalid arguments,
+	// blocked by another extension) gets no tool_result: report its error.
+	pi.on(
+		"tool_execution_end",
+		guard(async (event, ctx) => {
+			const id = event.toolCallId;
+			const input = args.get(id);
+			args.delete(id);
+			if (resulted.delete(id) || refused.delete(id)) return;
+			const r = event.result || {};
+			await ask(ctx, "PostToolUse", {
+				tool_name: event.toolName,
+				tool_input: input,
+				tool_use_id: id,
+				tool_response: { content: text(r.content), is_error: true },
+			});
+		}),
+	);
+
+	// The turn ends at agent_end, which pi hands to extensions from a
+	// queue it does not wait for: headless, it may shut down first. It
+	// does wait for session_shutdown's handlers, so a turn that started
+	// (before_agent_start) is awaited there until its agent_end is
+	// answered (at most TIMEOUT_MS).
+	let turnEnd = null;
+	let endTurn = () => {};
+	pi.on(
+		"agent_start",
+		guard(async () => {
+			turnEnd = new Promise((resolve) => {
+				endTurn = resolve;
+			});
+		}),
+	);
+	pi.on(
+		"agent_end",
+		guard(async (event, ctx) => {
+			try {
+				let last = "";
+				for (const m of event.messages || []) {
+					if (m && m.role === "assistant") last = text(m.content);
+				}
+				const a = await ask(ctx, "Stop", { last_assistant_message: last });
+				if (a) tell(ctx, a.systemMessage);
+			} finally {
+				endTurn();
+			}
+		}),
+	);
+	pi.on(
+		"session_shutdown",
+		guard(async () => {
+			if (!turnEnd) return;
+			let timer;
+			await Promise.race([turnEnd, new Promise((resolve) => (timer = setTimeout(resolve, TIMEOUT_MS)))]);
+			clearTimeout(timer);
+		}),
+	);
+}
