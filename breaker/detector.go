@@ -278,7 +278,7 @@ func (e *Engine) counters(s *lb.BreakerState, phase lb.Phase, now time.Time) []l
 	out := make([]lb.Counter, 0, len(detectors))
 	for _, d := range detectors {
 		c := d.Count(s, at)
-		out = append(out, lb.Counter{Name: d.Name(), Value: c.Value, Threshold: c.Trip, WarnAt: c.Warn, Detail: c.Detail, Unit: c.Unit})
+		out = append(out, asCounter(d, c))
 	}
 	return out
 }

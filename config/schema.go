@@ -442,9 +442,16 @@ func setPath(v reflect.Value, path []pathStep, x reflect.Value) {
 	v.SetMapIndex(st.mapKey, elem)
 }
 
-// envName is the LOOPBREAKER_ variable for a dotted key.
+// envName is the LOOPBREAKER_ variable for a dotted key. Every process
+// names the variable of every key (config.Load), so it builds the name
+// in one pass instead of through a strings.Replacer made for each key.
 func envName(key string) string {
-	return "LOOPBREAKER_" + strings.NewReplacer(".", "_", "-", "_").Replace(strings.ToUpper(key))
+	return "LOOPBREAKER_" + strings.Map(func(r rune) rune {
+		if r == '.' || r == '-' {
+			return '_'
+		}
+		return r
+	}, strings.ToUpper(key))
 }
 
 // describe is the one-line description of a dotted key or group.

@@ -53,13 +53,18 @@ func readConfigFile(path, name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	fi, err = f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file; replace it with a YAML file", name)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
-	if err != nil {
+	// Sized from the file, so that it is read in one call rather than in
+	// ten growing ones (every hook call reads it); the limit still holds
+	// if the file grows meanwhile.
+	buf := bytes.NewBuffer(make([]byte, 0, min(fi.Size(), maxConfigBytes)+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxConfigBytes+1)); err != nil {
 		return nil, err
 	}
+	data := buf.Bytes()
 	if len(data) > maxConfigBytes {
 		return nil, fmt.Errorf("%s is larger than %d bytes; a configuration file is a few KiB, check that it is the right file", name, maxConfigBytes)
 	}

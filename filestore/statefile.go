@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/jsonenc"
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
@@ -245,12 +246,17 @@ func encodeState(st *loopbreaker.BreakerState, pending []loopbreaker.JournalEntr
 // lines.
 func encodeEntries(scope string, entries []loopbreaker.JournalEntry) ([][]byte, error) {
 	lines := make([][]byte, len(entries))
+	// One buffer for all the lines (an update of the server's checkpoint
+	// writes thousands), sized for the usual entry (an outcome's is about
+	// 250 bytes) so that it seldom grows.
+	buf := make([]byte, 0, 256*len(entries))
 	for i := range entries {
-		line, err := json.Marshal(&entries[i])
-		if err != nil {
+		start := len(buf)
+		var err error
+		if buf, err = jsonenc.JournalEntry(buf, &entries[i]); err != nil {
 			return nil, fmt.Errorf("filestore: encode journal entry %d of scope %q: %w", entries[i].Seq, scope, err)
 		}
-		lines[i] = line
+		lines[i] = buf[start:len(buf):len(buf)]
 	}
 	return lines, nil
 }

@@ -14,12 +14,18 @@ import (
 // does, with the files it names when they can be read off the command.
 
 // scriptWrites are writes that the words of a command do not show: a
-// script that opens a file for writing, a patch applied from stdin.
-var scriptWrites = []*lazyre.RE{
-	lazyre.New(`\bopen\([^)]*,\s*['"][wa]`),
-	lazyre.New(`\.write_text\(|\.write_bytes\(`),
-	lazyre.New(`\bapply_patch\b`),
-	lazyre.New(`\bpatch\s+(-p\d|<)`),
+// script that opens a file for writing, a patch applied from stdin. Each
+// pattern comes with a piece of text that every match contains: a command
+// without it is not matched against the pattern, so that the usual
+// command (each hook call is a new process) compiles none of them.
+var scriptWrites = []struct {
+	has string
+	re  *lazyre.RE
+}{
+	{"open(", lazyre.New(`\bopen\([^)]*,\s*['"][wa]`)},
+	{".write_", lazyre.New(`\.write_text\(|\.write_bytes\(`)},
+	{"apply_patch", lazyre.New(`\bapply_patch\b`)},
+	{"patch", lazyre.New(`\bpatch\s+(-p\d|<)`)},
 }
 
 // gitWrites reports whether a git subcommand changes the work tree, the
@@ -70,7 +76,7 @@ func ShellEdit(command string) ShellWrites {
 	}
 	if !w.Edit() {
 		for _, r := range scriptWrites {
-			if r.MatchString(command) {
+			if strings.Contains(command, r.has) && r.re.MatchString(command) {
 				w.Unnamed = true
 				break
 			}

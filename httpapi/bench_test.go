@@ -17,7 +17,6 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
-	"github.com/loopbreaker/loopbreaker/filestore"
 	"github.com/loopbreaker/loopbreaker/metrics"
 	"github.com/loopbreaker/loopbreaker/scoped"
 )
@@ -50,19 +49,7 @@ func BenchmarkCheckOutcome(b *testing.B) {
 }
 
 func benchCheckOutcome(b *testing.B, mode string, clients int) {
-	cfg := lb.Defaults()
-	cfg.Breakers = []lb.BreakerConfig{
-		// Windows short enough that the shared breakers never open (the
-		// agents' own do, with every outcome a failure).
-		{Scope: "global", FailureThreshold: lb.MaxFailureThreshold, Window: 20 * time.Millisecond, Cooldown: time.Minute},
-		{Scope: "category:tooling", FailureThreshold: lb.MaxFailureThreshold, Window: 20 * time.Millisecond, Cooldown: time.Minute},
-	}
-	dir := filepath.Join(b.TempDir(), ".loopbreaker")
-	st, err := filestore.Open(dir, filestore.Options{MaxJournalBytes: -1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	cfg, st, dir := benchStore(b)
 	var mt *metrics.Metrics
 	allFailures := mode == "wal-all-failures"
 	opts := scoped.Options{}
@@ -109,30 +96,9 @@ func benchCheckOutcome(b *testing.B, mode string, clients int) {
 	pairs := make([][]time.Duration, clients)
 	reqs := make([][]time.Duration, clients)
 	var failed atomic.Value
-	// post sends body and reads the answer into buf; the time is the
-	// round trip, from sending to the last byte of the answer.
+	ld := &pairLoad{client: client}
 	post := func(path string, body []byte, buf *bytes.Buffer) (time.Duration, error) {
-		start := time.Now()
-		resp, err := client.Post(base+path, "application/json", bytes.NewReader(body))
-		if err != nil {
-			return 0, err
-		}
-		defer resp.Body.Close()
-		buf.Reset()
-		_, err = buf.ReadFrom(resp.Body)
-		took := time.Since(start)
-		if err != nil {
-			return 0, err
-		}
-		if resp.StatusCode != 200 {
-			return 0, fmt.Errorf("%s: %d %s", path, resp.StatusCode, buf)
-		}
-		return took, nil
-	}
-	type outcomeBody struct {
-		DecisionID string           `json:"decision_id"`
-		Result     lb.OutcomeResult `json:"result"`
-		Context    scoped.Context   `json:"context"`
+		return ld.post(base+path, body, buf)
 	}
 	var wg sync.WaitGroup
 	b.ResetTimer()

@@ -59,17 +59,7 @@ func BenchmarkCheckpoint10k(b *testing.B) {
 
 func benchCheckpoint10k(b *testing.B, existing bool) {
 	const agents, clients = 10_000, 32
-	cfg := lb.Defaults()
-	cfg.Breakers = []lb.BreakerConfig{
-		{Scope: "global", FailureThreshold: lb.MaxFailureThreshold, Window: 20 * time.Millisecond, Cooldown: time.Minute},
-		{Scope: "category:tooling", FailureThreshold: lb.MaxFailureThreshold, Window: 20 * time.Millisecond, Cooldown: time.Minute},
-	}
-	dir := filepath.Join(b.TempDir(), ".loopbreaker")
-	st, err := filestore.Open(dir, filestore.Options{MaxJournalBytes: -1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	cfg, st, dir := benchStore(b)
 	var written atomic.Int64
 	var counting atomic.Bool
 	var ckMu sync.Mutex

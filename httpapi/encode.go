@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -49,7 +50,7 @@ type validator interface {
 // strict (unknown fields are errors), then validated. It writes the error
 // response itself and reports false on failure. An empty body is allowed
 // when emptyOK, and decodes as T's zero value.
-func decode[T validator](w http.ResponseWriter, r *http.Request, maxBytes int64, emptyOK bool) (T, bool) {
+func decode[T validator](w http.ResponseWriter, r *http.Request, maxBytes int64, emptyOK bool, bufs *answerBuffers) (T, bool) {
 	var v T
 	// Exactly application/json (a charset parameter aside): a web page on
 	// another site can send text/plain, forms or no Content-Type at all
@@ -65,7 +66,38 @@ func decode[T validator](w http.ResponseWriter, r *http.Request, maxBytes int64,
 			return v, false
 		}
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBytes))
+	// The whole body first (bounded), into a reused buffer: the usual
+	// plain one is read without encoding/json (parseFlat); any other is
+	// decoded as it streamed in, its read error where it came.
+	buf := bufs.get()
+	defer bufs.put(buf)
+	data, readErr := readBody(http.MaxBytesReader(w, r.Body, maxBytes), *buf)
+	*buf = data[:0]
+	f, flat := any(&v).(flatRequest)
+	if !flat || readErr != nil || !parseFlat(data, f) {
+		var ok bool
+		if v, ok = decodeJSON[T](w, data, readErr, maxBytes, emptyOK); !ok {
+			return v, false
+		}
+	}
+	if p := v.problems(); len(p) > 0 {
+		writeError(w, http.StatusUnprocessableEntity, "invalid_request", "the request has invalid fields: "+summary(p), p)
+		return v, false
+	}
+	return v, true
+}
+
+// decodeJSON decodes data, a body as far as it was read before readErr
+// (nil: to its end), with encoding/json: strictly (unknown fields are
+// errors), exactly one value. It writes the error response itself and
+// reports false on failure.
+func decodeJSON[T any](w http.ResponseWriter, data []byte, readErr error, maxBytes int64, emptyOK bool) (T, bool) {
+	var v T
+	var body io.Reader = bytes.NewReader(data)
+	if readErr != nil {
+		body = io.MultiReader(body, failingReader{readErr})
+	}
+	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
 	err := dec.Decode(&v)
 	if err == nil {
@@ -88,12 +120,31 @@ func decode[T validator](w http.ResponseWriter, r *http.Request, maxBytes int64,
 		writeError(w, status, code, msg, nil)
 		return v, false
 	}
-	if p := v.problems(); len(p) > 0 {
-		writeError(w, http.StatusUnprocessableEntity, "invalid_request", "the request has invalid fields: "+summary(p), p)
-		return v, false
-	}
 	return v, true
 }
+
+// readBody reads r to its end (or its first error) into buf.
+func readBody(r io.Reader, buf []byte) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// failingReader fails with err: the read error that ended a body, after
+// what was read of it.
+type failingReader struct{ err error }
+
+func (f failingReader) Read([]byte) (int, error) { return 0, f.err }
 
 // decodeError explains a decoding error.
 func decodeError(err error, maxBytes int64, t reflect.Type) (int, string, string) {

@@ -41,9 +41,9 @@ func addProblem(p *map[string]string, field, msg string) {
 	(*p)[field] = msg
 }
 
-func handleCheck(m *scoped.Manager, mt *metrics.Metrics, maxBytes int64) http.Handler {
+func handleCheck(m *scoped.Manager, mt *metrics.Metrics, maxBytes int64, bufs *answerBuffers) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, ok := decode[checkRequest](w, r, maxBytes, false)
+		req, ok := decode[checkRequest](w, r, maxBytes, false, bufs)
 		if !ok {
 			return
 		}
@@ -55,7 +55,7 @@ func handleCheck(m *scoped.Manager, mt *metrics.Metrics, maxBytes int64) http.Ha
 		if mt != nil {
 			mt.Check(d)
 		}
-		encodeDecision(w, d)
+		encodeDecision(w, d, bufs)
 	})
 }
 
@@ -81,9 +81,9 @@ func (r outcomeRequest) problems() map[string]string {
 	return p
 }
 
-func handleOutcome(m *scoped.Manager, mt *metrics.Metrics, maxBytes int64) http.Handler {
+func handleOutcome(m *scoped.Manager, mt *metrics.Metrics, maxBytes int64, bufs *answerBuffers) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, ok := decode[outcomeRequest](w, r, maxBytes, false)
+		req, ok := decode[outcomeRequest](w, r, maxBytes, false, bufs)
 		if !ok {
 			return
 		}
@@ -95,7 +95,7 @@ func handleOutcome(m *scoped.Manager, mt *metrics.Metrics, maxBytes int64) http.
 		if mt != nil {
 			mt.Outcome(req.Result)
 		}
-		encodeDecision(w, d)
+		encodeDecision(w, d, bufs)
 	})
 }
 
@@ -169,9 +169,9 @@ func (r resetRequest) problems() map[string]string {
 	return p
 }
 
-func handleReset(m *scoped.Manager, maxBytes int64) http.Handler {
+func handleReset(m *scoped.Manager, maxBytes int64, bufs *answerBuffers) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, ok := decode[resetRequest](w, r, maxBytes, true)
+		req, ok := decode[resetRequest](w, r, maxBytes, true, bufs)
 		if !ok {
 			return
 		}

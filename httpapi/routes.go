@@ -17,11 +17,12 @@ func addRoutes(mux *http.ServeMux, cfg Config) {
 	// another site (dashboard.SameOrigin) and any body that is not
 	// application/json (decode): a page elsewhere can send neither
 	// without a CORS preflight, which this server never grants.
-	handle("POST /v1/check", dashboard.SameOrigin(read(handleCheck(m, cfg.Metrics, cfg.MaxBodyBytes))))
-	handle("POST /v1/outcome", dashboard.SameOrigin(read(handleOutcome(m, cfg.Metrics, cfg.MaxBodyBytes))))
+	bufs := &answerBuffers{}
+	handle("POST /v1/check", dashboard.SameOrigin(read(handleCheck(m, cfg.Metrics, cfg.MaxBodyBytes, bufs))))
+	handle("POST /v1/outcome", dashboard.SameOrigin(read(handleOutcome(m, cfg.Metrics, cfg.MaxBodyBytes, bufs))))
 	handle("GET /v1/breakers", read(handleListBreakers(m, cfg.Now)))
 	handle("GET /v1/breakers/{scope}", read(handleGetBreaker(m)))
-	handle("POST /v1/breakers/{scope}/reset", dashboard.SameOrigin(admin(handleReset(m, cfg.MaxBodyBytes))))
+	handle("POST /v1/breakers/{scope}/reset", dashboard.SameOrigin(admin(handleReset(m, cfg.MaxBodyBytes, bufs))))
 	handle("GET /healthz", handleHealthz(m))
 	handle("GET /openapi.yaml", handleOpenAPI())
 	if cfg.Metrics != nil {

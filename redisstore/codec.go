@@ -5,6 +5,7 @@ import (
 	stdjson "encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	json "github.com/go-json-experiment/json"
@@ -34,12 +35,16 @@ const (
 )
 
 // stateOpts encode like encoding/json (field names, omitempty, nil slices)
-// but for the times, and decode both layouts.
-var stateOpts = json.JoinOptions(
-	jsonv1.DefaultOptionsV1(),
-	json.WithMarshalers(json.MarshalToFunc(encodeTime)),
-	json.WithUnmarshalers(json.UnmarshalFromFunc(decodeTime)),
-)
+// but for the times, and decode both layouts. Built on first use, not at
+// start-up: every process of the binary (each hook call) would pay for
+// it, and only the Redis store uses it.
+var stateOpts = sync.OnceValue(func() json.Options {
+	return json.JoinOptions(
+		jsonv1.DefaultOptionsV1(),
+		json.WithMarshalers(json.MarshalToFunc(encodeTime)),
+		json.WithUnmarshalers(json.UnmarshalFromFunc(decodeTime)),
+	)
+})
 
 // Unix nanoseconds fit an int64 between these years.
 var (
@@ -142,7 +147,7 @@ func writeCompact(buf *bytes.Buffer, st *lb.BreakerState) error {
 	rest := *st
 	rest.Attempts = nil
 	start := buf.Len()
-	if err := json.MarshalWrite(buf, &rest, stateOpts); err != nil || len(st.Attempts) == 0 {
+	if err := json.MarshalWrite(buf, &rest, stateOpts()); err != nil || len(st.Attempts) == 0 {
 		return err
 	}
 	end := start + len(bytes.TrimRight(buf.Bytes()[start:], " \n")) - 1
@@ -158,7 +163,7 @@ func writeCompact(buf *bytes.Buffer, st *lb.BreakerState) error {
 		n := len(b)
 		var ok bool
 		if b, ok = appendAttempt(b, &st.Attempts[i]); !ok {
-			one, err := json.Marshal(&st.Attempts[i], stateOpts)
+			one, err := json.Marshal(&st.Attempts[i], stateOpts())
 			if err != nil {
 				return err
 			}
@@ -213,7 +218,7 @@ func encodeState(buf *bytes.Buffer, schema string, st *lb.BreakerState) error {
 
 // decodeState reads a state value's body in either layout.
 func decodeState(body []byte, st *lb.BreakerState) error {
-	return json.Unmarshal(body, st, stateOpts)
+	return json.Unmarshal(body, st, stateOpts())
 }
 
 // decodeEntryJSON reads a journal entry: encoding/json's form, or a
@@ -224,5 +229,5 @@ func decodeEntryJSON(raw []byte, e *lb.JournalEntry) error {
 		return nil
 	}
 	*e = lb.JournalEntry{}
-	return json.Unmarshal(raw, e, stateOpts)
+	return json.Unmarshal(raw, e, stateOpts())
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -35,7 +36,10 @@ type gate struct{ s *Store }
 // Returns {until ms} while the interval runs, else {"", held...} (the
 // held notifications are removed and a new interval starts when there
 // were any).
-var gateScript = redis.NewScript(`
+//
+// Hashed on first use, not at start-up (see stateOpts).
+var gateScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(`
 local now = tonumber(ARGV[1])
 if ARGV[4] ~= '' then
   redis.call('RPUSH', KEYS[2], ARGV[4])
@@ -53,6 +57,7 @@ redis.call('SET', KEYS[1], tostring(now + tonumber(ARGV[2])), 'PX', ARGV[5])
 table.insert(held, 1, '')
 return held
 `)
+})
 
 // heldFor bounds how long gate keys outlive their interval (in Redis's
 // own time): a held notification nobody asks for again (its server was
@@ -79,7 +84,7 @@ func (g gate) Take(ctx context.Context, scope string, p *notify.Payload, now tim
 		f = "1"
 	}
 	k := g.s.keys
-	res, err := gateScript.Run(ctx, g.s.client, []string{k.prefixTag + "n:w:" + scope, k.prefixTag + "n:p:" + scope},
+	res, err := gateScript().Run(ctx, g.s.client, []string{k.prefixTag + "n:w:" + scope, k.prefixTag + "n:p:" + scope},
 		now.UnixMilli(), interval.Milliseconds(), f, body, (interval + heldFor).Milliseconds()).StringSlice()
 	if err != nil {
 		return nil, time.Time{}, g.s.wrap("debounce notification", err)

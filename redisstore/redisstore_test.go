@@ -366,7 +366,7 @@ func TestResentCommitIsNotAppliedTwice(t *testing.T) {
 	keys := []string{s.keys.schema, s.keys.scopes, s.keys.state("global"), s.keys.journal("global")}
 	args := []any{SchemaVersion, tok, 0, 0, 1, cur[0].token, "1", "global", value, snapshotHead(st, time.Now()), 1, entry}
 	for i, want := range []int{1, 2} {
-		got, err := casScript.Run(ctx, s.client, keys, args...).Int()
+		got, err := casScript().Run(ctx, s.client, keys, args...).Int()
 		if err != nil || got != want {
 			t.Fatalf("send %d: %d, %v; want %d", i+1, got, err, want)
 		}

@@ -1,6 +1,10 @@
 package redisstore
 
-import "github.com/redis/go-redis/v9"
+import (
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+)
 
 // casScript commits one update if no scope changed since it was read.
 //
@@ -19,7 +23,10 @@ import "github.com/redis/go-redis/v9"
 // half way is not rolled back, so a journal that is not a stream must be
 // found before the state is set. A key of another type is the error
 // "LBWRONGTYPE <its type> <key>".
-var casScript = redis.NewScript(`
+//
+// Hashed on first use, not at start-up (see stateOpts).
+var casScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(`
 local function wrongtype(key)
   return redis.error_reply('LBWRONGTYPE ' .. redis.call('TYPE', key)['ok'] .. ' ' .. key)
 end
@@ -102,3 +109,4 @@ for i = 1, n do
 end
 return 1
 `)
+})

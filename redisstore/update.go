@@ -165,7 +165,7 @@ func (s *Store) tryUpdate(ctx context.Context, scopes []string, reqs []*request,
 		return attempt{done: current, stale: !current}, err
 	}
 	s.count.scripts.Add(1)
-	res, err := casScript.Run(ctx, s.client, keys, args...).Result()
+	res, err := casScript().Run(ctx, s.client, keys, args...).Result()
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "LBSCHEMA") {
 			s.schema.Store(nil) // read the prefix's layout again next time

@@ -75,7 +75,7 @@ func NewPolicy(cfg lb.Config, templateKinds []string, now func() time.Time) (*Po
 		p.engines = append(p.engines, engineFor(cfg, b, now))
 	}
 	p.templateEng = engineFor(cfg, cfg.BreakerTemplate, now)
-	p.loopEng = engineFor(cfg, loopSettings(cfg), now)
+	p.loopEng = engineFor(cfg, loopSettings(&cfg), now)
 	return p, nil
 }
 
@@ -92,7 +92,7 @@ func (p *Policy) TemplateKinds() []string { return slices.Clone(p.templateKinds)
 func (p *Policy) Configured() []Rule {
 	out := make([]Rule, len(p.configured))
 	for i, b := range p.configured {
-		out[i] = resolveAt(p.base, b.Scope, i)
+		out[i] = resolveAt(&p.base, b.Scope, i)
 	}
 	return out
 }
@@ -103,16 +103,17 @@ func (p *Policy) Rule(scope string) Rule {
 	if !ok {
 		i = -1
 	}
-	return resolveAt(p.base, scope, i)
+	return resolveAt(&p.base, scope, i)
 }
 
 // Engine returns the engine of scope's rule (see Rule), built once per
 // configured breaker, once for the loops and once for the template.
 func (p *Policy) Engine(scope string) *breaker.Engine {
-	switch r := p.Rule(scope); r.Kind {
-	case KindConfigured:
-		return p.engines[p.byScope[scope]]
-	case KindLoop:
+	// As resolveAt decides the kind, without building the Rule.
+	switch i, ok := p.byScope[scope]; {
+	case ok:
+		return p.engines[i]
+	case IsLoopScope(scope):
 		return p.loopEng
 	default:
 		return p.templateEng
@@ -123,13 +124,16 @@ func (p *Policy) Engine(scope string) *breaker.Engine {
 // whose scope matches, in configuration order, then a template breaker for
 // each of c's own scopes of a template kind that is not configured.
 func (p *Policy) Match(c Context) []Rule {
-	var out []Rule
+	own := c.Own()
+	// Room for the usual match in one allocation, not one per doubling
+	// (every check and outcome matches).
+	out := make([]Rule, 0, min(len(p.configured), 8)+len(own))
 	for i, b := range p.configured {
 		if Matches(b.Scope, c) {
-			out = append(out, resolveAt(p.base, b.Scope, i))
+			out = append(out, resolveAt(&p.base, b.Scope, i))
 		}
 	}
-	for _, s := range c.Own() {
+	for _, s := range own {
 		if _, ok := p.byScope[s]; ok || !slices.Contains(p.templateKinds, kindOf(s)) {
 			continue
 		}

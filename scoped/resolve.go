@@ -22,12 +22,14 @@ import (
 // Everything else (the detectors, half_open, on_error) is the top level's
 // for every breaker. cfg must be valid.
 func Resolve(cfg lb.Config, scope string) Rule {
-	return resolveAt(cfg, scope, slices.IndexFunc(cfg.Breakers, func(b lb.BreakerConfig) bool { return b.Scope == scope }))
+	return resolveAt(&cfg, scope, slices.IndexFunc(cfg.Breakers, func(b lb.BreakerConfig) bool { return b.Scope == scope }))
 }
 
 // resolveAt is Resolve once the index of scope's breakers: entry is known
-// (-1: none), so that a Policy can find it through its map.
-func resolveAt(cfg lb.Config, scope string, i int) Rule {
+// (-1: none), so that a Policy can find it through its map. cfg is not
+// copied: a Policy resolves several scopes per call, and lb.Config is
+// large.
+func resolveAt(cfg *lb.Config, scope string, i int) Rule {
 	switch {
 	case i >= 0:
 		return Rule{Scope: scope, Config: cfg.Breakers[i], Configured: true, Kind: KindConfigured}
@@ -44,7 +46,7 @@ func resolveAt(cfg lb.Config, scope string, i int) Rule {
 
 // loopSettings is the breaker settings of an unconfigured session or slice:
 // the top-level cooldown and failure window.
-func loopSettings(cfg lb.Config) lb.BreakerConfig {
+func loopSettings(cfg *lb.Config) lb.BreakerConfig {
 	return lb.BreakerConfig{
 		FailureThreshold: cfg.FailureWindow.Threshold, Window: cfg.FailureWindow.Window,
 		Cooldown: cfg.Cooldown, Notify: cfg.BreakerTemplate.Notify,

@@ -116,7 +116,9 @@ func view(p *Policy, rule Rule, st *lb.BreakerState, now time.Time, full bool) B
 		t := st.Probe.ExpiresAt
 		b.RetryAt = &t
 	}
-	b.Counter = deciding(p.Engine(rule.Scope).Counters(st, now), st.Detector)
+	if c, ok := p.Engine(rule.Scope).Deciding(st, now, st.Detector); ok {
+		b.Counter = &c
+	}
 	if st.Spend != nil {
 		sp := *st.Spend
 		sp.HourCalls = nil
@@ -129,31 +131,6 @@ func view(p *Policy, rule Rule, st *lb.BreakerState, now time.Time, full bool) B
 		}
 	}
 	return b
-}
-
-// deciding picks the counter of detector (the one that opened the
-// breaker), else the one nearest its threshold with a count above zero.
-func deciding(counters []lb.Counter, detector string) *lb.Counter {
-	var best *lb.Counter
-	ratio := 0.0
-	for i := range counters {
-		c := &counters[i]
-		if detector != "" && c.Name == detector {
-			out := *c
-			return &out
-		}
-		if c.Value <= 0 || c.Threshold <= 0 {
-			continue
-		}
-		if r := float64(c.Value) / float64(c.Threshold); r > ratio {
-			best, ratio = c, r
-		}
-	}
-	if best == nil {
-		return nil
-	}
-	out := *best
-	return &out
 }
 
 // idle reports whether a template breaker may be forgotten: CLOSED, no

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/jsonenc"
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
@@ -195,12 +196,11 @@ func (w *walLog) removeSegments(names []string) error {
 // writer goroutine calls it.
 func (w *walLog) write(recs []walRecord, buf []byte) ([]byte, error) {
 	buf = buf[:0]
-	for _, r := range recs {
-		data, err := json.Marshal(r)
-		if err != nil {
+	for i := range recs {
+		var err error
+		if buf, err = appendRecord(buf, &recs[i]); err != nil {
 			return buf, fmt.Errorf("encode write-ahead log record: %w", err)
 		}
-		buf = append(buf, data...)
 		buf = append(buf, '\n')
 	}
 	w.mu.Lock()
@@ -229,6 +229,34 @@ func (w *walLog) write(recs []walRecord, buf []byte) ([]byte, error) {
 	}
 	w.curSize += int64(len(buf))
 	return buf, nil
+}
+
+// appendRecord appends r's JSON (what encoding/json writes), its entries
+// by jsonenc.
+func appendRecord(b []byte, r *walRecord) ([]byte, error) {
+	b = append(b, `{"lsn":`...)
+	b = strconv.AppendUint(b, r.LSN, 10)
+	b = append(b, `,"scope":`...)
+	b = jsonenc.String(b, r.Scope)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendUint(b, r.Seq, 10)
+	b = append(b, `,"entries":`...)
+	if r.Entries == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range r.Entries {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = jsonenc.JournalEntry(b, &r.Entries[i]); err != nil {
+				return b, err
+			}
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), nil
 }
 
 // rotate closes the current segment and starts one at lsn first; under w.mu.

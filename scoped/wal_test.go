@@ -2,6 +2,7 @@ package scoped
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -175,5 +176,29 @@ func TestWALCheckpointFailure(t *testing.T) {
 	}
 	if n := len(e.storedFailures("agent:bob")); n != 1 {
 		t.Fatalf("stored %d failures, want 1", n)
+	}
+}
+
+// A log record is written by hand as encoding/json would write it (the
+// next start reads it with encoding/json).
+func TestWALRecordMatchesEncodingJSON(t *testing.T) {
+	now := t0
+	for _, r := range []walRecord{
+		{},
+		{LSN: 12, Scope: `agent:<bob> "x"`, Seq: 7, Entries: []lb.JournalEntry{
+			{Time: now, Scope: "agent:bob", Type: lb.EntryEvent, Event: &lb.Event{Kind: lb.EventOutcome, Time: now, Caller: "d-1", Outcome: &lb.Outcome{DecisionID: "d-1", Result: lb.OutcomeFailure}}},
+			{Time: now, Scope: "agent:bob", Type: lb.EntryTransition, Transition: &lb.Transition{Time: now, From: lb.Closed, To: lb.Open, Reason: "r"}},
+			{Time: now, Scope: "agent:bob", Type: lb.EntryEvent, Event: &lb.Event{Kind: lb.EventReset, Time: now, Reset: &lb.Reset{By: "alice"}}},
+		}},
+		{LSN: 1, Scope: "global", Entries: []lb.JournalEntry{}},
+	} {
+		want, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := appendRecord(nil, &r)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("record %d:\n got %s (%v)\nwant %s", r.LSN, got, err, want)
+		}
 	}
 }

@@ -5,6 +5,7 @@
 package worktree
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -128,7 +129,7 @@ func (p *Pending) Since(ctx context.Context, stateDir, session string, also ...s
 	}
 	t := New(p.repo, p.project, stateDir, also...)
 	path, name := MarkFile(stateDir, session), markName(session)
-	prev, err := readMark(stateDir, name)
+	prev, kept, err := readMark(stateDir, name)
 	if err != nil {
 		return gitrepo.Change{}, err
 	}
@@ -137,7 +138,17 @@ func (p *Pending) Since(ctx context.Context, stateDir, session string, also ...s
 		return gitrepo.Change{}, err
 	}
 	t.prev = cur
-	if err := writeMark(stateDir, name, t.prev); err != nil {
+	b, err := json.Marshal(mark{Version: markVersion, State: cur})
+	if err != nil {
+		return gitrepo.Change{}, err
+	}
+	// A work tree as the previous measurement left it (an agent that
+	// changed nothing) keeps its file: replacing it with the same bytes
+	// would create and rename a file for nothing.
+	if bytes.Equal(b, kept) {
+		return ch, nil
+	}
+	if err := writeMark(stateDir, name, b); err != nil {
 		return gitrepo.Change{}, fmt.Errorf("worktree: keep the working tree's state for the next measurement in %s: %w: check that the state directory is writable", path, err)
 	}
 	return ch, nil
@@ -146,39 +157,36 @@ func (p *Pending) Since(ctx context.Context, stateDir, session string, also ...s
 // markName is the mark file of a session, below the state directory.
 func markName(session string) string { return "snapshots/" + fsname.Escape(session) }
 
-// readMark reads the mark file name below stateDir; a missing, unreadable
-// or foreign one is no previous measurement. A link or a file of another
-// type in its place (or in snapshots/'s) is an error that names it: the
-// state directory may come from a cloned repository.
-func readMark(stateDir, name string) (*gitrepo.State, error) {
+// readMark reads the mark file name below stateDir, and returns its bytes
+// too; a missing, unreadable or foreign one is no previous measurement. A
+// link or a file of another type in its place (or in snapshots/'s) is an
+// error that names it: the state directory may come from a cloned
+// repository.
+func readMark(stateDir, name string) (*gitrepo.State, []byte, error) {
 	root, err := nofollow.OpenRoot(stateDir, nofollow.StateHint)
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	defer root.Close()
 	b, err := root.ReadFile(name)
 	if errors.Is(err, nofollow.ErrUnexpected) {
-		return nil, err
+		return nil, nil, err
 	}
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var m mark
 	if json.Unmarshal(b, &m) != nil || m.Version != markVersion || m.State == nil || m.State.Paths == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return m.State, nil
+	return m.State, b, nil
 }
 
-// writeMark replaces the mark file name below stateDir atomically. The
+// writeMark replaces the mark file name below stateDir with b atomically. The
 // state directory may come from a cloned repository with links in it:
 // nothing below it is followed, a link where the mark, its temporary
 // file or snapshots/ belongs is an error that names it.
-func writeMark(stateDir, name string, st *gitrepo.State) error {
-	b, err := json.Marshal(mark{Version: markVersion, State: st})
-	if err != nil {
-		return err
-	}
+func writeMark(stateDir, name string, b []byte) error {
 	if err := os.MkdirAll(stateDir, 0o755); err != nil {
 		return err
 	}

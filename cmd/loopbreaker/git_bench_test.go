@@ -72,7 +72,7 @@ func BenchmarkProcessRecordGit20k(b *testing.B) {
 		run(baseline, "record", "--session", "baseline")
 	}
 
-	var status, ours, record, base, statusCPU, recordCPU []time.Duration
+	var status, ours, record, base, statusCPU, recordCPU, baseCPU []time.Duration
 	n := 0
 	b.ResetTimer()
 	for b.Loop() {
@@ -88,6 +88,7 @@ func BenchmarkProcessRecordGit20k(b *testing.B) {
 		ours = append(ours, run("git", "--no-optional-locks", "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--branch"))
 		if baseline != "" {
 			base = append(base, run(baseline, "record", "--session", "baseline"))
+			baseCPU = append(baseCPU, cpu)
 		}
 	}
 	b.StopTimer()
@@ -105,5 +106,6 @@ func BenchmarkProcessRecordGit20k(b *testing.B) {
 		mb := median(base)
 		b.ReportMetric(mb, "ms-baseline")
 		b.ReportMetric(mb/ms, "baseline/status")
+		b.ReportMetric(median(baseCPU)/median(statusCPU), "cpu-baseline/status")
 	}
 }

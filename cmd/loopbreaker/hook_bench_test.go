@@ -31,9 +31,15 @@ import (
 // what starting the binary costs before the hook does anything.
 //
 //	go test -run='^$' -bench=ProcessHook -benchtime=150x ./cmd/loopbreaker/
+//
+// LOOPBREAKER_BENCH_YARDSTICK=/path/to/a/program runs that program too,
+// on the same input after each hello-world, and reports its CPU ratio
+// (yardstick-cpu-x-hello): docs/benchmarks.md uses it for a program
+// that only starts the libraries the binary links.
 func BenchmarkProcessHook(b *testing.B) {
 	bin := buildBinary(b)
 	hello := buildHello(b)
+	yardstick := os.Getenv("LOOPBREAKER_BENCH_YARDSTICK")
 	pre := readPayload(b, "PreToolUse-bash-gotest.json")
 	post := readPayload(b, "PostToolUse-bash-gotest-pass.json")
 	b.Run("floor=version", func(b *testing.B) {
@@ -71,7 +77,7 @@ func BenchmarkProcessHook(b *testing.B) {
 			ps := cmd.ProcessState
 			return wall, (ps.UserTime() + ps.SystemTime()).Seconds()
 		}
-		var preT, postT, helloT, preX, postX, preC, postC []float64
+		var preT, postT, helloT, preX, postX, preC, postC, yardC []float64
 		i := 0
 		b.ResetTimer()
 		for b.Loop() {
@@ -94,6 +100,11 @@ func BenchmarkProcessHook(b *testing.B) {
 			}{{pre, &preT, &preX, &preC}, {post, &postT, &postX, &postC}} {
 				in, _ := json.Marshal(p.payload)
 				h, hc := run(hello, in, false)
+				if yardstick != "" {
+					if _, yc := run(yardstick, in, false); hc > 0 {
+						yardC = append(yardC, yc/hc)
+					}
+				}
 				t, tc := run(bin, in, true, "hook", "claude")
 				helloT = append(helloT, h)
 				*p.times = append(*p.times, t)
@@ -111,6 +122,9 @@ func BenchmarkProcessHook(b *testing.B) {
 		b.ReportMetric(median(postX), "post-x-hello")
 		b.ReportMetric(median(preC), "pre-cpu-x-hello")
 		b.ReportMetric(median(postC), "post-cpu-x-hello")
+		if len(yardC) > 0 {
+			b.ReportMetric(median(yardC), "yardstick-cpu-x-hello")
+		}
 	})
 }
 

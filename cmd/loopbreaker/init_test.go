@@ -12,7 +12,7 @@ import (
 // before main: every process (each hook call) pays for it, and a command
 // that does not use a package-level regular expression or table should not
 // build it (internal/lazyre compiles on first use).
-const maxInitBytes = 8 << 10
+const maxInitBytes = 1 << 10
 
 // TestOwnPackagesInitCheaply reads the runtime's init trace of the real
 // binary: no package of this module may allocate more than maxInitBytes

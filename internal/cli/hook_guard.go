@@ -3,13 +3,13 @@ package cli
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"os"
 	"path/filepath"
 
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 	"github.com/loopbreaker/loopbreaker/hookpolicy"
+	"github.com/loopbreaker/loopbreaker/internal/plainjson"
 	"github.com/loopbreaker/loopbreaker/session"
 	"github.com/loopbreaker/loopbreaker/tamper"
 )
@@ -89,29 +89,46 @@ func absIn(dir, path string) string {
 // files (permissions the CLI saves as the person approves them) are not
 // part of it.
 func guardFingerprint(env *Env, w *workspace) string {
-	type place struct {
-		Path      string
-		Installed hookinstall.Installed
-	}
-	var doc struct {
-		Config any
-		Hooks  []place
-	}
-	doc.Config = w.cfg
+	// plainjson gives json.Marshal's bytes (the fingerprints breakers
+	// hold were made with it) without building its tables of every type
+	// under lb.Config in each hook process.
+	return hashDoc(fingerprintOf(env, w), plainjson.Marshal)
+}
+
+// fingerprintPlace is one agent CLI's settings file in the fingerprint.
+type fingerprintPlace struct {
+	Path      string
+	Installed hookinstall.Installed
+}
+
+// fingerprintDoc is what the fingerprint hashes, as JSON.
+type fingerprintDoc struct {
+	Config any
+	Hooks  []fingerprintPlace
+}
+
+func fingerprintOf(env *Env, w *workspace) fingerprintDoc {
+	doc := fingerprintDoc{Config: w.cfg}
 	for _, tool := range hook.AllTools() {
 		for _, user := range []bool{false, true} {
 			path, err := hook.SettingsPath(tool, user, w.project, env.Getenv)
 			if err != nil {
 				continue
 			}
-			pl := place{Path: path}
+			pl := fingerprintPlace{Path: path}
 			if data, err := os.ReadFile(path); err == nil {
 				pl.Installed = hookinstall.FindInstalled(tool, data)
 			}
 			doc.Hooks = append(doc.Hooks, pl)
 		}
 	}
-	b, err := json.Marshal(doc)
+	return doc
+}
+
+// hashDoc is the first 6 bytes of the SHA-256 of doc's JSON, in hex; ""
+// when it cannot be encoded.
+func hashDoc(doc fingerprintDoc, marshal func(any) ([]byte, error)) string {
+	b, err := marshal(doc)
 	if err != nil {
 		return ""
 	}

@@ -184,16 +184,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if admin == "" {
 		log.Info("resets over HTTP are disabled (LOOPBREAKER_ADMIN_TOKEN is not set)")
 	}
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-	}
-	limiter.Configure(srv)
+	srv := httpapi.HTTPServer(handler, limiter, log, context.WithoutCancel(ctx))
 	fmt.Fprintf(env.Stderr, "loopbreaker: serving http://%s (state %s, %s)\n", ln.Addr(), w.storeName(), mode(walDir, fleet))
 
 	served := make(chan error, 1)
