@@ -88,6 +88,10 @@ func NudgeReachesModel(tool Tool, event string) bool {
 		}
 		return false
 	}
+	if tool == Copilot {
+		// Copilot CLI reads additionalContext at postToolUse only.
+		return event == "postToolUse"
+	}
 	if tool == Pi {
 		// A pi tool_call handler can block a call but add no text.
 		switch event {
@@ -197,6 +201,10 @@ func Render(tool Tool, event string, o Outcome, reason string) Answer {
 		}
 	case Qwen:
 		out = renderQwen(event, o, r)
+	case Copilot:
+		if cr := renderCopilot(event, o, r); cr != nil {
+			return encodeAny(cr)
+		}
 	case Pi:
 		out = renderPi(event, o, r)
 	case OpenCode:

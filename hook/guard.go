@@ -19,8 +19,17 @@ import (
 // "not found" exit 127 is a blocking error to Claude Code and a deny of
 // every prompt to Gemini CLI. A program given by name is looked up on
 // PATH with `command -v` instead of tested with -x.
-func Command(program string, tool Tool) string {
+func Command(program string, tool Tool) string { return EventCommand(program, tool, "") }
+
+// EventCommand is Command for one event: `PROGRAM hook TOOL EVENT` in the
+// guard, for a CLI whose payloads do not name their event (Copilot CLI).
+// An empty event is Command.
+func EventCommand(program string, tool Tool, event string) string {
 	q := ShellQuote(program)
+	words := string(tool)
+	if event != "" {
+		words += " " + ShellQuote(event)
+	}
 	test := "[ -x " + q + " ]"
 	if !strings.ContainsAny(program, `/\`) {
 		test = "command -v " + q + " >/dev/null 2>&1"
@@ -28,7 +37,7 @@ func Command(program string, tool Tool) string {
 	js, _ := MarshalNoEscape(MissingProgramWarning(program, tool))
 	inner := string(js[1 : len(js)-1]) // JSON-escaped, without the quotes
 	return fmt.Sprintf(`%s && exec %s hook %s || { cat >/dev/null; m=%s; printf '{"systemMessage":"%%s"}\n' "$m"; printf '%%s\n' "$m" >&2; exit 0; }`,
-		test, q, tool, ShellQuote(inner))
+		test, q, words, ShellQuote(inner))
 }
 
 // PlainCommand is `PROGRAM hook TOOL` without the guard: what older

@@ -84,3 +84,30 @@ func TestCommandFailsOpenWhenTheProgramIsMissing(t *testing.T) {
 		t.Errorf("program on PATH: exit %d, out %q", code, out)
 	}
 }
+
+// Copilot CLI's command names its event after the tool, inside the
+// guard; missing, it fails open like the others.
+func TestEventCommandNamesTheEvent(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "bin", "loopbreaker")
+	os.MkdirAll(filepath.Dir(prog), 0o755)
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\necho \"args=$*\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	command := EventCommand(prog, Copilot, "preToolUse")
+	out, _, code := runHookCommand(t, command, []string{"PATH=/usr/bin:/bin"})
+	if code != 0 || out != "args=hook copilot preToolUse\n" {
+		t.Errorf("exit %d, out %q", code, out)
+	}
+	if got, ok := ProgramOf(Copilot, command); !ok || got != prog {
+		t.Errorf("ProgramOf = %q %v", got, ok)
+	}
+	os.Remove(prog)
+	out, _, code = runHookCommand(t, command, []string{"PATH=/usr/bin:/bin"})
+	if code != 0 || !strings.Contains(out, `"systemMessage"`) || !strings.Contains(out, "UNGUARDED") {
+		t.Errorf("program gone: exit %d, out %q", code, out)
+	}
+	if EventCommand(prog, Claude, "") != Command(prog, Claude) {
+		t.Error("EventCommand without an event is not Command")
+	}
+}

@@ -1,6 +1,6 @@
 // Package hook adapts loopbreaker to the hook protocols of agent CLIs:
-// Claude Code, OpenAI Codex CLI, Gemini CLI, Qwen Code, pi and OpenCode (see
-// PROTOCOLS.md).
+// Claude Code, OpenAI Codex CLI, Gemini CLI, Qwen Code, pi, GitHub Copilot
+// CLI and OpenCode (see PROTOCOLS.md).
 //
 // It reads a hook payload (Parse), turns a tool call into the breaker's
 // canonical ToolCall (BuildToolCall), renders the breaker's answer in the
@@ -33,6 +33,10 @@ const (
 	// but extensions; loopbreaker's extension (PiExtension) sends Claude
 	// Code's event names and reads Claude Code's answers.
 	Pi Tool = "pi"
+	// Copilot is GitHub Copilot CLI: camelCase events whose payload does
+	// not name the event, so the installed command does
+	// (`loopbreaker hook copilot preToolUse`).
+	Copilot Tool = "copilot"
 	// OpenCode has no command hooks: loopbreaker's plugin (OpenCodePlugin)
 	// turns its plugin hooks into Claude Code's events and applies the
 	// answers.
@@ -40,7 +44,7 @@ const (
 )
 
 // AllTools lists the supported tools.
-func AllTools() []Tool { return []Tool{Claude, Codex, Gemini, Qwen, Pi, OpenCode} }
+func AllTools() []Tool { return []Tool{Claude, Codex, Gemini, Qwen, Pi, Copilot, OpenCode} }
 
 // ParseTool turns a command-line word into a Tool.
 func ParseTool(s string) (Tool, error) {
@@ -49,7 +53,7 @@ func ParseTool(s string) (Tool, error) {
 			return t, nil
 		}
 	}
-	return "", fmt.Errorf("unknown agent %q: want claude, codex, gemini, qwen, pi or opencode", s)
+	return "", fmt.Errorf("unknown agent %q: want claude, codex, gemini, qwen, pi, copilot or opencode", s)
 }
 
 // Kind is what an event means to loopbreaker, whatever the tool calls it.
@@ -79,6 +83,9 @@ const (
 
 // KindOf classifies an event name as tool sends it.
 func KindOf(tool Tool, event string) Kind {
+	if tool == Copilot {
+		return copilotKind(event)
+	}
 	if tool == Gemini {
 		switch event {
 		case "BeforeTool":
@@ -186,7 +193,11 @@ var ErrTooLarge = errors.New("hook payload too large")
 
 // Read reads and parses one payload from r, reading at most MaxPayload
 // bytes.
-func Read(tool Tool, r io.Reader) (*Payload, error) {
+func Read(tool Tool, r io.Reader) (*Payload, error) { return ReadEvent(tool, "", r) }
+
+// ReadEvent is Read for a tool whose payload does not name its event
+// (Copilot CLI): event is the one the installed command names.
+func ReadEvent(tool Tool, event string, r io.Reader) (*Payload, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxPayload+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading the hook payload from stdin: %w", err)
@@ -194,13 +205,30 @@ func Read(tool Tool, r io.Reader) (*Payload, error) {
 	if len(data) > MaxPayload {
 		return nil, fmt.Errorf("%w: more than %d MiB on stdin", ErrTooLarge, MaxPayload>>20)
 	}
-	return Parse(tool, data)
+	return ParseEvent(tool, event, data)
+}
+
+// ParseEvent parses one payload of event. For Copilot CLI the event comes
+// from the command line; for the other tools it must match the payload's
+// hook_event_name when both are given.
+func ParseEvent(tool Tool, event string, data []byte) (*Payload, error) {
+	if tool == Copilot {
+		return parseCopilot(event, data)
+	}
+	p, err := Parse(tool, data)
+	if err == nil && event != "" && p.Event != event {
+		return nil, fmt.Errorf("the hook payload is a %s event, but the command names %s", p.Event, event)
+	}
+	return p, err
 }
 
 // Parse parses one payload. It needs a JSON object with hook_event_name;
 // every other field is optional, as the tools add and drop fields between
-// versions.
+// versions. A Copilot CLI payload names no event: use ParseEvent.
 func Parse(tool Tool, data []byte) (*Payload, error) {
+	if tool == Copilot {
+		return parseCopilot("", data)
+	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, fmt.Errorf("the hook payload on stdin is empty: %s runs `loopbreaker hook %s` with a JSON object on stdin; run it from the agent's hook, not by hand", tool, tool)

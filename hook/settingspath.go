@@ -9,8 +9,8 @@ import (
 // SettingsPath is the file loopbreaker's hooks go into: the user's
 // (user=true) or the project's settings of tool. getenv reads HOME,
 // CLAUDE_CONFIG_DIR, CODEX_HOME, QWEN_HOME, PI_CODING_AGENT_DIR and
-// XDG_CONFIG_HOME. pi's is the extension file loopbreaker writes,
-// OpenCode's the plugin file.
+// COPILOT_HOME and XDG_CONFIG_HOME. pi's is the extension file loopbreaker
+// writes, OpenCode's the plugin file.
 func SettingsPath(tool Tool, user bool, project string, getenv func(string) string) (string, error) {
 	if !user {
 		switch tool {
@@ -22,6 +22,10 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			return filepath.Join(project, ".gemini", "settings.json"), nil
 		case Qwen:
 			return filepath.Join(project, ".qwen", "settings.json"), nil
+		case Copilot:
+			// Copilot CLI runs every *.json of the directory: a file of
+			// loopbreaker's own, merged with nothing.
+			return filepath.Join(project, ".github", "hooks", CopilotHooksFile), nil
 		case Pi:
 			return filepath.Join(project, ".pi", "extensions", PiExtensionFile), nil
 		case OpenCode:
@@ -55,6 +59,11 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			return filepath.Join(d, "settings.json"), nil
 		}
 		return filepath.Join(home, ".qwen", "settings.json"), nil
+	case Copilot:
+		if d := getenv("COPILOT_HOME"); d != "" {
+			return filepath.Join(d, "hooks", CopilotHooksFile), nil
+		}
+		return filepath.Join(home, ".copilot", "hooks", CopilotHooksFile), nil
 	case Pi:
 		if d := getenv("PI_CODING_AGENT_DIR"); d != "" {
 			return filepath.Join(d, "extensions", PiExtensionFile), nil
@@ -69,3 +78,7 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 // BackupSuffix is appended to a settings file's name for the copy of its
 // content from before loopbreaker's first install.
 const BackupSuffix = ".loopbreaker.bak"
+
+// CopilotHooksFile is the name of loopbreaker's hooks file in Copilot
+// CLI's hooks directories.
+const CopilotHooksFile = "loopbreaker.json"

@@ -68,6 +68,15 @@ func Classify(tool Tool, name string) Class {
 		case "read_file":
 			return ClassRead
 		}
+	case Copilot:
+		switch name {
+		case "bash":
+			return ClassShell
+		case "edit", "create":
+			return ClassEdit
+		case "view":
+			return ClassRead
+		}
 	case Pi:
 		switch name {
 		case "bash":
@@ -120,6 +129,12 @@ func VolatileFields(tool Tool, name string) []string {
 	case Qwen:
 		if name == "run_shell_command" {
 			return []string{"description", "is_background", "timeout"}
+		}
+	case Copilot:
+		if name == "bash" {
+			// mode (sync or async), detach and initial_wait schedule the
+			// command; shellId names the session it runs in.
+			return []string{"description", "mode", "detach", "initial_wait", "shellId"}
 		}
 	case Pi:
 		if name == "bash" {
@@ -248,6 +263,8 @@ func (p *Payload) Result() Result {
 		return piResult(p, shell)
 	case Gemini:
 		return geminiResult(p, shell)
+	case Copilot:
+		return copilotResult(p, shell)
 	case OpenCode:
 		return openCodeResult(p, shell)
 	}
@@ -405,6 +422,9 @@ func (p *Payload) Files(root, base string) []string {
 		str("filePath")
 		str("notebook_path")
 		str("absolute_path")
+		if p.Tool == Copilot {
+			str("path")
+		}
 		var many []string
 		if json.Unmarshal(in["paths"], &many) == nil {
 			names = append(names, many...)

@@ -123,3 +123,48 @@ func projectSessions(tool hook.Tool, configDir, sub, project string, since time.
 	}
 	return out
 }
+
+// CopilotSessions lists Copilot CLI sessions (session-state/<id>/
+// events.jsonl under COPILOT_HOME) that ran in project or below and were
+// written after since. The log's first event, session.start, names the
+// working directory.
+func CopilotSessions(copilotDir, project string, since time.Time) []AgentSession {
+	var out []AgentSession
+	project = canonicalPath(project)
+	logs, _ := filepath.Glob(filepath.Join(copilotDir, "session-state", "*", "events.jsonl"))
+	for _, path := range logs {
+		fi, err := os.Stat(path)
+		if err != nil || fi.ModTime().Before(since) {
+			continue
+		}
+		id, cwd := copilotSessionStart(path)
+		if id == "" || !within(canonicalPath(cwd), project) {
+			continue
+		}
+		out = append(out, AgentSession{Tool: hook.Copilot, ID: id, Cwd: cwd, Time: fi.ModTime(), Path: path})
+	}
+	return out
+}
+
+// copilotSessionStart reads the session.start event of a Copilot event
+// log: {"type":"session.start","data":{"sessionId":…,"context":{"cwd":…}}}.
+func copilotSessionStart(path string) (id, cwd string) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", ""
+	}
+	defer f.Close()
+	var start struct {
+		Type string `json:"type"`
+		Data struct {
+			SessionID string `json:"sessionId"`
+			Context   struct {
+				Cwd string `json:"cwd"`
+			} `json:"context"`
+		} `json:"data"`
+	}
+	if json.NewDecoder(f).Decode(&start) != nil || start.Type != "session.start" {
+		return "", ""
+	}
+	return start.Data.SessionID, start.Data.Context.Cwd
+}

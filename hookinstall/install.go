@@ -67,6 +67,12 @@ func EntriesFor(tool hook.Tool, o Options) []Entry {
 			{"BeforeTool", "*"}, {"AfterTool", "*"}, {"BeforeAgent", ""},
 			{"AfterAgent", ""}, {"SessionStart", ""},
 		}
+	case hook.Copilot:
+		var e []Entry
+		for _, ev := range hook.CopilotEvents() {
+			e = append(e, Entry{Event: ev})
+		}
+		return e
 	}
 	return nil
 }
@@ -148,6 +154,9 @@ func Uninstall(tool hook.Tool, data []byte, command string) ([]byte, []Change, e
 
 // merge installs (o != nil) or uninstalls (o == nil).
 func merge(tool hook.Tool, data []byte, command string, o *Options) ([]byte, []Change, error) {
+	if tool == hook.Copilot {
+		return mergeCopilot(data, command, o)
+	}
 	install := o != nil
 	if tool == hook.Pi {
 		return mergePi(data, command, install)
@@ -615,8 +624,8 @@ func InstallFileWith(tool hook.Tool, path, command string, o Options) (FileResul
 
 // UninstallFile removes loopbreaker's hooks from the user's settings file
 // at path, leaving nothing behind: a file the install created is deleted
-// (with its .claude/.codex/.gemini/.qwen directory when that is left
-// empty), a file that existed gets its original bytes back from the
+// (with its .claude/.codex/.gemini/.qwen directory, or Copilot's hooks
+// directory, when that is left empty), a file that existed gets its original bytes back from the
 // backup, which is then removed. A missing file is nothing to do.
 func UninstallFile(tool hook.Tool, path, command string) (FileResult, error) {
 	return editUserFile(tool, path, command, nil)
@@ -785,6 +794,10 @@ func uninstallFile(tool hook.Tool, sf settingsFile, res *FileResult, out, origin
 		}
 		res.Removed = true
 		dir := filepath.Dir(res.Path)
+		if tool == hook.Copilot {
+			removeCopilotDirs(sf, res)
+			return nil
+		}
 		if tool == hook.Pi {
 			res.RemovedDir = removePiDirs(sf, dir)
 			return nil

@@ -20,6 +20,9 @@ type Installed struct {
 // FindInstalled reads loopbreaker's handlers for tool out of a settings
 // document; an unreadable document holds none.
 func FindInstalled(tool hook.Tool, data []byte) Installed {
+	if tool == hook.Copilot {
+		return findCopilotInstalled(data)
+	}
 	if tool == hook.Pi {
 		return findInstalledPi(data)
 	}

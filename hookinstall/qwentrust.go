@@ -13,15 +13,19 @@ import (
 // hooks run everywhere.
 
 // QwenDir is Qwen Code's user directory: QWEN_HOME, else ~/.qwen.
-func QwenDir(getenv func(string) string) string {
-	if d := getenv("QWEN_HOME"); d != "" {
+func QwenDir(getenv func(string) string) string { return agentDir(getenv, "QWEN_HOME", ".qwen") }
+
+// agentDir is an agent CLI's user directory: the variable that moves it,
+// else name in the home directory.
+func agentDir(getenv func(string) string, variable, name string) string {
+	if d := getenv(variable); d != "" {
 		return d
 	}
 	home := getenv("HOME")
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	return filepath.Join(home, ".qwen")
+	return filepath.Join(home, name)
 }
 
 // QwenTrustedFoldersPath is the trust file Qwen Code reads.

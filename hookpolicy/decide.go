@@ -22,7 +22,11 @@ func (c *call) decide(ctx context.Context, d lb.Decision) hook.Answer {
 		// A prompt or a session start is a person (or a loop) starting
 		// again: always the whole message.
 		msg := c.haltReminder(d)
-		if again := c.p.Kind == hook.KindPrompt || c.p.Kind == hook.KindSessionStart; again || c.firstHalt() {
+		// Copilot CLI shows the person nothing of a postToolUse answer:
+		// there the message goes to the model without counting as given,
+		// so that the first refusal, which the person sees, carries it.
+		modelOnly := c.p.Tool == hook.Copilot && c.p.Kind == hook.KindPostTool
+		if again := c.p.Kind == hook.KindPrompt || c.p.Kind == hook.KindSessionStart; again || modelOnly || c.firstHalt() {
 			msg = c.haltMessage(ctx, d, st)
 		}
 		if c.p.Tool == hook.Claude && c.p.Kind == hook.KindPreTool {

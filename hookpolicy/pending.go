@@ -23,6 +23,8 @@ import (
 // it was announced (a later batch), when the turn ends, when a new prompt
 // comes, or when a PostToolBatch lists it. Codex runs one call at a time:
 // a repeat of a pending call means the first one is over, and failed.
+// Copilot CLI runs batches, but its failed file calls leave no trace in
+// the hooks: a repeated file call means the first one failed.
 //
 // All of this is the session memory in the breaker state (SessionMemory),
 // changed in the same atomic update as the counters: hook processes of one
@@ -162,6 +164,14 @@ func (c *call) failedPending(every bool) []lb.ToolCall {
 			// Announced again: the first announcement never ran.
 		case callKey(&pc.Call) == key && (c.serial() || pc.Results < m.Results):
 			// Repeated after its batch saw results: it failed.
+		case callKey(&pc.Call) == key && c.p.Tool == hook.Copilot && !pc.Shell:
+			// Copilot CLI reports every call that ran, and fires nothing
+			// for a file tool that failed before it ran; its pre-tool hooks
+			// of one response come before any call runs, like those of
+			// the next response when every call failed. A file call
+			// announced again is taken for its failed repeat: the same
+			// edit twice in one response fails the second time anyway
+			// (the same view twice costs one failure counted).
 		default:
 			keep = append(keep, pc)
 			continue

@@ -75,8 +75,13 @@ func payload(t *testing.T, dir, name string, set map[string]any) *hook.Payload {
 			t.Fatal(err)
 		}
 	}
-	tool := map[string]hook.Tool{"claude": hook.Claude, "claude-2.0.77": hook.Claude, "codex": hook.Codex, "gemini": hook.Gemini}[dir]
-	p, err := hook.Parse(tool, data)
+	tool := map[string]hook.Tool{"claude": hook.Claude, "claude-2.0.77": hook.Claude, "codex": hook.Codex, "gemini": hook.Gemini, "copilot": hook.Copilot}[dir]
+	// Copilot's payloads name no event: the file name does.
+	event := ""
+	if tool == hook.Copilot {
+		event, _, _ = strings.Cut(strings.TrimSuffix(name, ".json"), "-")
+	}
+	p, err := hook.ParseEvent(tool, event, data)
 	if err != nil {
 		t.Fatal(err)
 	}

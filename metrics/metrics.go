@@ -46,9 +46,10 @@ type Sources struct {
 
 // StoreCounters are a shared (Redis) store's totals: the updates asked
 // for, the compare-and-set scripts that carried them, the scripts that
-// lost to another writer, and the round trips.
+// lost to another writer, those that gave way to another writer's turn,
+// and the round trips.
 type StoreCounters struct {
-	Updates, Scripts, Conflicts, RoundTrips int64
+	Updates, Scripts, Conflicts, TurnWaits, RoundTrips int64
 }
 
 // Metrics holds the metric set and the instruments the server updates.
@@ -360,6 +361,7 @@ func writeStore(w io.Writer, c StoreCounters) {
 		{"loopbreaker_store_updates_total", "Checks and outcomes sent to the shared store (each one store update).", c.Updates},
 		{"loopbreaker_store_scripts_total", "Compare-and-set scripts sent; concurrent updates of this server share one.", c.Scripts},
 		{"loopbreaker_store_conflicts_total", "Scripts that found a breaker changed by another writer and were decided again.", c.Conflicts},
+		{"loopbreaker_store_turn_waits_total", "Scripts that gave way to another writer holding a hot breaker's turn, and were sent again.", c.TurnWaits},
 		{"loopbreaker_store_round_trips_total", "Round trips to the shared store, all calls.", c.RoundTrips},
 	} {
 		family(w, kv.name, "counter", kv.help)

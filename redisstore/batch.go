@@ -153,26 +153,48 @@ func (s *Store) updateBatch(ctx context.Context, reqs []*request) error {
 	unlock := s.local.lock(scopes)
 	defer unlock()
 	var cur []loaded // the states to decide on; nil: read them
+	lost, waited := 0, 0
+	held := false // the last conflict gave this writer the turns
 	for attempt := 0; attempt < s.opts.MaxAttempts; attempt++ {
 		if attempt == 0 {
 			cur = s.cached(scopes) // later attempts read what is current
 		}
 		r, err := s.tryUpdate(ctx, scopes, reqs, cur)
 		if err != nil || r.done {
+			if held && !r.saved {
+				s.giveUpTurns(ctx, scopes)
+			}
 			return err
 		}
-		cur = r.next
-		if r.stale || (cur != nil && attempt < immediateRetries) {
+		cur, held = r.next, r.turn
+		var wait time.Duration
+		switch {
+		case r.blocked:
+			// Another writer lost to an update before and holds the next
+			// turn: it commits within about one round trip (or its turn
+			// expires), then this one reads afresh.
+			wait = retryWait(waited)
+			waited++
+		case r.stale || (cur != nil && r.turn):
 			// The cache was behind, or the conflict returned the current
-			// states: decide again at once, while they are current.
+			// states and this writer holds the turn: decide again at once.
 			continue
+		case cur != nil && lost < immediateRetries:
+			// The conflict returned the current states without the turn
+			// (a writer that takes no turns holds the scope): decide again
+			// at once, while they are current.
+			lost++
+			continue
+		default:
+			// Another writer keeps getting there first: wait a little,
+			// growing with the attempts and jittered so that the losers
+			// do not collide again, then read afresh.
+			wait = retryWait(lost)
+			lost++
 		}
-		// Another writer keeps getting there first: wait a little, growing
-		// with the attempts and jittered so that the losers do not collide
-		// again, then read afresh (what the conflict returned is old now).
 		cur = nil
 		select {
-		case <-time.After(retryWait(attempt)):
+		case <-time.After(wait):
 		case <-ctx.Done():
 			return ctx.Err()
 		}

@@ -23,6 +23,7 @@ func newKeys(prefix string) keys {
 
 func (k keys) state(scope string) string   { return k.prefixTag + "s:" + scope }
 func (k keys) journal(scope string) string { return k.prefixTag + "j:" + scope }
+func (k keys) turn(scope string) string    { return k.prefixTag + "t:" + scope }
 
 // stripes are this process's per-scope locks (hashed into a fixed set).
 type stripes struct {

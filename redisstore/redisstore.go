@@ -85,6 +85,9 @@ type Options struct {
 	// MaxAttempts bounds the compare-and-set attempts of one update
 	// (0: DefaultMaxAttempts).
 	MaxAttempts int
+	// TurnHold is how long a writer that lost a compare-and-set holds the
+	// scope's turn (turn.go; 0: DefaultTurnHold; rounded to milliseconds).
+	TurnHold time.Duration
 	// CachedStates bounds how many decoded states the store keeps to skip
 	// reading and decoding them again (0: DefaultCachedStates; negative:
 	// none).
@@ -120,6 +123,10 @@ type Store struct {
 	retries     bool
 	// stalled is when a call last timed out on Redis (Unix ns; client.go).
 	stalled atomic.Int64
+	// writer names this store in the turns it takes (turn.go).
+	writer string
+	// turns: this store takes turns (TakeTurns).
+	turns atomic.Bool
 }
 
 var _ lb.Store = (*Store)(nil)
@@ -186,6 +193,9 @@ func Open(opts Options) (*Store, error) {
 	if opts.MaxAttempts <= 0 {
 		opts.MaxAttempts = DefaultMaxAttempts
 	}
+	if opts.TurnHold < time.Millisecond {
+		opts.TurnHold = DefaultTurnHold
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -196,6 +206,7 @@ func Open(opts Options) (*Store, error) {
 		redacted: redacted, closed: make(chan struct{}),
 		cache:       stateCache{max: opts.CachedStates},
 		readTimeout: readTimeout,
+		writer:      newToken(),
 		retries:     q.Has("max_retries") && q.Get("max_retries") != "-1",
 	}
 	client.AddHook(&s.count.roundTrips)

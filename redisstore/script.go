@@ -6,23 +6,35 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// casScript commits one update if no scope changed since it was read.
+// casScript commits one update if no scope changed since it was read, and
+// keeps the turns of hot scopes (turn.go).
 //
-// KEYS: schema, scopes, then per scope (n of them): state key, journal key.
+// KEYS: schema, scopes, then per scope (n of them): state key, journal
+// key, turn key.
 // ARGV: schema version, new token, max entries (<=0: none), max age ms
-// (0: none), n, then per scope: expected token ("" = absent), write flag
-// ("1" or "0"), scope, state value, the head of a snapshot entry (the
-// state JSON and "}" complete it), entry count k, then
-// the k entries.
+// (0: none), this writer's id, how long a turn is held (ms; 0: this
+// writer takes none), n, then per
+// scope: expected token ("" = absent), write flag ("1" or "0"), scope,
+// state value, the head of a snapshot entry (the state JSON and "}"
+// complete it), entry count k, then the k entries.
 //
 // Returns 1 when committed, 2 when this very update (same token) is
-// already committed (go-redis resent it after a lost reply), and on a
-// conflict the current value of every scope ("" when it has none).
-// Every check comes before the first write, so a conflict writes nothing.
-// That includes the type of every key it writes: a script that fails
-// half way is not rolled back, so a journal that is not a stream must be
-// found before the state is set. A key of another type is the error
-// "LBWRONGTYPE <its type> <key>".
+// already committed (go-redis resent it after a lost reply), 3 when
+// another writer holds the turn of a scope this update writes (nothing
+// written; this writer's own turns are given up, so that two writers
+// waiting on each other's scopes do not hold each other up), and on a
+// conflict the current value of every scope ("" when it has none)
+// followed by 1 when this writer now holds the turn of every scope that
+// changed, else 0. A writer that finds a scope changed takes the scope's
+// turn when nobody else holds it (and it takes turns): until it commits (which gives its turns
+// up) or the turn expires, no other writer commits on that scope, so its
+// retry on the values returned cannot lose again.
+// Every check comes before the first write of a breaker, so a conflict
+// writes nothing but turns. That includes the type of every key it
+// writes: a script that fails half way is not rolled back, so a journal
+// that is not a stream must be found before the state is set. A key of
+// another type is the error "LBWRONGTYPE <its type> <key>"; a turn key of
+// another type is no turn (turns are only about fairness).
 //
 // Hashed on first use, not at start-up (see stateOpts).
 var casScript = sync.OnceValue(func() *redis.Script {
@@ -43,36 +55,61 @@ end
 local token = ARGV[2]
 local maxlen = tonumber(ARGV[3])
 local maxage = tonumber(ARGV[4])
-local n = tonumber(ARGV[5])
-local a = 6
+local writer = ARGV[5]
+local hold = tonumber(ARGV[6])
+local n = tonumber(ARGV[7])
+local a = 8
 local sc = {}
 local conflict = false
+local blocked = false
 local anywrite = false
 local allmine = true
 for i = 1, n do
-  local cur, bad = get(KEYS[1 + 2*i])
-  if bad then return wrongtype(KEYS[1 + 2*i]) end
+  local cur, bad = get(KEYS[3*i])
+  if bad then return wrongtype(KEYS[3*i]) end
   cur = cur or ''
   local nl = string.find(cur, '\n', 1, true)
   local tok = cur
   if nl then tok = string.sub(cur, 1, nl - 1) end
   local write = ARGV[a + 1] == '1'
   local k = tonumber(ARGV[a + 5])
-  sc[i] = {a = a, write = write, k = k}
-  if tok ~= ARGV[a] then conflict = true end
+  local holder, badturn = get(KEYS[2 + 3*i])
+  if badturn or not holder then holder = nil end
+  sc[i] = {a = a, write = write, k = k, stale = tok ~= ARGV[a], holder = holder}
+  if sc[i].stale then conflict = true end
   if write then
     anywrite = true
     if tok ~= token then allmine = false end
-    local t = redis.call('TYPE', KEYS[2 + 2*i])['ok']
-    if t ~= 'stream' and t ~= 'none' then return wrongtype(KEYS[2 + 2*i]) end
+    if holder and holder ~= writer then blocked = true end
+    local t = redis.call('TYPE', KEYS[1 + 3*i])['ok']
+    if t ~= 'stream' and t ~= 'none' then return wrongtype(KEYS[1 + 3*i]) end
   end
   a = a + 6 + k
 end
 if anywrite and allmine then return 2 end
+if blocked then
+  for i = 1, n do
+    if sc[i].holder == writer then redis.call('DEL', KEYS[2 + 3*i]) end
+  end
+  return 3
+end
 if conflict then
-  -- the current values, so that the caller decides again without a read
+  -- the current values, so that the caller decides again without a read,
+  -- and the turns of the scopes that changed
   local cur = {}
-  for i = 1, n do cur[i] = redis.call('GET', KEYS[1 + 2*i]) or '' end
+  local turns = 1
+  for i = 1, n do
+    cur[i] = redis.call('GET', KEYS[3*i]) or ''
+    local s = sc[i]
+    if s.stale then
+      if hold > 0 and (s.holder == nil or s.holder == writer) then
+        redis.call('SET', KEYS[2 + 3*i], writer, 'PX', hold)
+      else
+        turns = 0
+      end
+    end
+  end
+  cur[n + 1] = turns
   return cur
 end
 local t = redis.call('TYPE', KEYS[2])['ok']
@@ -82,7 +119,7 @@ local now = nil
 for i = 1, n do
   local s = sc[i]
   if s.write then
-    local sk, jk = KEYS[1 + 2*i], KEYS[2 + 2*i]
+    local sk, jk = KEYS[3*i], KEYS[1 + 3*i]
     redis.call('SET', sk, ARGV[s.a + 3])
     redis.call('SADD', KEYS[2], ARGV[s.a + 2])
     for j = 1, s.k do
@@ -106,6 +143,9 @@ for i = 1, n do
       redis.call('XADD', jk, '*', 'e', ARGV[s.a + 4] .. string.sub(v, nl + 1) .. '}')
     end
   end
+end
+for i = 1, n do
+  if sc[i].holder == writer then redis.call('DEL', KEYS[2 + 3*i]) end
 end
 return 1
 `)

@@ -94,8 +94,14 @@ func (s *Store) cached(scopes []string) []loaded {
 // attempt is how one try of an update ended.
 type attempt struct {
 	done  bool
+	saved bool     // done by this attempt's script
 	stale bool     // decided on cached states that were not current
 	next  []loaded // the current states, when the try learnt them
+	// turn: this writer holds the turn of every scope that changed, so
+	// a retry on next cannot lose to another writer (turn.go).
+	turn bool
+	// blocked: another writer holds the turn of a scope to write.
+	blocked bool
 }
 
 // tryUpdate is one attempt of reqs on cur (nil: read first), the states
@@ -119,14 +125,18 @@ func (s *Store) tryUpdate(ctx context.Context, scopes []string, reqs []*request,
 		return attempt{}, err
 	}
 	token := newToken()
-	keys := make([]string, 0, 2+2*len(scopes))
+	keys := make([]string, 0, 2+3*len(scopes))
 	keys = append(keys, s.keys.schema, s.keys.scopes)
-	args := make([]any, 0, 5+6*len(scopes)+4)
+	args := make([]any, 0, 7+6*len(scopes)+4)
 	schema := s.writeLayout()
-	args = append(args, schema, token, s.opts.MaxEntries, s.opts.MaxAge.Milliseconds(), len(scopes))
+	hold := int64(0) // takes no turns
+	if s.turns.Load() {
+		hold = s.opts.TurnHold.Milliseconds()
+	}
+	args = append(args, schema, token, s.opts.MaxEntries, s.opts.MaxAge.Milliseconds(), s.writer, hold, len(scopes))
 	writes := 0
 	for i, sc := range scopes {
-		keys = append(keys, s.keys.state(sc), s.keys.journal(sc))
+		keys = append(keys, s.keys.state(sc), s.keys.journal(sc), s.keys.turn(sc))
 		var es []lb.JournalEntry
 		if i < len(entries) {
 			es = entries[i]
@@ -187,24 +197,30 @@ func (s *Store) tryUpdate(ctx context.Context, scopes []string, reqs []*request,
 		// proves nothing while the script may still wait to run).
 		if s.mayHaveRun(err) && !isTimeout(err) && s.committed(scopes, entries, token) {
 			s.keep(scopes, entries, token, states, cur)
-			return attempt{done: true}, nil
+			return attempt{done: true, saved: true}, nil
 		}
 		for _, sc := range scopes {
 			s.cache.drop(sc)
 		}
 		return attempt{}, s.wrapWrite("save breaker state", err)
 	}
+	if n, ok := res.(int64); ok && n == turnBlocked {
+		s.count.turnWaits.Add(1)
+		return attempt{blocked: true}, nil
+	}
 	if n, ok := res.(int64); ok && n != 0 {
 		s.keep(scopes, entries, token, states, cur)
-		return attempt{done: true}, nil
+		return attempt{done: true, saved: true}, nil
 	}
 	// A conflict: the script returned the current values, decide on them
 	// without reading again (a missing one is read again, with its checks).
 	s.count.conflicts.Add(1)
 	vals, _ := res.([]any)
-	if len(vals) != len(scopes) {
+	if len(vals) != len(scopes)+1 {
 		return attempt{}, nil
 	}
+	turn, _ := vals[len(scopes)].(int64)
+	vals = vals[:len(scopes)]
 	next := make([]loaded, len(scopes))
 	for i, sc := range scopes {
 		v, _ := vals[i].(string)
@@ -216,7 +232,7 @@ func (s *Store) tryUpdate(ctx context.Context, scopes []string, reqs []*request,
 			return attempt{}, err
 		}
 	}
-	return attempt{next: next}, nil
+	return attempt{next: next, turn: turn == 1}, nil
 }
 
 // wrongTypeIn is the error for key, found by the script to hold a Redis

@@ -30,9 +30,15 @@ func TestCallOf(t *testing.T) {
 		{hook.Gemini, `{"hook_event_name":"BeforeTool","session_id":"s","cwd":"/home/dev/proj","tool_name":"write_file","tool_input":{"file_path":"/home/dev/.gemini/settings.json","content":"{}"}}`, KindHooks},
 		{hook.Gemini, `{"hook_event_name":"BeforeTool","session_id":"s","cwd":"/home/dev/proj","tool_name":"replace","tool_input":{"file_path":"loopbreaker.yaml","old_string":"a","new_string":"b","instruction":"x"}}`, KindConfig},
 		{hook.Gemini, `{"hook_event_name":"BeforeTool","session_id":"s","cwd":"/home/dev/proj","tool_name":"glob","tool_input":{"pattern":"loopbreaker.yaml"}}`, ""},
+		// Copilot CLI's payloads name no event: the command does.
+		{hook.Copilot, `{"sessionId":"s","cwd":"/home/dev/proj","toolName":"bash","toolArgs":{"command":"loopbreaker reset --session copilot","description":"x"}}`, KindCommand},
+		{hook.Copilot, `{"sessionId":"s","cwd":"/home/dev/proj","toolName":"edit","toolArgs":{"path":"/home/dev/proj/.github/hooks/loopbreaker.json","old_str":"preToolUse","new_str":"x"}}`, KindHooks},
+		{hook.Copilot, `{"sessionId":"s","cwd":"/home/dev/proj","toolName":"create","toolArgs":{"path":"/home/dev/proj/.github/hooks/zz.json","file_text":"{}"}}`, KindHooks},
+		{hook.Copilot, `{"sessionId":"s","cwd":"/home/dev/proj","toolName":"edit","toolArgs":{"path":"/home/dev/proj/calc.go","old_str":"a","new_str":"b"}}`, ""},
+		{hook.Copilot, `{"sessionId":"s","cwd":"/home/dev/proj","toolName":"view","toolArgs":{"path":"/home/dev/proj/.github/hooks/loopbreaker.json"}}`, ""},
 	}
 	for _, c := range cases {
-		p, err := hook.Read(c.tool, strings.NewReader(c.payload))
+		p, err := hook.ReadEvent(c.tool, map[hook.Tool]string{hook.Copilot: "preToolUse"}[c.tool], strings.NewReader(c.payload))
 		if err != nil {
 			t.Fatalf("%s: %v", c.payload, err)
 		}

@@ -94,6 +94,9 @@ type Protected struct {
 	// Hooks are more hook settings files (under CODEX_HOME,
 	// CLAUDE_CONFIG_DIR...).
 	Hooks []string
+	// HookDirs are more directories whose every file is hook settings
+	// ($COPILOT_HOME/hooks, $PI_CODING_AGENT_DIR/extensions).
+	HookDirs []string
 	// Binaries are the loopbreaker program's paths.
 	Binaries []string
 	// Vars expand $NAME in commands (HOME, XDG_STATE_HOME...); a variable
@@ -131,6 +134,21 @@ func (p *Protected) entries() []entry {
 		for _, f := range hookSettings {
 			add(KindHooks, false, filepath.Join(base, f))
 		}
+	}
+	if p.Project != "" {
+		// Copilot CLI runs every *.json of .github/hooks, and pi every
+		// extension of .pi/extensions: loopbreaker's file, and any the
+		// agent would add beside it to undo it (a pi extension runs in
+		// pi's process and can rewrite what loopbreaker's answers).
+		add(KindHooks, true, filepath.Join(p.Project, ".github", "hooks"))
+		add(KindHooks, true, filepath.Join(p.Project, ".pi", "extensions"))
+	}
+	if p.Home != "" {
+		add(KindHooks, true, filepath.Join(p.Home, ".copilot", "hooks"))
+		add(KindHooks, true, filepath.Join(p.Home, ".pi", "agent", "extensions"))
+	}
+	for _, d := range p.HookDirs {
+		add(KindHooks, true, d)
 	}
 	for _, f := range p.Config {
 		add(KindConfig, false, f)

@@ -157,6 +157,10 @@ func TestShellRefused(t *testing.T) {
 		{"git restore .claude/settings.json", KindHooks},
 		{"jq 'del(.hooks)' .claude/settings.json > /tmp/s && mv /tmp/s .claude/settings.json", KindHooks},
 		{"apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: .codex/hooks.json\n*** End Patch\nEOF", KindHooks},
+		{"rm .github/hooks/loopbreaker.json", KindHooks},
+		{"rm -rf .github", KindHooks},
+		{"echo '{\"version\":1,\"hooks\":{}}' > .github/hooks/loopbreaker.json", KindHooks},
+		{"git checkout -- .github/hooks", KindHooks},
 
 		// The program.
 		{"rm /usr/local/bin/loopbreaker", KindBinary},
@@ -199,6 +203,8 @@ func TestShellAllowed(t *testing.T) {
 		"cat loopbreaker.yaml",
 		"less .claude/settings.json",
 		"cat .claude/settings.json | jq .hooks",
+		"cat .github/hooks/loopbreaker.json",
+		"ls .github/hooks",
 		"ls -la .loopbreaker ~/.local/state/loopbreaker",
 		"cp loopbreaker.yaml /tmp/backup.yaml",
 		"sed 's/enabled/x/' loopbreaker.yaml",
@@ -257,16 +263,22 @@ func TestShellAllowed(t *testing.T) {
 // TestWrites: edit tools are checked by the paths they write.
 func TestWrites(t *testing.T) {
 	refused := map[string]Kind{
-		"/home/dev/proj/loopbreaker.yaml": KindConfig,
-		"loopbreaker.yml":                 KindConfig,
-		"src/../loopbreaker.yaml":         KindConfig,
-		".claude/settings.json":           KindHooks,
-		".claude/settings.local.json":     KindHooks,
-		"~/.claude/settings.json":         KindHooks,
-		"/home/dev/.gemini/settings.json": KindHooks,
-		".codex/hooks.json":               KindHooks,
-		"/home/dev/.codex/config.toml":    KindHooks,
-		".loopbreaker/state.json":         KindState,
+		"/home/dev/proj/loopbreaker.yaml":                                    KindConfig,
+		"loopbreaker.yml":                                                    KindConfig,
+		"src/../loopbreaker.yaml":                                            KindConfig,
+		".claude/settings.json":                                              KindHooks,
+		".claude/settings.local.json":                                        KindHooks,
+		"~/.claude/settings.json":                                            KindHooks,
+		"/home/dev/.gemini/settings.json":                                    KindHooks,
+		".codex/hooks.json":                                                  KindHooks,
+		"/home/dev/.codex/config.toml":                                       KindHooks,
+		".github/hooks/loopbreaker.json":                                     KindHooks,
+		".github/hooks/other.json":                                           KindHooks,
+		"~/.copilot/hooks/loopbreaker.json":                                  KindHooks,
+		".pi/extensions/loopbreaker.js":                                      KindHooks,
+		".pi/extensions/undo.ts":                                             KindHooks,
+		"~/.pi/agent/extensions/undo.js":                                     KindHooks,
+		".loopbreaker/state.json":                                            KindState,
 		"/home/dev/.local/state/loopbreaker/projects/proj-1a2b/state.json":   KindState,
 		"/home/dev/.local/state/loopbreaker/projects/other-9f9f/journal.log": KindState,
 	}
@@ -276,7 +288,7 @@ func TestWrites(t *testing.T) {
 			t.Errorf("write %s: findings %v, want %s", path, got, kind)
 		}
 	}
-	for _, path := range []string{"src/main.go", "docs/loopbreaker.yaml.md", ".claude/agents/reviewer.md", "/home/dev/other/loopbreaker.yaml", "CLAUDE.md"} {
+	for _, path := range []string{"src/main.go", "docs/loopbreaker.yaml.md", ".claude/agents/reviewer.md", "/home/dev/other/loopbreaker.yaml", "CLAUDE.md", ".github/workflows/ci.yml", ".pi/prompts/review.md"} {
 		if got := Check(Call{Cwd: "/home/dev/proj", Writes: []string{path}}, fixture()); len(got) > 0 {
 			t.Errorf("write %s: refused as %v", path, got)
 		}

@@ -1,8 +1,8 @@
 // Package transcript reads recorded agent sessions: Claude Code
 // transcripts and stream-json logs, Codex CLI rollouts, Gemini CLI chat
-// logs, Qwen Code chats, pi sessions, OpenCode session exports, SWE-agent
-// and mini-swe-agent trajectories, ATIF trajectories and loopbreaker's own
-// journal. Each becomes a Session: the tool calls the
+// logs, Qwen Code chats, pi sessions, GitHub Copilot CLI session events,
+// OpenCode session exports, SWE-agent and mini-swe-agent trajectories, ATIF
+// trajectories and loopbreaker's own journal. Each becomes a Session: the tool calls the
 // agent made, with their results, and the ends of its turns, in order.
 //
 // A tool call is kept as the hook payload the agent CLI would have sent
@@ -37,6 +37,7 @@ const (
 	FormatCodex       Format = "codex"          // ~/.codex/sessions/**/rollout-*.jsonl
 	FormatGemini      Format = "gemini"         // ~/.gemini/tmp/**/chats/*
 	FormatQwen        Format = "qwen"           // ~/.qwen/projects/*/chats/*.jsonl
+	FormatCopilot     Format = "copilot"        // ~/.copilot/session-state/*/events.jsonl
 	FormatPi          Format = "pi"             // ~/.pi/agent/sessions/*/*.jsonl
 	FormatOpenCode    Format = "opencode"       // opencode export SESSION_ID
 	FormatSWEAgent    Format = "swe-agent"      // *.traj
@@ -127,6 +128,8 @@ func Parse(name string, data []byte) (*Session, error) {
 		s, err = parseGemini(data)
 	case FormatQwen:
 		s, err = parseQwen(data)
+	case FormatCopilot:
+		s, err = parseCopilot(data)
 	case FormatPi:
 		s, err = parsePi(data)
 	case FormatOpenCode:
@@ -140,7 +143,7 @@ func Parse(name string, data []byte) (*Session, error) {
 	case FormatLoopbreaker:
 		s, err = parseJournal(data)
 	default:
-		return nil, fmt.Errorf("%s: %w (want a Claude Code, Codex, Gemini CLI, Qwen Code, pi, OpenCode (opencode export), SWE-agent, mini-swe-agent or ATIF session, or a loopbreaker journal)", name, ErrUnknownFormat)
+		return nil, fmt.Errorf("%s: %w (want a Claude Code, Codex, Gemini CLI, Qwen Code, pi, Copilot CLI, OpenCode (opencode export), SWE-agent, mini-swe-agent or ATIF session, or a loopbreaker journal)", name, ErrUnknownFormat)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s): %w", name, f, err)
@@ -217,6 +220,8 @@ func Detect(data []byte) Format {
 			// Qwen Code's records carry where they come from, and
 			// messages in parts (Gemini's shape, not Claude's content).
 			Provenance string `json:"provenance"`
+			// Copilot CLI's events are {type, data} with dotted types.
+			Data json.RawMessage `json:"data"`
 			// pi's header line: {type: "session", version, id, cwd}.
 			Version json.RawMessage `json:"version"`
 			ID      string          `json:"id"`
@@ -226,6 +231,8 @@ func Detect(data []byte) Format {
 			continue
 		}
 		switch {
+		case isCopilotEvent(l.Type, l.Data):
+			return FormatCopilot
 		case l.Type == "session" && len(l.Version) > 0 && l.ID != "" && l.Cwd != "":
 			return FormatPi
 		case l.Provenance != "" && l.Session != "" && (l.Type == "user" || l.Type == "assistant" || l.Type == "tool_result" || l.Type == "system"):

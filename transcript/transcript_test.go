@@ -40,6 +40,11 @@ func TestReadersOnSessions(t *testing.T) {
 		{"gemini-chat-stuck.jsonl", transcript.FormatGemini, "ac39ebfd-eb0c-4ee7-aea1-aa5722cfead5", 9, 1, "write_file", 4, 5},
 		// Two failing go test runs, a failing edit and a missing file.
 		{"qwen-chat-calc.jsonl", transcript.FormatQwen, "d79f3bae-89c1-46d3-988c-5ecff95afde6", 7, 1, "run_shell_command", 4, 2},
+		// A failing go test (exit 1 in the shell's status line), three
+		// edits whose text is not found; the two calls the hook denied
+		// after them are left out.
+		{"copilot-events-failing-edit.jsonl", transcript.FormatCopilot, "", 4, 1, "bash", 4, 0},
+		{"copilot-events-cycle-guarded.jsonl", transcript.FormatCopilot, "", 10, 1, "view", 0, 0},
 		// Two failing go test runs around two fixes, a failed edit, a
 		// missing file, an unknown tool, then the tests pass.
 		{"pi-session-calc.jsonl", transcript.FormatPi, "01a21e74-ff67-76d9-94ee-b661f7cb249c", 10, 1, "bash", 5, 3},

@@ -27,7 +27,15 @@ type Step struct {
 	Args map[string]any
 	// Message is a final assistant message: it ends the turn.
 	Message string
+	// Batch are the calls of one response, in order: the CLI may run
+	// them at once. Each counts as one call of the script's history.
+	Batch []Step
 }
+
+// slots is how many places of the script's history s takes: one per
+// call of a batch, else one (a message too, so that a step's index is the
+// number of tool calls before it in a script without batches).
+func (s Step) slots() int { return max(1, len(s.Batch)) }
 
 // Shell is a step that runs cmd with exec_command.
 func Shell(cmd string) Step { return Step{Shell: cmd} }
@@ -123,12 +131,32 @@ func (m *OpenAI) serve(w http.ResponseWriter, r *http.Request) {
 	step := Step{Message: "ok"}
 	if len(tools) > 0 {
 		step = Step{Message: m.final}
-		if i := historyCalls(req.Input); i < len(m.script) {
+		if i := stepAt(m.script, historyCalls(req.Input)); i < len(m.script) {
 			step = m.script[i]
 		}
 	}
-	item := outputItem(step, tools, n)
-	m.stream(w, item, n)
+	var items []map[string]any
+	if len(step.Batch) > 0 {
+		for k, s := range step.Batch {
+			items = append(items, outputItem(s, tools, n*100+int64(k)))
+		}
+	} else {
+		items = append(items, outputItem(step, tools, n))
+	}
+	m.stream(w, items, n)
+}
+
+// stepAt is the index of the step that answers a conversation with calls
+// tool calls in its history: the steps before it take that many places.
+func stepAt(script []Step, calls int) int {
+	sum := 0
+	for i, s := range script {
+		if sum >= calls {
+			return i
+		}
+		sum += s.slots()
+	}
+	return len(script)
 }
 
 // readBody reads a request body, undoing the compressions Codex may use.
@@ -236,7 +264,7 @@ func keys(m map[string]string) []string {
 // stream writes item as one streamed response: response.created,
 // output_item.added, output_text.delta (messages), output_item.done,
 // response.completed.
-func (m *OpenAI) stream(w http.ResponseWriter, item map[string]any, n int64) {
+func (m *OpenAI) stream(w http.ResponseWriter, items []map[string]any, n int64) {
 	id := fmt.Sprintf("resp_%03d", n)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -247,14 +275,18 @@ func (m *OpenAI) stream(w http.ResponseWriter, item map[string]any, n int64) {
 		fmt.Fprintf(&buf, "event: %s\ndata: %s\n\n", name, b)
 	}
 	event("response.created", map[string]any{"response": map[string]any{"id": id, "object": "response", "status": "in_progress"}})
-	event("response.output_item.added", map[string]any{"output_index": 0, "item": item})
-	if item["type"] == "message" {
-		text := item["content"].([]map[string]any)[0]["text"]
-		event("response.output_text.delta", map[string]any{"item_id": item["id"], "output_index": 0, "content_index": 0, "delta": text})
+	output := make([]any, 0, len(items))
+	for i, item := range items {
+		event("response.output_item.added", map[string]any{"output_index": i, "item": item})
+		if item["type"] == "message" {
+			text := item["content"].([]map[string]any)[0]["text"]
+			event("response.output_text.delta", map[string]any{"item_id": item["id"], "output_index": i, "content_index": 0, "delta": text})
+		}
+		event("response.output_item.done", map[string]any{"output_index": i, "item": item})
+		output = append(output, item)
 	}
-	event("response.output_item.done", map[string]any{"output_index": 0, "item": item})
 	event("response.completed", map[string]any{"response": map[string]any{
-		"id": id, "object": "response", "status": "completed", "output": []any{item},
+		"id": id, "object": "response", "status": "completed", "output": output,
 		"usage": map[string]any{
 			"input_tokens": 100, "input_tokens_details": map[string]any{"cached_tokens": 0},
 			"output_tokens": 10, "output_tokens_details": map[string]any{"reasoning_tokens": 0},

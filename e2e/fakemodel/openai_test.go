@@ -126,3 +126,44 @@ func TestOpenAIFunctionApplyPatchAndMissingTools(t *testing.T) {
 		t.Errorf("chat completions: %d, want 404", resp.StatusCode)
 	}
 }
+
+// A batch takes one place of the script per call; without batches a
+// step's index is the number of calls before it, as it always was.
+func TestStepAtCountsABatchPerCall(t *testing.T) {
+	plain := []Step{Shell("a"), Message("m"), Shell("b")}
+	for calls, want := range []int{0, 1, 2, 3} {
+		if got := stepAt(plain, calls); got != want {
+			t.Errorf("plain script, %d calls: step %d, want %d", calls, got, want)
+		}
+	}
+	batched := []Step{{Batch: []Step{Shell("a"), Shell("b"), Shell("c")}}, Shell("d"), Message("done")}
+	for _, tt := range []struct{ calls, want int }{{0, 0}, {3, 1}, {4, 2}, {5, 3}} {
+		if got := stepAt(batched, tt.calls); got != tt.want {
+			t.Errorf("batched script, %d calls: step %d, want %d", tt.calls, got, tt.want)
+		}
+	}
+}
+
+// A batch is one response with every call of it, each an output item of
+// its own with its own call id.
+func TestOpenAIBatchIsOneResponseWithEveryCall(t *testing.T) {
+	m := NewOpenAI(t, []Step{{Batch: []Step{{Tool: "view", Args: map[string]any{"path": "/a"}}, {Tool: "view", Args: map[string]any{"path": "/b"}}}}, Message("done")}, "")
+	tools := `[{"type":"function","name":"view"}]`
+	var ids, paths []string
+	for _, e := range post(t, m.URL, tools, 0) {
+		if e["type"] != "response.output_item.done" {
+			continue
+		}
+		item := e["item"].(map[string]any)
+		var args struct{ Path string }
+		json.Unmarshal([]byte(item["arguments"].(string)), &args)
+		ids, paths = append(ids, item["call_id"].(string)), append(paths, args.Path)
+	}
+	if len(ids) != 2 || ids[0] == ids[1] || strings.Join(paths, ",") != "/a,/b" {
+		t.Errorf("items %q %q, want two calls, /a then /b, with their own ids", ids, paths)
+	}
+	// With both calls in the history, the next step answers.
+	if item := doneItem(t, post(t, m.URL, tools, 2)); item["type"] != "message" {
+		t.Errorf("after the batch: %v, want the message", item)
+	}
+}

@@ -75,6 +75,15 @@ type Answer struct {
 	SystemMessage string
 }
 
+// Show is a call for a test's message: its event, tool and answer;
+// "none" for nil.
+func Show(c *Call) string {
+	if c == nil {
+		return "none"
+	}
+	return c.Event + " " + c.ToolName + " answered " + strings.TrimSpace(c.Stdout)
+}
+
 // Empty reports whether the answer asks nothing.
 func (a Answer) Empty() bool { return a == Answer{} }
 
@@ -84,6 +93,11 @@ func (a Answer) Text() string {
 }
 
 type wireAnswer struct {
+	// Copilot CLI's answers are flat.
+	PermissionDecision       string `json:"permissionDecision"`
+	PermissionDecisionReason string `json:"permissionDecisionReason"`
+	AdditionalContext        string `json:"additionalContext"`
+
 	Continue      *bool  `json:"continue"`
 	StopReason    string `json:"stopReason"`
 	Decision      string `json:"decision"`
@@ -107,16 +121,19 @@ func decodeAnswer(stdout string) (Answer, error) {
 		return a, err
 	}
 	a.Stop = w.Continue != nil && !*w.Continue
-	a.Deny = w.Decision == "deny" || w.Decision == "block"
+	a.Deny = w.Decision == "deny" || w.Decision == "block" || w.PermissionDecision == "deny"
 	a.SystemMessage = w.SystemMessage
-	for _, r := range []string{w.StopReason, w.Reason} {
+	a.Context = w.AdditionalContext
+	for _, r := range []string{w.StopReason, w.Reason, w.PermissionDecisionReason} {
 		if a.Reason == "" {
 			a.Reason = r
 		}
 	}
 	if h := w.HookSpecific; h != nil {
 		a.Deny = a.Deny || h.PermissionDecision == "deny"
-		a.Context = h.AdditionalContext
+		if h.AdditionalContext != "" {
+			a.Context = h.AdditionalContext
+		}
 		if a.Reason == "" {
 			a.Reason = h.PermissionDecisionReason
 		}
@@ -148,9 +165,15 @@ func ReadCalls(log string) ([]Call, error) {
 			ToolName  string          `json:"tool_name"`
 			ToolUseID string          `json:"tool_use_id"`
 			ToolInput json.RawMessage `json:"tool_input"`
+			// Copilot CLI's names; its command names the event.
+			CopilotTool string          `json:"toolName"`
+			CopilotArgs json.RawMessage `json:"toolArgs"`
 		}
 		if len(c.Payload) > 0 {
 			json.Unmarshal(c.Payload, &p)
+		}
+		if len(c.Args) >= 3 && c.Args[0] == "hook" && c.Args[1] == "copilot" {
+			p.Event, p.ToolName, p.ToolInput = c.Args[2], p.CopilotTool, p.CopilotArgs
 		}
 		c.Event, c.ToolName, c.ToolUseID, c.ToolInput = p.Event, p.ToolName, p.ToolUseID, p.ToolInput
 		if c.Answer, err = decodeAnswer(c.Stdout); err != nil {
@@ -163,6 +186,21 @@ func ReadCalls(log string) ([]Call, error) {
 	}
 	sort.SliceStable(calls, func(i, j int) bool { return calls[i].Start.Before(calls[j].Start) })
 	return calls, nil
+}
+
+// Missing lists the events of want that no call of calls is of, with
+// how many calls each event had, for a test's message.
+func Missing(calls []Call, want ...string) (missing []string, seen map[string]int) {
+	seen = map[string]int{}
+	for _, c := range calls {
+		seen[c.Event]++
+	}
+	for _, e := range want {
+		if seen[e] == 0 {
+			missing = append(missing, e)
+		}
+	}
+	return missing, seen
 }
 
 // Latencies are the durations of calls in milliseconds, sorted.

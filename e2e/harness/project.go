@@ -55,8 +55,15 @@ func (p *Project) Guard(tool string) {
 	p.T.Helper()
 	p.Loopbreaker("init")
 	p.Loopbreaker("hook", "install", tool, "--command", p.Command)
+	p.Commit("loopbreaker")
+}
+
+// Commit commits everything in the repository, so that what loopbreaker
+// and the test set up is not the agent's change.
+func (p *Project) Commit(msg string) {
+	p.T.Helper()
 	Git(p.T, p.Repo, "add", "-A")
-	Git(p.T, p.Repo, "commit", "-q", "--allow-empty", "-m", "loopbreaker")
+	Git(p.T, p.Repo, "commit", "-q", "--allow-empty", "-m", msg)
 }
 
 // Calls is every hook call so far.
@@ -69,18 +76,4 @@ func (p *Project) Calls() []Call {
 func (p *Project) Status(session string) lb.Status {
 	p.T.Helper()
 	return Status(p.T, p.Loopbreaker("status", "--session", session, "--json"))
-}
-
-// Try runs the real loopbreaker in the repository, whatever its exit.
-func (p *Project) Try(args ...string) Result {
-	p.T.Helper()
-	return Run(p.T, Cmd{Path: p.Bins.Loopbreaker, Args: args, Dir: p.Repo, Env: p.Env, Timeout: 30 * time.Second})
-}
-
-// Commit commits everything in the repository, so that what the setup
-// wrote is not the agent's change.
-func (p *Project) Commit(msg string) {
-	p.T.Helper()
-	Git(p.T, p.Repo, "add", "-A")
-	Git(p.T, p.Repo, "commit", "-q", "--allow-empty", "-m", msg)
 }

@@ -43,14 +43,8 @@ func TestInstallRunsBesideOtherHooksAndUninstallRestores(t *testing.T) {
 	if r.Exit != 0 {
 		t.Fatalf("qwen exit %d\n%s", r.Exit, r.Stderr)
 	}
-	events := map[string]int{}
-	for _, c := range a.calls() {
-		events[c.Event]++
-	}
-	for _, e := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUseFailure", "Stop"} {
-		if events[e] == 0 {
-			t.Errorf("no %s hook call reached loopbreaker (calls: %v)", e, events)
-		}
+	if missing, seen := harness.Missing(a.calls(), "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUseFailure", "Stop"); len(missing) > 0 {
+		t.Errorf("no hook call of %v reached loopbreaker (calls: %v)", missing, seen)
 	}
 	if b, err := os.ReadFile(audit); err != nil || !strings.Contains(string(b), `"tool_name":"run_shell_command"`) {
 		t.Errorf("the person's own hook did not run beside loopbreaker's: %v %q", err, b)

@@ -19,13 +19,6 @@ type verdict struct {
 	toolsAfterHalt   int
 }
 
-func show(c *harness.Call) string {
-	if c == nil {
-		return "none"
-	}
-	return c.Event + " " + c.ToolName + " answered " + strings.TrimSpace(c.Stdout)
-}
-
 func verdictOf(calls []harness.Call) verdict {
 	var v verdict
 	ran := 0
@@ -67,10 +60,10 @@ func TestIdenticalReadWarnedThenStoppedByQwen(t *testing.T) {
 	r := a.qwen("fix the failing test", steps)
 	v := verdictOf(a.calls())
 	if v.warn == nil || v.warnAt != 4 || v.warn.Event != "PostToolUse" {
-		t.Fatalf("warned at %s after %d reads, want PostToolUse of the 4th", show(v.warn), v.warnAt)
+		t.Fatalf("warned at %s after %d reads, want PostToolUse of the 4th", harness.Show(v.warn), v.warnAt)
 	}
 	if v.halt != nil {
-		t.Errorf("halted at %s after %d reads, want Qwen's own guard first", show(v.halt), v.haltAt)
+		t.Errorf("halted at %s after %d reads, want Qwen's own guard first", harness.Show(v.halt), v.haltAt)
 	}
 	if i := r.api.Log.FirstMainContaining("HALF_OPEN (warning)"); i != 5 {
 		t.Errorf("the warning reached the model in request %d, want the 5th: %q", i, v.warn.Answer.Context)
@@ -98,10 +91,10 @@ func TestReadCycleWarnedAndHalted(t *testing.T) {
 	r := a.qwen("fix the failing test", steps)
 	v := verdictOf(a.calls())
 	if v.warn == nil || v.warn.Event != "PostToolUse" {
-		t.Fatalf("warned at %s, want a PostToolUse", show(v.warn))
+		t.Fatalf("warned at %s, want a PostToolUse", harness.Show(v.warn))
 	}
 	if v.halt == nil || v.halt.Event != "PostToolUse" || !v.halt.Answer.Stop || v.haltAt <= v.warnAt {
-		t.Fatalf("halted at %s after %d reads (warned after %d), want continue:false at a later PostToolUse\nstderr: %s", show(v.halt), v.haltAt, v.warnAt, r.Stderr)
+		t.Fatalf("halted at %s after %d reads (warned after %d), want continue:false at a later PostToolUse\nstderr: %s", harness.Show(v.halt), v.haltAt, v.warnAt, r.Stderr)
 	}
 	t.Logf("warned after %d reads, halted after %d", v.warnAt, v.haltAt)
 	if !v.blockedAfterHalt || v.toolsAfterHalt != 0 {

@@ -11,7 +11,6 @@
 package qwen
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -23,23 +22,5 @@ import (
 var bins harness.Binaries
 
 func TestMain(m *testing.M) {
-	os.Exit(runTier(m))
-}
-
-func runTier(m *testing.M) int {
-	if p, err := harness.Qwen0_24.Path(); err == nil && os.Getenv("LOOPBREAKER_E2E") != "0" {
-		if _, err := os.Stat(p); err == nil {
-			dir, err := os.MkdirTemp("", "lb-e2e-qwen-")
-			if err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				return 1
-			}
-			defer os.RemoveAll(dir)
-			if bins, err = harness.Build(dir); err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				return 1
-			}
-		}
-	}
-	return m.Run()
+	os.Exit(harness.TierMain(m, harness.Qwen0_24, &bins))
 }

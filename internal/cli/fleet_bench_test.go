@@ -90,6 +90,7 @@ func BenchmarkFleetOpenLoop(b *testing.B) {
 				n := float64(b.N)
 				b.ReportMetric(float64(after["round_trips"]-before["round_trips"])/n, "roundtrips/record")
 				b.ReportMetric(float64(after["conflicts"]-before["conflicts"])/n, "conflicts/record")
+				b.ReportMetric(float64(after["turn_waits"]-before["turn_waits"])/n, "turnwaits/record")
 				b.ReportMetric(float64(after["scripts"]-before["scripts"])/n, "scripts/record")
 			}
 			b.ReportMetric(0, "ns/op")

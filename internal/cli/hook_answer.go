@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/config"
@@ -26,6 +27,14 @@ type hookAnswerOptions struct {
 // blocks a turn end. The policy is hookpolicy's; this wires it.
 func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string) (err error) {
 	var o hookAnswerOptions
+	// Copilot CLI's payloads do not name their event: the installed
+	// command does, as the word after the tool. OpenCode's plugin names it
+	// there too (it shows in a process list); its payload's
+	// hook_event_name must agree.
+	var event string
+	if (tool == hook.Copilot || tool == hook.OpenCode) && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		event, args = args[0], args[1:]
+	}
 	fs := newFlagSet("hook "+string(tool), env)
 	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent of the working directory with loopbreaker.yaml (or a legacy .loopbreaker/))")
 	def := env.Getenv("LOOPBREAKER_SESSION")
@@ -35,30 +44,23 @@ func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string)
 	fs.StringVar(&o.session, "session", def, "session `name` whose breaker the hook feeds (env LOOPBREAKER_SESSION; default: the tool's name)")
 	fs.StringVar(&o.caller, "caller", env.Getenv("LOOPBREAKER_CALLER"), "who is asking; the half-open probe is tied to it (env LOOPBREAKER_CALLER; default: the session)")
 	fs.Var(&o.sets, "set", "override a configuration `key=value` (repeatable)")
-	// OpenCode's plugin names the event on the command line too (it shows
-	// in a process list); the payload's hook_event_name must agree.
-	var event string
-	if tool == hook.OpenCode {
-		if err := parseFlags(fs, args); err != nil {
-			return err
-		}
-		if fs.NArg() > 1 {
-			return usagef("hook opencode: unexpected argument %q: it takes one event name (flags go before it)", fs.Arg(1))
-		}
-		event = fs.Arg(0)
-	} else if err := parse(fs, args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	// A person who typed the command gets a notice instead of a wait for
 	// input; like every hook answer it exits 0.
 	if isTerminal(env.Stdin) {
-		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: stdin is a terminal: the agent CLI runs this command with its JSON payload on stdin (try `loopbreaker hook %s < payload.json`); to install the hooks run `loopbreaker hook install %s`\n", tool, tool, tool)
+		try := string(tool)
+		switch tool {
+		case hook.Copilot:
+			try += " preToolUse"
+		case hook.OpenCode:
+			try += " PreToolUse"
+		}
+		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: stdin is a terminal: the agent CLI runs this command with its JSON payload on stdin (try `loopbreaker hook %s < payload.json`); to install the hooks run `loopbreaker hook install %s`\n", tool, try, tool)
 		return nil
 	}
-	p, perr := hook.Read(tool, env.Stdin)
-	if perr == nil && event != "" && p.Event != event {
-		perr = fmt.Errorf("the command names event %s but the payload's hook_event_name is %q", event, p.Event)
-	}
+	p, perr := hook.ReadEvent(tool, event, env.Stdin)
 	if perr != nil {
 		msg := fmt.Sprintf("loopbreaker hook %s: %v. This call was not checked; the agent goes on. Check that the hook runs `loopbreaker hook %s` with the payload on stdin.", tool, perr, tool)
 		fmt.Fprintln(env.Stderr, msg)

@@ -9,7 +9,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 	"github.com/loopbreaker/loopbreaker/hookpolicy"
-	"github.com/loopbreaker/loopbreaker/internal/plainjson"
+	"github.com/loopbreaker/loopbreaker/internal/jsonenc"
 	"github.com/loopbreaker/loopbreaker/session"
 	"github.com/loopbreaker/loopbreaker/tamper"
 )
@@ -30,7 +30,7 @@ func hookGuard(env *Env, w *workspace) *hookpolicy.Guard {
 		StateRoot: guardStateRoot(env, w),
 		Vars:      map[string]string{},
 	}
-	for _, name := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "LOOPBREAKER_DIR", "LOOPBREAKER_STATE_DIR"} {
+	for _, name := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "COPILOT_HOME", "PI_CODING_AGENT_DIR", "LOOPBREAKER_DIR", "LOOPBREAKER_STATE_DIR"} {
 		if v := env.Getenv(name); v != "" {
 			p.Vars[name] = v
 		}
@@ -54,6 +54,12 @@ func hookGuard(env *Env, w *workspace) *hookpolicy.Guard {
 		}
 	}
 	p.Hooks = append(p.Hooks, codexConfigPath(env))
+	if dir := env.Getenv("COPILOT_HOME"); filepath.IsAbs(dir) {
+		p.HookDirs = append(p.HookDirs, filepath.Join(dir, "hooks"))
+	}
+	if dir := env.Getenv("PI_CODING_AGENT_DIR"); filepath.IsAbs(dir) {
+		p.HookDirs = append(p.HookDirs, filepath.Join(dir, "extensions"))
+	}
 	if exe, err := os.Executable(); err == nil {
 		p.Binaries = append(p.Binaries, exe)
 		if real, err := filepath.EvalSymlinks(exe); err == nil && real != exe {
@@ -89,10 +95,10 @@ func absIn(dir, path string) string {
 // files (permissions the CLI saves as the person approves them) are not
 // part of it.
 func guardFingerprint(env *Env, w *workspace) string {
-	// plainjson gives json.Marshal's bytes (the fingerprints breakers
+	// jsonenc.Marshal gives json.Marshal's bytes (the fingerprints breakers
 	// hold were made with it) without building its tables of every type
 	// under lb.Config in each hook process.
-	return hashDoc(fingerprintOf(env, w), plainjson.Marshal)
+	return hashDoc(fingerprintOf(env, w), jsonenc.Marshal)
 }
 
 // fingerprintPlace is one agent CLI's settings file in the fingerprint.

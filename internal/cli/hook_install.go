@@ -30,8 +30,8 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	var o hookInstallOptions
 	fs := newFlagSet("hook "+verb, env)
 	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
-	fs.BoolVar(&o.user, "user", false, "edit the user's settings (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json, ~/.qwen/settings.json, pi: ~/.pi/agent/extensions/loopbreaker.js, OpenCode: ~/.config/opencode/plugins/loopbreaker.js)")
-	fs.BoolVar(&o.proj, "project", false, "edit the project's settings (.claude/settings.json, .codex/hooks.json, .gemini/settings.json, .qwen/settings.json, pi: .pi/extensions/loopbreaker.js, OpenCode: .opencode/plugins/loopbreaker.js; the default)")
+	fs.BoolVar(&o.user, "user", false, "edit the user's settings (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json, ~/.qwen/settings.json, pi: ~/.pi/agent/extensions/loopbreaker.js, ~/.copilot/hooks/loopbreaker.json, OpenCode: ~/.config/opencode/plugins/loopbreaker.js)")
+	fs.BoolVar(&o.proj, "project", false, "edit the project's settings (.claude/settings.json, .codex/hooks.json, .gemini/settings.json, .qwen/settings.json, pi: .pi/extensions/loopbreaker.js, .github/hooks/loopbreaker.json, OpenCode: .opencode/plugins/loopbreaker.js; the default)")
 	fs.StringVar(&o.command, "command", "", "the `program` the hooks run (default: the absolute path of this loopbreaker binary); the entry runs `PROGRAM hook TOOL`, and does nothing but warn when PROGRAM is gone")
 	if verb == "install" {
 		fs.StringVar(&o.agentVersion, "agent-version", "", "claude: Claude Code's `version` (default: asked with claude --version); 2.1 and later also get the PostToolBatch hook, which 2.0.x does not know")
@@ -55,7 +55,7 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 		rest = fs.Args()[1:]
 	}
 	if len(pos) != 1 {
-		return usagef("hook %s: name one agent: claude, codex, gemini, qwen, pi or opencode (got %d arguments)", verb, len(pos))
+		return usagef("hook %s: name one agent: claude, codex, gemini, qwen, pi, copilot or opencode (got %d arguments)", verb, len(pos))
 	}
 	tool, err := hook.ParseTool(pos[0])
 	if err != nil {
@@ -186,6 +186,8 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 		geminiTrustNotes(env, o, project)
 	case hook.Qwen:
 		qwenTrustNotes(env, o, project)
+	case hook.Copilot:
+		copilotTrustNotes(env, o, project)
 	case hook.Pi:
 		if !o.user {
 			fmt.Fprintf(out, "  pi loads .pi/extensions of the directory it starts in: start pi in %s\n", project)
@@ -322,6 +324,19 @@ func qwenTrustNotes(env *Env, o hookInstallOptions, project string) {
 			canonical(project), state, canonical(project), hookinstall.QwenTrustedFoldersPath(env.Getenv))
 	}
 	fmt.Fprintf(out, "  Qwen Code reads .qwen/settings.json of the directory it starts in: start qwen in %s\n", project)
+}
+
+// copilotTrustNotes names the step only the person can take: Copilot CLI
+// runs a project's hooks only in a folder they trusted.
+func copilotTrustNotes(env *Env, o hookInstallOptions, project string) {
+	if o.user {
+		return // user-level hooks run in every folder
+	}
+	if trusted, _ := hookinstall.CopilotFolderTrust(project, env.Getenv); trusted {
+		return
+	}
+	fmt.Fprintf(env.Stdout, "  next: Copilot CLI runs a project's hooks only in a folder you trusted, and %s is not in trustedFolders of %s: run `copilot` in %s once and let it remember the folder, or for one headless run `copilot -p PROMPT --trust-folder`; loopbreaker does not trust a folder for you\n",
+		canonical(project), hookinstall.CopilotConfigPath(env.Getenv), project)
 }
 
 // codexConfigPath is Codex's config.toml (CODEX_HOME, else ~/.codex).

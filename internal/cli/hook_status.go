@@ -81,7 +81,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("hook status: unexpected argument %q (it reports on claude, codex, gemini, qwen, pi and opencode together)", fs.Arg(0))
+		return usagef("hook status: unexpected argument %q (it reports on claude, codex, gemini, qwen, pi, copilot and opencode together)", fs.Arg(0))
 	}
 	project := resolveProject(env, o.project)
 	rep := hookStatusReport{Project: project, Warnings: []string{}}
@@ -166,6 +166,8 @@ func unseenHint(tool hook.Tool) string {
 		return "an untrusted folder, or gemini started in a subdirectory"
 	case hook.Qwen:
 		return "an untrusted folder (with security.folderTrust on), qwen started in a subdirectory, or disableAllHooks"
+	case hook.Copilot:
+		return "an untrusted folder (trust it in copilot, or --trust-folder for one -p run), or disableAllHooks in ~/.copilot/settings.json"
 	case hook.Pi:
 		return "pi started in a subdirectory (it loads .pi/extensions of its working directory only), or run with --no-extensions"
 	case hook.OpenCode:
@@ -189,6 +191,8 @@ func agentSessions(env *Env, tool hook.Tool, project string, since time.Time) []
 		return hookinstall.ClaudeSessions(dir, project, since)
 	case hook.Qwen:
 		return hookinstall.QwenSessions(hookinstall.QwenDir(env.Getenv), project, since)
+	case hook.Copilot:
+		return hookinstall.CopilotSessions(hookinstall.CopilotDir(env.Getenv), project, since)
 	case hook.Pi:
 		return hookinstall.PiSessions(hookinstall.PiSessionsDir(env.Getenv), project, since)
 	}
@@ -256,6 +260,13 @@ func toolStatus(ctx context.Context, env *Env, tool hook.Tool, project string) t
 			ts.Warnings = append(ts.Warnings, "Qwen Code runs no project hooks in an untrusted folder (user-level hooks still run)")
 		} else {
 			ts.Trust = "unknown: folder trust is on and the folder is in no trusted folders file (Qwen Code runs no project hooks until it is trusted)"
+		}
+	case hook.Copilot:
+		if trusted, why := hookinstall.CopilotFolderTrust(project, env.Getenv); trusted {
+			ts.Trust = "trusted (" + why + ")"
+		} else {
+			ts.Trust = "untrusted (" + why + ")"
+			ts.Warnings = append(ts.Warnings, "Copilot CLI runs no project hooks (.github/hooks) in an untrusted folder: trust it when copilot asks (user-level hooks still run)")
 		}
 	case hook.Claude:
 		if installedAnywhere(ts) && ts.Version != "" {

@@ -94,6 +94,11 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	// directory. On Redis every server is a peer: nothing is cached, every
 	// call is one store update (fleet.go).
 	rs, fleet := w.store.(*redisstore.Store)
+	if fleet {
+		// A server writes hot scopes (global) without pause, as the
+		// other servers do: the one that loses goes next.
+		rs.TakeTurns()
+	}
 	if !fleet {
 		release, err := lockServer(w.stateDir, addr)
 		if err != nil {
@@ -128,7 +133,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if fleet {
 		src.Store = func() metrics.StoreCounters {
 			c := rs.Counters()
-			return metrics.StoreCounters{Updates: c.Updates, Scripts: c.Scripts, Conflicts: c.Conflicts, RoundTrips: c.RoundTrips}
+			return metrics.StoreCounters{Updates: c.Updates, Scripts: c.Scripts, Conflicts: c.Conflicts, TurnWaits: c.TurnWaits, RoundTrips: c.RoundTrips}
 		}
 	}
 	mt := metrics.New(src)

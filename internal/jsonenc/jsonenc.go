@@ -5,7 +5,8 @@
 // filestore). encoding/json's reflection, and its validation of the
 // output of every time value's MarshalJSON, cost more than the decision
 // itself. Values the hand-written code does not cover are encoded by
-// encoding/json.
+// encoding/json. Marshal does the same for any plain value (the hook's
+// fingerprint of the whole configuration), walking it by reflection.
 package jsonenc
 
 import (

@@ -28,6 +28,7 @@ func (l *RE) Match(b []byte) bool                    { return l.get().Match(b) }
 func (l *RE) MatchString(s string) bool              { return l.get().MatchString(s) }
 func (l *RE) FindSubmatch(b []byte) [][]byte         { return l.get().FindSubmatch(b) }
 func (l *RE) FindStringSubmatch(s string) []string   { return l.get().FindStringSubmatch(s) }
+func (l *RE) FindStringSubmatchIndex(s string) []int { return l.get().FindStringSubmatchIndex(s) }
 func (l *RE) FindAllString(s string, n int) []string { return l.get().FindAllString(s, n) }
 func (l *RE) FindAllSubmatch(b []byte, n int) [][][]byte {
 	return l.get().FindAllSubmatch(b, n)

@@ -1,4 +1,4 @@
-package plainjson_test
+package jsonenc_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
-	"github.com/loopbreaker/loopbreaker/internal/plainjson"
+	"github.com/loopbreaker/loopbreaker/internal/jsonenc"
 )
 
 // strs are strings encoding/json escapes in its own ways: HTML
@@ -84,9 +84,9 @@ func fill(r *rand.Rand, v reflect.Value, depth int) {
 func same(t *testing.T, v any) {
 	t.Helper()
 	want, wantErr := json.Marshal(v)
-	got, err := plainjson.Marshal(v)
+	got, err := jsonenc.Marshal(v)
 	if (err != nil) != (wantErr != nil) || !bytes.Equal(got, want) {
-		t.Fatalf("plainjson.Marshal = %s (%v)\nencoding/json      = %s (%v)", got, err, want, wantErr)
+		t.Fatalf("jsonenc.Marshal = %s (%v)\nencoding/json      = %s (%v)", got, err, want, wantErr)
 	}
 }
 
@@ -153,14 +153,14 @@ func TestMarshalLeavesTheRestToEncodingJSON(t *testing.T) {
 		same(t, v)
 	}
 	for _, v := range []any{math.NaN(), math.Inf(1), struct{ C chan int }{}, func() {}} {
-		if _, err := plainjson.Marshal(v); err == nil {
+		if _, err := jsonenc.Marshal(v); err == nil {
 			t.Errorf("Marshal(%T) gave no error, as encoding/json does", v)
 		}
 	}
 	type node struct{ Next *node }
 	n := &node{}
 	n.Next = n
-	if _, err := plainjson.Marshal(n); err == nil {
+	if _, err := jsonenc.Marshal(n); err == nil {
 		t.Error("a cycle gave no error, as encoding/json does")
 	}
 }

@@ -1,16 +1,4 @@
-// Package plainjson encodes plain data exactly as encoding/json does,
-// without encoding/json's per-type caches.
-//
-// encoding/json builds, for each struct type it meets, a table of its
-// fields and an encoder for each of them, and keeps it for the life of
-// the process. A process that encodes a large type once (each hook call
-// hashes the whole configuration for its fingerprint) spends more building
-// those tables than encoding. Marshal walks the value with reflection
-// instead, for structs, slices, arrays, maps with string keys, pointers,
-// interfaces, booleans, numbers and strings; anything else (a type with
-// its own marshaller, a tag option, an embedded field, a byte slice) is
-// left to encoding/json, so the bytes are always encoding/json's.
-package plainjson
+package jsonenc
 
 import (
 	"encoding"
@@ -22,7 +10,16 @@ import (
 	"strings"
 )
 
-// Marshal returns json.Marshal(v).
+// Marshal returns json.Marshal(v) without encoding/json's per-type
+// caches: encoding/json builds, for each struct type it meets, a table of its
+// fields and an encoder for each of them, and keeps it for the life of
+// the process. A process that encodes a large type once (each hook call
+// hashes the whole configuration for its fingerprint) spends more building
+// those tables than encoding. Marshal walks the value with reflection
+// instead, for structs, slices, arrays, maps with string keys, pointers,
+// interfaces, booleans, numbers and strings; anything else (a type with
+// its own marshaller, a tag option, an embedded field, a byte slice) is
+// left to encoding/json, so the bytes are always encoding/json's.
 func Marshal(v any) ([]byte, error) {
 	e := encoder{}
 	if e.value(reflect.ValueOf(v), 0) {
@@ -88,15 +85,13 @@ func (e *encoder) value(v reflect.Value, depth int) bool {
 	case reflect.Float32:
 		return e.delegate(float32(v.Float()))
 	case reflect.Float64:
-		// Between 1e-6 and 1e21 encoding/json writes the shortest decimal
-		// without an exponent; exponents, NaN and infinities are its own.
-		if f := v.Float(); f == 0 || math.Abs(f) >= 1e-6 && math.Abs(f) < 1e21 {
-			e.buf = strconv.AppendFloat(e.buf, f, 'f', -1, 64)
-			return true
+		f := v.Float()
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			return false // encoding/json's error
 		}
-		return e.delegate(v.Float())
+		e.buf = Float(e.buf, f)
 	case reflect.String:
-		return e.str(v.String())
+		e.buf = String(e.buf, v.String())
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
 			e.buf = append(e.buf, "null"...)
@@ -127,22 +122,7 @@ func (e *encoder) value(v reflect.Value, depth int) bool {
 	return true
 }
 
-// str appends s quoted: as it is when encoding/json leaves every byte as
-// it is (printable ASCII but for the quote, the backslash and the HTML
-// characters), else as encoding/json escapes it.
-func (e *encoder) str(s string) bool {
-	for i := range len(s) {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return e.delegate(s)
-		}
-	}
-	e.buf = append(e.buf, '"')
-	e.buf = append(e.buf, s...)
-	e.buf = append(e.buf, '"')
-	return true
-}
-
-// delegate appends what encoding/json makes of a string or a number.
+// delegate appends what encoding/json makes of a number.
 func (e *encoder) delegate(x any) bool {
 	b, err := json.Marshal(x)
 	if err != nil {
@@ -200,9 +180,7 @@ func (e *encoder) structValue(v reflect.Value, depth int) bool {
 			e.buf = append(e.buf, ',')
 		}
 		first = false
-		if !e.str(name) {
-			return false
-		}
+		e.buf = String(e.buf, name)
 		e.buf = append(e.buf, ':')
 		if !e.value(v.Field(i), depth+1) {
 			return false
@@ -238,9 +216,7 @@ func (e *encoder) mapValue(v reflect.Value, depth int) bool {
 		if i > 0 {
 			e.buf = append(e.buf, ',')
 		}
-		if !e.str(k.String()) {
-			return false
-		}
+		e.buf = String(e.buf, k.String())
 		e.buf = append(e.buf, ':')
 		if !e.value(v.MapIndex(k), depth+1) {
 			return false
