@@ -95,7 +95,8 @@ type Protected struct {
 	// CLAUDE_CONFIG_DIR...).
 	Hooks []string
 	// HookDirs are more directories whose every file is hook settings
-	// ($COPILOT_HOME/hooks, $PI_CODING_AGENT_DIR/extensions).
+	// ($COPILOT_HOME/hooks, $PI_CODING_AGENT_DIR/extensions,
+	// $XDG_CONFIG_HOME/opencode/plugins).
 	HookDirs []string
 	// Binaries are the loopbreaker program's paths.
 	Binaries []string
@@ -142,10 +143,16 @@ func (p *Protected) entries() []entry {
 		// pi's process and can rewrite what loopbreaker's answers).
 		add(KindHooks, true, filepath.Join(p.Project, ".github", "hooks"))
 		add(KindHooks, true, filepath.Join(p.Project, ".pi", "extensions"))
+		// OpenCode loads every plugin of both directories into its own
+		// process, where one can undo loopbreaker's plugin.
+		add(KindHooks, true, filepath.Join(p.Project, ".opencode", "plugins"))
+		add(KindHooks, true, filepath.Join(p.Project, ".opencode", "plugin"))
 	}
 	if p.Home != "" {
 		add(KindHooks, true, filepath.Join(p.Home, ".copilot", "hooks"))
 		add(KindHooks, true, filepath.Join(p.Home, ".pi", "agent", "extensions"))
+		add(KindHooks, true, filepath.Join(p.Home, ".config", "opencode", "plugins"))
+		add(KindHooks, true, filepath.Join(p.Home, ".config", "opencode", "plugin"))
 	}
 	for _, d := range p.HookDirs {
 		add(KindHooks, true, d)
