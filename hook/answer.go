@@ -88,6 +88,10 @@ func NudgeReachesModel(tool Tool, event string) bool {
 		}
 		return false
 	}
+	if tool == Cline {
+		// Only the two blocking events are read; both deliver context.
+		return event == "PreToolUse" || event == "PostToolUse"
+	}
 	if tool == Copilot {
 		// Copilot CLI reads additionalContext at postToolUse only.
 		return event == "postToolUse"
@@ -132,6 +136,14 @@ func Render(tool Tool, event string, o Outcome, reason string) Answer {
 		return &hookSpecific{HookEventName: event, PermissionDecision: "deny", PermissionDecisionReason: r}
 	}
 	var out *reply
+	if tool == Cline {
+		// Cline shows the person nothing a hook prints: a Notice stays
+		// on stderr, where loopbreaker already wrote it.
+		if o == Notice {
+			return Answer{}
+		}
+		return encodeValue(renderCline(event, o, r))
+	}
 	if o == Notice {
 		// systemMessage is understood on every event of all three tools,
 		// even one loopbreaker could not identify (a payload it could not
@@ -302,12 +314,20 @@ func encode(tool Tool, r *reply) Answer {
 		}
 		return Answer{}
 	}
+	return encodeValue(r)
+}
+
+// encodeValue prints v as one JSON line, nothing for nil.
+func encodeValue(v any) Answer {
+	if v == nil {
+		return Answer{}
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
+	if err := enc.Encode(v); err != nil {
 		// A struct of strings always encodes; keep the protocol anyway.
-		return encode(tool, nil)
+		return Answer{}
 	}
 	return Answer{Stdout: b.Bytes()}
 }

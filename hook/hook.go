@@ -1,6 +1,6 @@
 // Package hook adapts loopbreaker to the hook protocols of agent CLIs:
-// Claude Code, OpenAI Codex CLI, Gemini CLI, Qwen Code, pi, GitHub Copilot
-// CLI and OpenCode (see PROTOCOLS.md).
+// Claude Code, OpenAI Codex CLI, Gemini CLI, Qwen Code, pi, GitHub
+// Copilot CLI, Cline and OpenCode (see PROTOCOLS.md).
 //
 // It reads a hook payload (Parse), turns a tool call into the breaker's
 // canonical ToolCall (BuildToolCall), renders the breaker's answer in the
@@ -37,6 +37,10 @@ const (
 	// not name the event, so the installed command does
 	// (`loopbreaker hook copilot preToolUse`).
 	Copilot Tool = "copilot"
+	// Cline is the Cline CLI (3.x): hook scripts named by event in a
+	// hooks folder, a payload of its own (hookName, tool_call,
+	// tool_result) and an answer of its own (cancel, contextModification).
+	Cline Tool = "cline"
 	// OpenCode has no command hooks: loopbreaker's plugin (OpenCodePlugin)
 	// turns its plugin hooks into Claude Code's events and applies the
 	// answers.
@@ -44,7 +48,7 @@ const (
 )
 
 // AllTools lists the supported tools.
-func AllTools() []Tool { return []Tool{Claude, Codex, Gemini, Qwen, Pi, Copilot, OpenCode} }
+func AllTools() []Tool { return []Tool{Claude, Codex, Gemini, Qwen, Pi, Copilot, Cline, OpenCode} }
 
 // ParseTool turns a command-line word into a Tool.
 func ParseTool(s string) (Tool, error) {
@@ -53,7 +57,7 @@ func ParseTool(s string) (Tool, error) {
 			return t, nil
 		}
 	}
-	return "", fmt.Errorf("unknown agent %q: want claude, codex, gemini, qwen, pi, copilot or opencode", s)
+	return "", fmt.Errorf("unknown agent %q: want claude, codex, gemini, qwen, pi, copilot, cline or opencode", s)
 }
 
 // Kind is what an event means to loopbreaker, whatever the tool calls it.
@@ -100,6 +104,9 @@ func KindOf(tool Tool, event string) Kind {
 			return KindSessionStart
 		}
 		return KindOther
+	}
+	if tool == Cline {
+		return clineKind(event)
 	}
 	switch event {
 	case "PreToolUse":
@@ -209,11 +216,17 @@ func ReadEvent(tool Tool, event string, r io.Reader) (*Payload, error) {
 }
 
 // ParseEvent parses one payload of event. For Copilot CLI the event comes
-// from the command line; for the other tools it must match the payload's
+// from the command line, for Cline when its payload names none; for the other tools it must match the payload's
 // hook_event_name when both are given.
 func ParseEvent(tool Tool, event string, data []byte) (*Payload, error) {
 	if tool == Copilot {
 		return parseCopilot(event, data)
+	}
+	if tool == Cline {
+		// The hook file's name is the event when the payload names none.
+		if t := bytes.TrimSpace(data); len(t) > 0 {
+			return parseCline(t, event)
+		}
 	}
 	p, err := Parse(tool, data)
 	if err == nil && event != "" && p.Event != event {
@@ -232,6 +245,9 @@ func Parse(tool Tool, data []byte) (*Payload, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, fmt.Errorf("the hook payload on stdin is empty: %s runs `loopbreaker hook %s` with a JSON object on stdin; run it from the agent's hook, not by hand", tool, tool)
+	}
+	if tool == Cline {
+		return parseCline(trimmed, "")
 	}
 	var w wire
 	if err := json.Unmarshal(trimmed, &w); err != nil {

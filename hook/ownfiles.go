@@ -19,6 +19,17 @@ func ProjectFiles(project string) []string {
 		if err != nil {
 			continue
 		}
+		if tool == Cline {
+			// A folder: loopbreaker's scripts in it.
+			for _, event := range ClineEvents() {
+				for _, name := range ClineScriptNames(event) {
+					if f := filepath.Join(path, name); mentionsLoopbreaker(f) {
+						out = append(out, f)
+					}
+				}
+			}
+			continue
+		}
 		if mentionsLoopbreaker(path) {
 			out = append(out, path)
 		}

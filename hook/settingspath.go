@@ -6,11 +6,12 @@ import (
 	"path/filepath"
 )
 
-// SettingsPath is the file loopbreaker's hooks go into: the user's
+// SettingsPath is the file loopbreaker's hooks go into (for Cline, the
+// folder of its hook scripts): the user's
 // (user=true) or the project's settings of tool. getenv reads HOME,
 // CLAUDE_CONFIG_DIR, CODEX_HOME, QWEN_HOME, PI_CODING_AGENT_DIR and
-// COPILOT_HOME and XDG_CONFIG_HOME. pi's is the extension file loopbreaker
-// writes, OpenCode's the plugin file.
+// COPILOT_HOME, CLINE_DIR and XDG_CONFIG_HOME. pi's is the extension file
+// loopbreaker writes, OpenCode's the plugin file.
 func SettingsPath(tool Tool, user bool, project string, getenv func(string) string) (string, error) {
 	if !user {
 		switch tool {
@@ -22,6 +23,9 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			return filepath.Join(project, ".gemini", "settings.json"), nil
 		case Qwen:
 			return filepath.Join(project, ".qwen", "settings.json"), nil
+		case Cline:
+			// A folder: one script per event.
+			return filepath.Join(project, ".clinerules", "hooks"), nil
 		case Copilot:
 			// Copilot CLI runs every *.json of the directory: a file of
 			// loopbreaker's own, merged with nothing.
@@ -59,6 +63,11 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			return filepath.Join(d, "settings.json"), nil
 		}
 		return filepath.Join(home, ".qwen", "settings.json"), nil
+	case Cline:
+		if d := getenv("CLINE_DIR"); d != "" {
+			return filepath.Join(d, "hooks"), nil
+		}
+		return filepath.Join(home, ".cline", "hooks"), nil
 	case Copilot:
 		if d := getenv("COPILOT_HOME"); d != "" {
 			return filepath.Join(d, "hooks", CopilotHooksFile), nil

@@ -68,6 +68,15 @@ func Classify(tool Tool, name string) Class {
 		case "read_file":
 			return ClassRead
 		}
+	case Cline:
+		switch name {
+		case "run_commands":
+			return ClassShell
+		case "apply_patch", "editor":
+			return ClassEdit
+		case "read_files":
+			return ClassRead
+		}
 	case Copilot:
 		switch name {
 		case "bash":
@@ -263,6 +272,8 @@ func (p *Payload) Result() Result {
 		return piResult(p, shell)
 	case Gemini:
 		return geminiResult(p, shell)
+	case Cline:
+		return clineResult(p, shell)
 	case Copilot:
 		return copilotResult(p, shell)
 	case OpenCode:
@@ -399,6 +410,8 @@ func (p *Payload) Files(root, base string) []string {
 		}
 	}
 	switch {
+	case p.Tool == Cline:
+		names = clineFiles(p.ToolInput)
 	case p.Tool == OpenCode && class == ClassEdit && len(in["patchText"]) > 0:
 		// OpenCode's apply_patch (offered to GPT models) takes a patch.
 		var s string
@@ -581,6 +594,10 @@ func callOf(p *Payload, root, base string) lb.ToolCall {
 // input, a string, or an argument vector whose last element is the script
 // (Codex: ["bash", "-lc", "go test ./..."]); "" when there is none.
 func (p *Payload) ShellCommand() string {
+	if p.Tool == Cline {
+		// run_commands runs its commands one after the other.
+		return strings.Join(clineCommands(p.ToolInput), "\n")
+	}
 	var in struct {
 		Command json.RawMessage `json:"command"`
 	}

@@ -16,7 +16,7 @@ const fixtureRoot = "/home/dev/calc"
 
 // fixtureDirs are the payload directories per tool: testdata/claude holds
 // Claude Code 2.1.330's, testdata/claude-2.0.77 the last 2.0's.
-var fixtureDirs = map[string]Tool{"claude": Claude, "claude-2.0.77": Claude, "codex": Codex, "gemini": Gemini, "qwen": Qwen, "pi": Pi, "opencode": OpenCode}
+var fixtureDirs = map[string]Tool{"claude": Claude, "claude-2.0.77": Claude, "codex": Codex, "gemini": Gemini, "qwen": Qwen, "pi": Pi, "cline": Cline, "opencode": OpenCode}
 
 func fixture(t *testing.T, dir, name string) *Payload {
 	t.Helper()
@@ -40,6 +40,7 @@ func TestParseFixtures(t *testing.T) {
 		"Stop":          KindStop, "SubagentStop": KindStop, "AfterAgent": KindStop,
 		"UserPromptSubmit": KindPrompt, "BeforeAgent": KindPrompt, "SessionStart": KindSessionStart,
 		"SessionEnd": KindOther, "SubagentStart": KindOther,
+		"TaskComplete": KindStop, "TaskStart": KindSessionStart,
 	}
 	n := 0
 	for dir := range fixtureDirs {

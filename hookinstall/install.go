@@ -690,7 +690,7 @@ func editFile(tool hook.Tool, rootPath, rel, command string, o *Options, hint st
 	res := FileResult{Path: filepath.Join(rootPath, filepath.FromSlash(rel))}
 	root, err := openRoot(rootPath, hint, install)
 	if root == nil || err != nil {
-		return res, err // a missing directory is nothing to uninstall
+		return res, err // nil, nil: nothing to uninstall
 	}
 	defer root.Close()
 	sf := settingsFile{root: root, rel: rel}
@@ -735,11 +735,12 @@ func editFile(tool hook.Tool, rootPath, rel, command string, o *Options, hint st
 	return res, uninstallFile(tool, sf, &res, out, original, perm, hasBackup)
 }
 
-// openRoot opens the directory the person chose, creating it for an
-// install; nil and no error when it is missing and not created.
-func openRoot(rootPath, hint string, create bool) (*nofollow.Dir, error) {
+// openRoot opens the directory the settings live in, without following
+// links below it; an install creates it when missing. A missing directory
+// to uninstall from is nil and no error: nothing to do.
+func openRoot(rootPath, hint string, install bool) (*nofollow.Dir, error) {
 	root, err := nofollow.OpenRoot(rootPath, hint)
-	if errors.Is(err, fs.ErrNotExist) && create {
+	if errors.Is(err, fs.ErrNotExist) && install {
 		if err = os.MkdirAll(rootPath, 0o755); err == nil {
 			root, err = nofollow.OpenRoot(rootPath, hint)
 		}

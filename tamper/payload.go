@@ -10,7 +10,7 @@ import (
 
 // CallOf reads a pre-tool payload as a Call: the command line of a shell
 // tool (Claude Code's Bash and PowerShell, Codex's Bash or exec arrays,
-// Gemini's run_shell_command), the paths of an edit tool (Codex's
+// Gemini's run_shell_command, Cline's run_commands), the paths of an edit tool (Codex's
 // apply_patch bodies included). base is the directory relative paths and
 // commands start from.
 func CallOf(p *hook.Payload, base string) Call {
@@ -31,6 +31,15 @@ func CallOf(p *hook.Payload, base string) Call {
 				}
 				c.Cwd = filepath.Clean(d)
 			}
+		}
+		if p.Tool == hook.Cline {
+			// run_commands runs each of its commands in a shell.
+			for _, line := range strings.Split(p.ShellCommand(), "\n") {
+				if strings.TrimSpace(line) != "" {
+					c.Shell = append(c.Shell, line)
+				}
+			}
+			return c
 		}
 		for _, key := range []string{"command", "cmd"} {
 			var s string

@@ -95,8 +95,8 @@ type Protected struct {
 	// CLAUDE_CONFIG_DIR...).
 	Hooks []string
 	// HookDirs are more directories whose every file is hook settings
-	// ($COPILOT_HOME/hooks, $PI_CODING_AGENT_DIR/extensions,
-	// $XDG_CONFIG_HOME/opencode/plugins).
+	// ($COPILOT_HOME/hooks, $PI_CODING_AGENT_DIR/extensions, Cline's
+	// hooks folder under CLINE_DIR, $XDG_CONFIG_HOME/opencode/plugins).
 	HookDirs []string
 	// Binaries are the loopbreaker program's paths.
 	Binaries []string
@@ -134,6 +134,9 @@ func (p *Protected) entries() []entry {
 		}
 		for _, f := range hookSettings {
 			add(KindHooks, false, filepath.Join(base, f))
+		}
+		for _, d := range hookDirs {
+			add(KindHooks, true, filepath.Join(base, d))
 		}
 	}
 	if p.Project != "" {
@@ -175,6 +178,13 @@ var hookSettings = [...]string{
 	".claude/settings.json", ".claude/settings.local.json",
 	".codex/hooks.json", ".codex/config.toml",
 	".gemini/settings.json",
+}
+
+// hookDirs are the CLIs' hook folders, relative to a project or to the
+// home directory: every file in them is a hook (Cline runs each script
+// named by an event).
+var hookDirs = [...]string{
+	".clinerules/hooks", ".cline/hooks", "Documents/Cline/Hooks",
 }
 
 func split(p string) []string {

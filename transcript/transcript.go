@@ -37,6 +37,7 @@ const (
 	FormatCodex       Format = "codex"          // ~/.codex/sessions/**/rollout-*.jsonl
 	FormatGemini      Format = "gemini"         // ~/.gemini/tmp/**/chats/*
 	FormatQwen        Format = "qwen"           // ~/.qwen/projects/*/chats/*.jsonl
+	FormatCline       Format = "cline"          // ~/.cline/data/sessions/*/*.messages.json
 	FormatCopilot     Format = "copilot"        // ~/.copilot/session-state/*/events.jsonl
 	FormatPi          Format = "pi"             // ~/.pi/agent/sessions/*/*.jsonl
 	FormatOpenCode    Format = "opencode"       // opencode export SESSION_ID
@@ -128,6 +129,8 @@ func Parse(name string, data []byte) (*Session, error) {
 		s, err = parseGemini(data)
 	case FormatQwen:
 		s, err = parseQwen(data)
+	case FormatCline:
+		s, err = parseCline(data)
 	case FormatCopilot:
 		s, err = parseCopilot(data)
 	case FormatPi:
@@ -143,7 +146,7 @@ func Parse(name string, data []byte) (*Session, error) {
 	case FormatLoopbreaker:
 		s, err = parseJournal(data)
 	default:
-		return nil, fmt.Errorf("%s: %w (want a Claude Code, Codex, Gemini CLI, Qwen Code, pi, Copilot CLI, OpenCode (opencode export), SWE-agent, mini-swe-agent or ATIF session, or a loopbreaker journal)", name, ErrUnknownFormat)
+		return nil, fmt.Errorf("%s: %w (want a Claude Code, Codex, Gemini CLI, Qwen Code, pi, Copilot CLI, Cline, OpenCode (opencode export), SWE-agent, mini-swe-agent or ATIF session, or a loopbreaker journal)", name, ErrUnknownFormat)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s): %w", name, f, err)
@@ -180,7 +183,9 @@ func Detect(data []byte) Format {
 			SchemaVersion    string          `json:"schema_version"`
 			Steps            json.RawMessage `json:"steps"`
 			SessionID        string          `json:"sessionId"`
-			Info             struct {
+			// Cline's sessions say where they come from.
+			Origin json.RawMessage `json:"origin"`
+			Info   struct {
 				MiniVersion string `json:"mini_version"`
 			} `json:"info"`
 		}
@@ -192,6 +197,8 @@ func Detect(data []byte) Format {
 				return FormatSWEAgent
 			case strings.HasPrefix(head.SchemaVersion, "ATIF") && len(head.Steps) > 0:
 				return FormatATIF
+			case head.SessionID != "" && len(head.Origin) > 0 && len(head.Messages) > 0 && head.Messages[0] == '[':
+				return FormatCline
 			case head.SessionID != "" && len(head.Messages) > 0 && head.Messages[0] == '[':
 				return FormatGemini
 			case isOpenCodeExport(trimmed):

@@ -40,6 +40,10 @@ func TestReadersOnSessions(t *testing.T) {
 		{"gemini-chat-stuck.jsonl", transcript.FormatGemini, "ac39ebfd-eb0c-4ee7-aea1-aa5722cfead5", 9, 1, "write_file", 4, 5},
 		// Two failing go test runs, a failing edit and a missing file.
 		{"qwen-chat-calc.jsonl", transcript.FormatQwen, "d79f3bae-89c1-46d3-988c-5ecff95afde6", 7, 1, "run_shell_command", 4, 2},
+		// A timed-out go test, a patch that does not apply, then two
+		// files read in turn until loopbreaker cancelled the run (the
+		// last call has no result; its warning is a message of its own).
+		{"cline-messages-cycle-guarded.json", transcript.FormatCline, "1795808816805_s4hg3", 11, 1, "run_commands", 2, 0},
 		// A failing go test (exit 1 in the shell's status line), three
 		// edits whose text is not found; the two calls the hook denied
 		// after them are left out.

@@ -2,7 +2,6 @@ package codex
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
@@ -39,23 +38,12 @@ var sameBadEdit = "*** Begin Patch\n*** Add File: calc.go\n" + plusLines(brokenC
 // PostToolUse.
 const patchThatDoesNotApply = "*** Begin Patch\n*** Update File: calc.go\n@@\n-this line does not exist\n+nor does this one\n*** End Patch\n"
 
-// fixLine is an apply_patch that replaces the line old of file by new.
-func fixLine(file, old, new string) string {
-	return fmt.Sprintf("*** Begin Patch\n*** Update File: %s\n@@\n-%s\n+%s\n*** End Patch\n", file, old, new)
-}
-
-// addFile is an apply_patch that creates file with content.
-func addFile(file, content string) string {
-	return "*** Begin Patch\n*** Add File: " + file + "\n" + plusLines(content) + "*** End Patch\n"
-}
-
-func plusLines(s string) string {
-	var b strings.Builder
-	for _, l := range strings.SplitAfter(strings.TrimSuffix(s, "\n"), "\n") {
-		b.WriteString("+" + strings.TrimSuffix(l, "\n") + "\n")
-	}
-	return b.String()
-}
+// The patch helpers are the harness's.
+var (
+	fixLine   = harness.FixLine
+	addFile   = harness.AddFile
+	plusLines = harness.PlusLines
+)
 
 // pyRepo is calcRepo in Python, for pytest -q.
 func pyRepo() map[string]string {

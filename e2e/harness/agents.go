@@ -33,6 +33,7 @@ var (
 	Codex0_169    = Agent{Name: "Codex CLI 0.169.0", Package: "@openai/codex", Version: "0.169.0", Dir: "codex-0.169.0", Bin: "codex"}
 	Gemini0_61    = Agent{Name: "Gemini CLI 0.61.0", Package: "@google/gemini-cli", Version: "0.61.0", Dir: "gemini-cli-0.61.0", Bin: "gemini"}
 	Qwen0_24      = Agent{Name: "Qwen Code 0.24.4", Package: "@qwen-code/qwen-code", Version: "0.24.4", Dir: "qwen-code-0.24.4", Bin: "qwen"}
+	Cline3_0      = Agent{Name: "Cline CLI 3.0.65", Package: "cline", Version: "3.0.65", Dir: "cline-3.0.65", Bin: "cline"}
 	Copilot1_0    = Agent{Name: "GitHub Copilot CLI 1.0.102", Package: "@github/copilot", Version: "1.0.102", Dir: "copilot-1.0.102", Bin: "copilot"}
 	// OpenCode's npm package installs a native binary (its platform
 	// package, opencode-linux-x64, an optional dependency).
@@ -44,7 +45,7 @@ var Pi0_73 = Agent{Name: "pi 0.73.1", Package: "@mariozechner/pi-coding-agent", 
 
 // Pinned lists every pinned release.
 func Pinned() []Agent {
-	return []Agent{ClaudeCode2_1, ClaudeCode2_0, Codex0_169, Gemini0_61, Qwen0_24, Pi0_73, Copilot1_0, OpenCode1_18}
+	return []Agent{ClaudeCode2_1, ClaudeCode2_0, Codex0_169, Gemini0_61, Qwen0_24, Pi0_73, Copilot1_0, Cline3_0, OpenCode1_18}
 }
 
 // AgentsDir is the cache the pinned CLIs are installed into:

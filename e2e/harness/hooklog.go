@@ -93,6 +93,11 @@ func (a Answer) Text() string {
 }
 
 type wireAnswer struct {
+	// Cline's words: cancel ends the run, contextModification is for the
+	// model, errorMessage the reason.
+	Cancel              *bool  `json:"cancel"`
+	ContextModification string `json:"contextModification"`
+	ErrorMessage        string `json:"errorMessage"`
 	// Copilot CLI's answers are flat.
 	PermissionDecision       string `json:"permissionDecision"`
 	PermissionDecisionReason string `json:"permissionDecisionReason"`
@@ -120,11 +125,14 @@ func decodeAnswer(stdout string) (Answer, error) {
 	if err := json.Unmarshal([]byte(s), &w); err != nil {
 		return a, err
 	}
-	a.Stop = w.Continue != nil && !*w.Continue
+	a.Stop = w.Continue != nil && !*w.Continue || w.Cancel != nil && *w.Cancel
 	a.Deny = w.Decision == "deny" || w.Decision == "block" || w.PermissionDecision == "deny"
 	a.SystemMessage = w.SystemMessage
 	a.Context = w.AdditionalContext
-	for _, r := range []string{w.StopReason, w.Reason, w.PermissionDecisionReason} {
+	if a.Context == "" {
+		a.Context = w.ContextModification
+	}
+	for _, r := range []string{w.StopReason, w.Reason, w.PermissionDecisionReason, w.ErrorMessage} {
 		if a.Reason == "" {
 			a.Reason = r
 		}
@@ -176,6 +184,9 @@ func ReadCalls(log string) ([]Call, error) {
 			p.Event, p.ToolName, p.ToolInput = c.Args[2], p.CopilotTool, p.CopilotArgs
 		}
 		c.Event, c.ToolName, c.ToolUseID, c.ToolInput = p.Event, p.ToolName, p.ToolUseID, p.ToolInput
+		if len(c.Args) >= 3 && c.Args[0] == "hook" && c.Args[1] == "cline" {
+			clineCall(&c)
+		}
 		if c.Answer, err = decodeAnswer(c.Stdout); err != nil {
 			return nil, fmt.Errorf("%s:%d: loopbreaker's answer is not JSON: %v: %q", log, n, err, c.Stdout)
 		}

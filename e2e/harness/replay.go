@@ -2,36 +2,38 @@ package harness
 
 import (
 	"encoding/json"
-	"testing"
+	"fmt"
 )
 
-// ReplayResult is what `loopbreaker replay --json` says of one session:
-// its format, its steps, and where the breaker would have warned and
-// halted (nil: nowhere).
-type ReplayResult struct {
+// Replayed is one session of `loopbreaker replay --json` under the one
+// setting replayed: its format, how many steps it has, and where the
+// breaker would have warned and halted (nil when it would not).
+type Replayed struct {
 	Format string `json:"format"`
 	Steps  int    `json:"steps"`
-	Warn   *Mark  `json:"warn"`
-	Halt   *Mark  `json:"halt"`
+	Warn   *struct {
+		Step     int    `json:"step"`
+		Detector string `json:"detector"`
+	} `json:"warn"`
+	// Halt is where it would have halted (nil: nowhere).
+	Halt *struct {
+		Step int `json:"step"`
+	} `json:"halt"`
 }
 
-// Mark is a step of a replay and the detector that acted there.
-type Mark struct {
-	Step     int    `json:"step"`
-	Detector string `json:"detector"`
-}
-
-// OneReplay decodes the output of `loopbreaker replay --json FILE` for one
-// session, failing the test when it is anything else.
-func OneReplay(t testing.TB, r Result) ReplayResult {
-	t.Helper()
+// ParseReplay reads the output of `loopbreaker replay --json FILE`: the
+// one session replayed under the one setting.
+func ParseReplay(stdout string) (Replayed, error) {
 	var out struct {
 		Settings []struct {
-			Results []ReplayResult `json:"results"`
+			Results []Replayed `json:"results"`
 		} `json:"settings"`
 	}
-	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil || len(out.Settings) != 1 || len(out.Settings[0].Results) != 1 {
-		t.Fatalf("replay --json: %v\n%s%s", err, r.Stdout, r.Stderr)
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		return Replayed{}, err
 	}
-	return out.Settings[0].Results[0]
+	if len(out.Settings) != 1 || len(out.Settings[0].Results) != 1 {
+		return Replayed{}, fmt.Errorf("want one session under one setting, got %d settings", len(out.Settings))
+	}
+	return out.Settings[0].Results[0], nil
 }

@@ -10,7 +10,7 @@ import (
 
 // replayExport exports the session the hook calls name with `opencode
 // export` and replays the file with `loopbreaker replay --json`.
-func (a *agent) replayExport() harness.ReplayResult {
+func (a *agent) replayExport() harness.Replayed {
 	a.T.Helper()
 	id := ""
 	for _, c := range a.Calls() {
@@ -33,5 +33,10 @@ func (a *agent) replayExport() harness.ReplayResult {
 	if err := os.WriteFile(file, []byte(r.Stdout), 0o644); err != nil {
 		a.T.Fatal(err)
 	}
-	return harness.OneReplay(a.T, a.Loopbreaker("replay", "--json", file))
+	rep := a.Loopbreaker("replay", "--json", file)
+	res, err := harness.ParseReplay(rep.Stdout)
+	if err != nil {
+		a.T.Fatalf("replay --json: %v\n%s", err, rep.Stdout)
+	}
+	return res
 }

@@ -124,7 +124,10 @@ func TestReadCycleWarnedAndHalted(t *testing.T) {
 		t.Fatalf("Qwen recorded %d chats, want 1: %q", len(chats), chats)
 	}
 	rep := a.loopbreaker("replay", "--json", chats[0])
-	res := harness.OneReplay(t, rep)
+	res, err := harness.ParseReplay(rep.Stdout)
+	if err != nil {
+		t.Fatalf("replay --json: %v\n%s", err, rep.Stdout)
+	}
 	if res.Format != "qwen" || res.Steps != v.haltAt || res.Warn == nil || res.Warn.Step != v.warnAt || res.Warn.Detector != lb.DetectorToolCycle {
 		t.Errorf("replay of the recorded chat: %s, want %d qwen steps warned at %d by %s", rep.Stdout, v.haltAt, v.warnAt, lb.DetectorToolCycle)
 	}

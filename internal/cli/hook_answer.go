@@ -28,12 +28,15 @@ type hookAnswerOptions struct {
 func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string) (err error) {
 	var o hookAnswerOptions
 	// Copilot CLI's payloads do not name their event: the installed
-	// command does, as the word after the tool. OpenCode's plugin names it
-	// there too (it shows in a process list); its payload's
-	// hook_event_name must agree.
+	// command does, as the word after the tool; a Cline hook file passes
+	// its own name, the event when the payload names none; OpenCode's
+	// plugin names it there too (its payload's hook_event_name must agree).
 	var event string
-	if (tool == hook.Copilot || tool == hook.OpenCode) && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+	if (tool == hook.Copilot || tool == hook.Cline || tool == hook.OpenCode) && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		event, args = args[0], args[1:]
+		if tool == hook.Cline && !hook.IsClineEvent(event) {
+			return usagef("hook cline: %q is not a Cline hook event (PreToolUse, PostToolUse, TaskComplete...)", event)
+		}
 	}
 	fs := newFlagSet("hook "+string(tool), env)
 	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent of the working directory with loopbreaker.yaml (or a legacy .loopbreaker/))")

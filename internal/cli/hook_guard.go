@@ -48,7 +48,13 @@ func hookGuard(env *Env, w *workspace) *hookpolicy.Guard {
 	}
 	for _, tool := range hook.AllTools() {
 		for _, user := range []bool{false, true} {
-			if path, err := hook.SettingsPath(tool, user, w.project, env.Getenv); err == nil {
+			path, err := hook.SettingsPath(tool, user, w.project, env.Getenv)
+			switch {
+			case err != nil:
+			case tool == hook.Cline:
+				// A folder: every script in it is a hook.
+				p.HookDirs = append(p.HookDirs, path)
+			default:
 				p.Hooks = append(p.Hooks, path)
 			}
 		}
@@ -125,7 +131,13 @@ func fingerprintOf(env *Env, w *workspace) fingerprintDoc {
 				continue
 			}
 			pl := fingerprintPlace{Path: path}
-			if data, err := os.ReadFile(path); err == nil {
+			if tool == hook.Cline {
+				events, prog := hookinstall.ClineInstalled(path)
+				pl.Installed = hookinstall.Installed{Events: events}
+				if prog != "" {
+					pl.Installed.Programs = []string{prog}
+				}
+			} else if data, err := os.ReadFile(path); err == nil {
 				pl.Installed = hookinstall.FindInstalled(tool, data)
 			}
 			doc.Hooks = append(doc.Hooks, pl)

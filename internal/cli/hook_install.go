@@ -30,8 +30,8 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	var o hookInstallOptions
 	fs := newFlagSet("hook "+verb, env)
 	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
-	fs.BoolVar(&o.user, "user", false, "edit the user's settings (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json, ~/.qwen/settings.json, pi: ~/.pi/agent/extensions/loopbreaker.js, ~/.copilot/hooks/loopbreaker.json, OpenCode: ~/.config/opencode/plugins/loopbreaker.js)")
-	fs.BoolVar(&o.proj, "project", false, "edit the project's settings (.claude/settings.json, .codex/hooks.json, .gemini/settings.json, .qwen/settings.json, pi: .pi/extensions/loopbreaker.js, .github/hooks/loopbreaker.json, OpenCode: .opencode/plugins/loopbreaker.js; the default)")
+	fs.BoolVar(&o.user, "user", false, "edit the user's settings (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json, ~/.qwen/settings.json, pi: ~/.pi/agent/extensions/loopbreaker.js, ~/.copilot/hooks/loopbreaker.json, cline: ~/.cline/hooks/, OpenCode: ~/.config/opencode/plugins/loopbreaker.js)")
+	fs.BoolVar(&o.proj, "project", false, "edit the project's settings (.claude/settings.json, .codex/hooks.json, .gemini/settings.json, .qwen/settings.json, pi: .pi/extensions/loopbreaker.js, .github/hooks/loopbreaker.json, cline: .clinerules/hooks/, OpenCode: .opencode/plugins/loopbreaker.js; the default)")
 	fs.StringVar(&o.command, "command", "", "the `program` the hooks run (default: the absolute path of this loopbreaker binary); the entry runs `PROGRAM hook TOOL`, and does nothing but warn when PROGRAM is gone")
 	if verb == "install" {
 		fs.StringVar(&o.agentVersion, "agent-version", "", "claude: Claude Code's `version` (default: asked with claude --version); 2.1 and later also get the PostToolBatch hook, which 2.0.x does not know")
@@ -55,7 +55,7 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 		rest = fs.Args()[1:]
 	}
 	if len(pos) != 1 {
-		return usagef("hook %s: name one agent: claude, codex, gemini, qwen, pi, copilot or opencode (got %d arguments)", verb, len(pos))
+		return usagef("hook %s: name one agent: claude, codex, gemini, qwen, pi, copilot, cline or opencode (got %d arguments)", verb, len(pos))
 	}
 	tool, err := hook.ParseTool(pos[0])
 	if err != nil {
@@ -97,7 +97,18 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 
 	var res hookinstall.FileResult
 	var versionNote string
-	if verb == "install" {
+	if tool == hook.Cline {
+		// A folder of scripts, one per event, not a settings file.
+		inProject := project
+		if o.user {
+			inProject = ""
+		}
+		if verb == "install" {
+			res, err = hookinstall.InstallClineDir(path, inProject, program)
+		} else {
+			res, err = hookinstall.UninstallClineDir(path, inProject, program)
+		}
+	} else if verb == "install" {
 		opts := hookinstall.Options{}
 		if tool == hook.Claude {
 			if opts.PostToolBatch, versionNote, err = claudePostToolBatch(ctx, env, o.agentVersion); err != nil {
@@ -134,6 +145,9 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 		}
 		if res.Created {
 			what += " new file"
+			if tool == hook.Cline {
+				what = "installed loopbreaker hooks in new folder"
+			}
 		}
 		fmt.Fprintf(out, "%s: %s %s\n", tool, what, res.Path)
 		for _, action := range []string{"added", "updated", "removed"} {
@@ -156,6 +170,8 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 			fmt.Fprintf(out, "  restored the content from before the install, byte for byte; removed %s\n", res.Backup)
 		case res.BackupDropped:
 			fmt.Fprintf(out, "  the file changed since the install: only loopbreaker's hooks were taken out, and the outdated %s removed\n", res.Backup)
+		case res.Removed && tool == hook.Cline:
+			// RemovedDir below says which.
 		case res.Removed:
 			fmt.Fprintf(out, "  removed %s: the install had created it\n", res.Path)
 		}
@@ -186,6 +202,8 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 		geminiTrustNotes(env, o, project)
 	case hook.Qwen:
 		qwenTrustNotes(env, o, project)
+	case hook.Cline:
+		fmt.Fprintf(out, "  Cline runs these scripts without any setting to turn on; it reads %s when a task starts\n", res.Path)
 	case hook.Copilot:
 		copilotTrustNotes(env, o, project)
 	case hook.Pi:

@@ -166,6 +166,8 @@ func unseenHint(tool hook.Tool) string {
 		return "an untrusted folder, or gemini started in a subdirectory"
 	case hook.Qwen:
 		return "an untrusted folder (with security.folderTrust on), qwen started in a subdirectory, or disableAllHooks"
+	case hook.Cline:
+		return "cline started with another workspace (--cwd), or the scripts removed from .clinerules/hooks"
 	case hook.Copilot:
 		return "an untrusted folder (trust it in copilot, or --trust-folder for one -p run), or disableAllHooks in ~/.copilot/settings.json"
 	case hook.Pi:
@@ -191,6 +193,8 @@ func agentSessions(env *Env, tool hook.Tool, project string, since time.Time) []
 		return hookinstall.ClaudeSessions(dir, project, since)
 	case hook.Qwen:
 		return hookinstall.QwenSessions(hookinstall.QwenDir(env.Getenv), project, since)
+	case hook.Cline:
+		return hookinstall.ClineSessions(hookinstall.ClineDataDir(env.Getenv), project, since)
 	case hook.Copilot:
 		return hookinstall.CopilotSessions(hookinstall.CopilotDir(env.Getenv), project, since)
 	case hook.Pi:
@@ -220,6 +224,22 @@ func toolStatus(ctx context.Context, env *Env, tool hook.Tool, project string) t
 			continue
 		}
 		place := hookInstallPlace{Level: level, Path: path}
+		if tool == hook.Cline {
+			// A folder of scripts: each of loopbreaker's names its event.
+			events, prog := hookinstall.ClineInstalled(path)
+			place.Installed, place.Events = len(events) > 0, events
+			if prog != "" {
+				place.Programs = []string{prog}
+				if !programThere(env, prog) {
+					ts.Warnings = append(ts.Warnings, fmt.Sprintf("%s: the hooks run %s, which is missing: they do nothing but warn (the agent runs UNGUARDED); install again", path, prog))
+				}
+			}
+			if fi, err := os.Stat(path); err == nil && place.Installed {
+				place.Modified = fi.ModTime()
+			}
+			ts.Installs = append(ts.Installs, place)
+			continue
+		}
 		data, err := os.ReadFile(path)
 		if err == nil {
 			in := hookinstall.FindInstalled(tool, data)

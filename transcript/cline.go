@@ -1,0 +1,108 @@
+package transcript
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/hook"
+)
+
+// The Cline CLI (3.x) keeps each session in
+// ~/.cline/data/sessions/<id>/<id>.messages.json (CLINE_DATA_DIR or
+// CLINE_DIR move it): {version, agent, sessionId, origin, messages,
+// system_prompt}, the messages in Anthropic's shape: a user message with
+// text is a prompt (wrapped in <user_input>), an assistant message holds
+// text and tool_use blocks {id, name, input}, and the results come back
+// in a user message of tool_result blocks {tool_use_id, name, content}
+// whose content is the tool's output as the PostToolUse hook gets it
+// (apply_patch's as a JSON string). What a hook added for the model
+// (<hook_context>) is a user message of its own: it is skipped, so that
+// a guarded session replays with the results the tools gave. A turn ends
+// at the next prompt and at the end of the file.
+
+type clineSession struct {
+	SessionID string `json:"sessionId"`
+	Messages  []struct {
+		Role    string `json:"role"`
+		Content []struct {
+			Type      string          `json:"type"`
+			Text      string          `json:"text"`
+			ID        string          `json:"id"`
+			Name      string          `json:"name"`
+			Input     json.RawMessage `json:"input"`
+			ToolUseID string          `json:"tool_use_id"`
+			Content   json.RawMessage `json:"content"`
+			IsError   bool            `json:"is_error"`
+		} `json:"content"`
+		TS int64 `json:"ts"`
+	} `json:"messages"`
+}
+
+func parseCline(data []byte) (*Session, error) {
+	var cs clineSession
+	if err := json.Unmarshal(data, &cs); err != nil {
+		return nil, err
+	}
+	s := &Session{ID: cs.SessionID}
+	inputs := map[string]json.RawMessage{}
+	active, lastText := false, ""
+	for _, m := range cs.Messages {
+		var t time.Time
+		if m.TS > 0 {
+			t = time.UnixMilli(m.TS)
+		}
+		switch m.Role {
+		case "assistant":
+			active = true
+			for _, b := range m.Content {
+				switch b.Type {
+				case "tool_use":
+					inputs[b.ID] = b.Input
+				case "text":
+					lastText = b.Text
+				}
+			}
+		case "user":
+			prompt := false
+			for _, b := range m.Content {
+				switch {
+				case b.Type == "tool_result":
+					p := &hook.Payload{Tool: hook.Cline, Event: "PostToolUse", Kind: hook.KindPostTool,
+						ToolName: b.Name, ToolUseID: b.ToolUseID, ToolInput: inputs[b.ToolUseID], ToolResponse: clineOutput(b.Content)}
+					if b.IsError {
+						p.Error = textOf(b.Content)
+					}
+					s.Steps = append(s.Steps, Step{Call: p, Time: t})
+				case b.Type == "text" && !strings.HasPrefix(strings.TrimSpace(b.Text), "<hook_context"):
+					prompt = true
+				}
+			}
+			if prompt {
+				if active {
+					s.Steps = append(s.Steps, Step{TurnEnd: true, Message: lastText, Time: t})
+				}
+				active, lastText = false, ""
+			}
+		}
+	}
+	if active {
+		s.Steps = append(s.Steps, Step{TurnEnd: true, Message: lastText})
+	}
+	return s, nil
+}
+
+// clineOutput is a tool_result's content as the hook payload carries the
+// output: a JSON string that holds a JSON document (apply_patch's result
+// object) is that document.
+func clineOutput(raw json.RawMessage) json.RawMessage {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if t := strings.TrimSpace(s); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+			if json.Valid([]byte(t)) {
+				return json.RawMessage(t)
+			}
+		}
+	}
+	return raw
+}
