@@ -104,6 +104,9 @@ func NudgeReachesModel(tool Tool, event string) bool {
 		}
 		return false
 	}
+	if tool == OpenCode {
+		return openCodeNudgeReachesModel(event)
+	}
 	if tool == Qwen {
 		// Qwen Code drops additionalContext on PreToolUse.
 		switch event {
@@ -216,6 +219,8 @@ func Render(tool Tool, event string, o Outcome, reason string) Answer {
 		}
 	case Pi:
 		out = renderPi(event, o, r)
+	case OpenCode:
+		out = renderOpenCode(event, o, r)
 	case Gemini:
 		switch event {
 		case "BeforeTool":

@@ -131,6 +131,24 @@ func TestRender(t *testing.T) {
 		{Pi, "Stop", Nudge, obj(sys)},
 		{Pi, "Stop", Stop, obj(sys)},
 		{Pi, "PreToolUse", Notice, obj(sys)},
+
+		// OpenCode (loopbreaker's plugin): a deny fails the call with the
+		// reason, continue:false aborts the session, additionalContext is
+		// appended to a successful call's output.
+		{OpenCode, "PreToolUse", Allow, ""},
+		{OpenCode, "PreToolUse", Nudge, ""},
+		{OpenCode, "PreToolUse", Deny, obj(denyPre)},
+		{OpenCode, "PreToolUse", Stop, obj(stopFields, denyPre, sys)},
+		{OpenCode, "PostToolUse", Nudge, obj(ctx("PostToolUse"))},
+		{OpenCode, "PostToolUse", Stop, obj(stopFields, ctx("PostToolUse"), sys)},
+		{OpenCode, "PostToolUseFailure", Nudge, ""},
+		{OpenCode, "PostToolUseFailure", Stop, obj(stopFields, sys)},
+		{OpenCode, "UserPromptSubmit", Deny, obj(`"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","permissionDecision":"deny","permissionDecisionReason":"R"}`)},
+		{OpenCode, "SessionStart", Stop, obj(stopFields, sys)},
+		{OpenCode, "Stop", Allow, ""},
+		{OpenCode, "Stop", Nudge, obj(sys)},
+		{OpenCode, "Stop", Stop, obj(sys)},
+		{OpenCode, "PreToolUse", Notice, obj(sys)},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.tool)+"/"+tt.event+"/"+tt.o.String(), func(t *testing.T) {
@@ -172,7 +190,7 @@ func TestRenderNeverTrapsAtTurnEnd(t *testing.T) {
 				if _, ok := m["hookSpecificOutput"]; ok {
 					t.Errorf("%s %s %s: hookSpecificOutput at a turn end keeps the conversation going", tool, event, o)
 				}
-				if _, ok := m["continue"]; ok && tool == Qwen {
+				if _, ok := m["continue"]; ok && (tool == Qwen || tool == OpenCode) {
 					t.Errorf("%s %s %s: continue:false at Qwen Code's Stop makes it go on", tool, event, o)
 				}
 			}
@@ -225,6 +243,7 @@ func TestNudgeReachesModel(t *testing.T) {
 		{Gemini, "AfterTool", true}, {Gemini, "BeforeTool", false}, {Gemini, "AfterAgent", false},
 		{Qwen, "PostToolUse", true}, {Qwen, "UserPromptSubmit", true}, {Qwen, "PreToolUse", false}, {Qwen, "Stop", false},
 		{Pi, "PostToolUse", true}, {Pi, "UserPromptSubmit", true}, {Pi, "SessionStart", true}, {Pi, "PreToolUse", false}, {Pi, "Stop", false},
+		{OpenCode, "PostToolUse", true}, {OpenCode, "PostToolUseFailure", false}, {OpenCode, "PreToolUse", false}, {OpenCode, "SessionStart", false},
 	} {
 		if got := NudgeReachesModel(tt.tool, tt.event); got != tt.want {
 			t.Errorf("NudgeReachesModel(%s, %s) = %v, want %v", tt.tool, tt.event, got, tt.want)

@@ -1,6 +1,6 @@
 // Package hook adapts loopbreaker to the hook protocols of agent CLIs:
 // Claude Code, OpenAI Codex CLI, Gemini CLI, Qwen Code, pi, GitHub
-// Copilot CLI and Cline (see PROTOCOLS.md).
+// Copilot CLI, Cline and OpenCode (see PROTOCOLS.md).
 //
 // It reads a hook payload (Parse), turns a tool call into the breaker's
 // canonical ToolCall (BuildToolCall), renders the breaker's answer in the
@@ -41,10 +41,14 @@ const (
 	// hooks folder, a payload of its own (hookName, tool_call,
 	// tool_result) and an answer of its own (cancel, contextModification).
 	Cline Tool = "cline"
+	// OpenCode has no command hooks: loopbreaker's plugin (OpenCodePlugin)
+	// turns its plugin hooks into Claude Code's events and applies the
+	// answers.
+	OpenCode Tool = "opencode"
 )
 
 // AllTools lists the supported tools.
-func AllTools() []Tool { return []Tool{Claude, Codex, Gemini, Qwen, Pi, Copilot, Cline} }
+func AllTools() []Tool { return []Tool{Claude, Codex, Gemini, Qwen, Pi, Copilot, Cline, OpenCode} }
 
 // ParseTool turns a command-line word into a Tool.
 func ParseTool(s string) (Tool, error) {
@@ -53,7 +57,7 @@ func ParseTool(s string) (Tool, error) {
 			return t, nil
 		}
 	}
-	return "", fmt.Errorf("unknown agent %q: want claude, codex, gemini, qwen, pi, copilot or cline", s)
+	return "", fmt.Errorf("unknown agent %q: want claude, codex, gemini, qwen, pi, copilot, cline or opencode", s)
 }
 
 // Kind is what an event means to loopbreaker, whatever the tool calls it.

@@ -32,7 +32,11 @@ func TestProjectFiles(t *testing.T) {
 	write(".clinerules/hooks/PreToolUse", "#!/bin/sh\necho '{}'\n")
 	pre := write(".clinerules/hooks/PreToolUse.sh", "#!/bin/sh\nexec /opt/lb/loopbreaker hook cline PreToolUse\n")
 	done := write(".clinerules/hooks/TaskComplete", "#!/bin/sh\nexec /opt/lb/loopbreaker hook cline TaskComplete\n")
-	want := []string{claude, codex, backup, pre, done}
+	// OpenCode's "settings" are loopbreaker's plugin file; another plugin
+	// beside it is the user's.
+	plugin := write(".opencode/plugins/loopbreaker.js", string(OpenCodePlugin("/opt/lb/loopbreaker")))
+	write(".opencode/plugins/audit.js", "export const Audit = async () => ({})\n")
+	want := []string{claude, codex, backup, pre, done, plugin}
 	if got := ProjectFiles(dir); !slices.Equal(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}

@@ -10,7 +10,8 @@ import (
 // folder of its hook scripts): the user's
 // (user=true) or the project's settings of tool. getenv reads HOME,
 // CLAUDE_CONFIG_DIR, CODEX_HOME, QWEN_HOME, PI_CODING_AGENT_DIR and
-// COPILOT_HOME and CLINE_DIR. pi's is the extension file loopbreaker writes.
+// COPILOT_HOME, CLINE_DIR and XDG_CONFIG_HOME. pi's is the extension file
+// loopbreaker writes, OpenCode's the plugin file.
 func SettingsPath(tool Tool, user bool, project string, getenv func(string) string) (string, error) {
 	if !user {
 		switch tool {
@@ -31,6 +32,8 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			return filepath.Join(project, ".github", "hooks", CopilotHooksFile), nil
 		case Pi:
 			return filepath.Join(project, ".pi", "extensions", PiExtensionFile), nil
+		case OpenCode:
+			return filepath.Join(project, ".opencode", "plugins", OpenCodePluginName), nil
 		}
 		return "", fmt.Errorf("unknown tool %q", tool)
 	}
@@ -75,6 +78,8 @@ func SettingsPath(tool Tool, user bool, project string, getenv func(string) stri
 			return filepath.Join(d, "extensions", PiExtensionFile), nil
 		}
 		return filepath.Join(home, ".pi", "agent", "extensions", PiExtensionFile), nil
+	case OpenCode:
+		return filepath.Join(OpenCodeConfigDir(home, getenv), "plugins", OpenCodePluginName), nil
 	}
 	return "", fmt.Errorf("unknown tool %q", tool)
 }

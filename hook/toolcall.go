@@ -95,6 +95,15 @@ func Classify(tool Tool, name string) Class {
 		case "read":
 			return ClassRead
 		}
+	case OpenCode:
+		switch name {
+		case "bash":
+			return ClassShell
+		case "edit", "write", "multiedit", "patch", "apply_patch":
+			return ClassEdit
+		case "read":
+			return ClassRead
+		}
 	}
 	return ClassOther
 }
@@ -139,6 +148,13 @@ func VolatileFields(tool Tool, name string) []string {
 	case Pi:
 		if name == "bash" {
 			return []string{"timeout"}
+		}
+	case OpenCode:
+		switch name {
+		case "bash":
+			return []string{"description", "timeout"}
+		case "task":
+			return []string{"description"}
 		}
 	}
 	return nil
@@ -260,6 +276,8 @@ func (p *Payload) Result() Result {
 		return clineResult(p, shell)
 	case Copilot:
 		return copilotResult(p, shell)
+	case OpenCode:
+		return openCodeResult(p, shell)
 	}
 	if r.ExitCode != nil && *r.ExitCode != 0 {
 		r.Failed = true
@@ -309,6 +327,12 @@ func geminiResult(p *Payload, shell bool) Result {
 	default:
 		r.Output = goTestSummaryTabs(shellOutput(llm))
 	}
+	return r.withExit()
+}
+
+// withExit completes a shell command's result from its exit status (none
+// reported is 0): the text hashed starts with it, and non-zero fails.
+func (r Result) withExit() Result {
 	code := 0
 	if r.ExitCode != nil {
 		code = *r.ExitCode
@@ -388,6 +412,12 @@ func (p *Payload) Files(root, base string) []string {
 	switch {
 	case p.Tool == Cline:
 		names = clineFiles(p.ToolInput)
+	case p.Tool == OpenCode && class == ClassEdit && len(in["patchText"]) > 0:
+		// OpenCode's apply_patch (offered to GPT models) takes a patch.
+		var s string
+		if json.Unmarshal(in["patchText"], &s) == nil {
+			names = append(names, PatchFiles(s)...)
+		}
 	case p.Tool == Codex && class == ClassEdit:
 		for _, key := range []string{"command", "input", "patch"} {
 			var s string
@@ -401,6 +431,8 @@ func (p *Payload) Files(root, base string) []string {
 		str("path")
 	default:
 		str("file_path")
+		// OpenCode's read, edit and write.
+		str("filePath")
 		str("notebook_path")
 		str("absolute_path")
 		if p.Tool == Copilot {

@@ -16,7 +16,7 @@ const fixtureRoot = "/home/dev/calc"
 
 // fixtureDirs are the payload directories per tool: testdata/claude holds
 // Claude Code 2.1.330's, testdata/claude-2.0.77 the last 2.0's.
-var fixtureDirs = map[string]Tool{"claude": Claude, "claude-2.0.77": Claude, "codex": Codex, "gemini": Gemini, "qwen": Qwen, "pi": Pi, "cline": Cline}
+var fixtureDirs = map[string]Tool{"claude": Claude, "claude-2.0.77": Claude, "codex": Codex, "gemini": Gemini, "qwen": Qwen, "pi": Pi, "cline": Cline, "opencode": OpenCode}
 
 func fixture(t *testing.T, dir, name string) *Payload {
 	t.Helper()
@@ -259,6 +259,14 @@ func TestBuildToolCallFixtures(t *testing.T) {
 		// A call pi could not run (an unknown tool): the extension sends
 		// its error from tool_execution_end.
 		{"pi", "PostToolUse-unknown-tool.json", false, true, nil, nil, "Tool nope not found"},
+		// OpenCode (through loopbreaker's plugin): bash reports its exit
+		// status in metadata.exit; a failed call is a PostToolUseFailure
+		// the plugin builds from the tool part's error.
+		{"opencode", "PostToolUse-bash-gotest-fail.json", false, true, nil, []string{calc + "TestAdd"}, "exit 1\n--- FAIL: TestAdd (0.00s)\n"},
+		{"opencode", "PostToolUse-bash-echo.json", false, false, nil, nil, ""},
+		{"opencode", "PostToolUse-read.json", false, false, []string{"calc.go"}, nil, ""},
+		{"opencode", "PostToolUseFailure-read-missing.json", false, true, []string{"nope.go"}, nil, "File not found: /home/dev/calc/nope.go"},
+		{"opencode", "PostToolUseFailure-edit-not-found.json", false, true, []string{"calc.go"}, nil, "Could not find oldString in the file."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir+"/"+tt.file, func(t *testing.T) {

@@ -44,8 +44,8 @@ func TestUninstallLeavesNothingBehind(t *testing.T) {
 		if tool == hook.Cline {
 			continue // a folder of scripts, no settings file: cline_test.go
 		}
-		if tool == hook.Pi {
-			continue // its file is loopbreaker's alone: piinstall_test.go
+		if tool == hook.Pi || tool == hook.OpenCode {
+			continue // their files are loopbreaker's alone: piinstall_test.go, opencode_test.go
 		}
 		for level, pathOf := range levels {
 			t.Run(string(tool)+"/"+level+"/created", func(t *testing.T) {

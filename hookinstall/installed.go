@@ -27,6 +27,13 @@ func FindInstalled(tool hook.Tool, data []byte) Installed {
 		return findInstalledPi(data)
 	}
 	var in Installed
+	if tool == hook.OpenCode {
+		// The "settings" are loopbreaker's plugin file.
+		if prog, ok := hook.OpenCodePluginProgram(data); ok {
+			in.Events, in.Programs = OpenCodeHooks(), []string{prog}
+		}
+		return in
+	}
 	obj, err := parseObject(data)
 	if err != nil {
 		return in

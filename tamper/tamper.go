@@ -96,7 +96,7 @@ type Protected struct {
 	Hooks []string
 	// HookDirs are more directories whose every file is hook settings
 	// ($COPILOT_HOME/hooks, $PI_CODING_AGENT_DIR/extensions, Cline's
-	// hooks folder under CLINE_DIR).
+	// hooks folder under CLINE_DIR, $XDG_CONFIG_HOME/opencode/plugins).
 	HookDirs []string
 	// Binaries are the loopbreaker program's paths.
 	Binaries []string
@@ -128,28 +128,13 @@ func (p *Protected) entries() []entry {
 		add(KindConfig, false, filepath.Join(p.Project, "loopbreaker.yaml"))
 		add(KindConfig, false, filepath.Join(p.Project, "loopbreaker.yml"))
 	}
-	for _, base := range []string{p.Project, p.Home} {
-		if base == "" {
-			continue
+	for _, h := range hookPaths {
+		if h.project && p.Project != "" {
+			add(KindHooks, h.dir, filepath.Join(p.Project, h.path))
 		}
-		for _, f := range hookSettings {
-			add(KindHooks, false, filepath.Join(base, f))
+		if h.home && p.Home != "" {
+			add(KindHooks, h.dir, filepath.Join(p.Home, h.path))
 		}
-		for _, d := range hookDirs {
-			add(KindHooks, true, filepath.Join(base, d))
-		}
-	}
-	if p.Project != "" {
-		// Copilot CLI runs every *.json of .github/hooks, and pi every
-		// extension of .pi/extensions: loopbreaker's file, and any the
-		// agent would add beside it to undo it (a pi extension runs in
-		// pi's process and can rewrite what loopbreaker's answers).
-		add(KindHooks, true, filepath.Join(p.Project, ".github", "hooks"))
-		add(KindHooks, true, filepath.Join(p.Project, ".pi", "extensions"))
-	}
-	if p.Home != "" {
-		add(KindHooks, true, filepath.Join(p.Home, ".copilot", "hooks"))
-		add(KindHooks, true, filepath.Join(p.Home, ".pi", "agent", "extensions"))
 	}
 	for _, d := range p.HookDirs {
 		add(KindHooks, true, d)
@@ -168,17 +153,39 @@ func (p *Protected) entries() []entry {
 
 // hookSettings are the CLIs' hook settings files, relative to a project
 // or to the home directory.
-var hookSettings = [...]string{
-	".claude/settings.json", ".claude/settings.local.json",
-	".codex/hooks.json", ".codex/config.toml",
-	".gemini/settings.json",
-}
-
-// hookDirs are the CLIs' hook folders, relative to a project or to the
-// home directory: every file in them is a hook (Cline runs each script
-// named by an event).
-var hookDirs = [...]string{
-	".clinerules/hooks", ".cline/hooks", "Documents/Cline/Hooks",
+// hookPaths are the agent CLIs' hook settings, relative to a project
+// (project) and to the home directory (home). A dir is a folder whose
+// every file is a hook: Cline runs each script named by an event, Copilot
+// CLI each *.json, and pi and OpenCode load each extension or plugin into
+// their own process, where one the agent added could undo loopbreaker's.
+// OpenCode's configuration can name more plugins.
+var hookPaths = [...]struct {
+	path          string
+	dir           bool
+	project, home bool
+}{
+	{path: ".claude/settings.json", project: true, home: true},
+	{path: ".claude/settings.local.json", project: true, home: true},
+	{path: ".codex/hooks.json", project: true, home: true},
+	{path: ".codex/config.toml", project: true, home: true},
+	{path: ".gemini/settings.json", project: true, home: true},
+	{path: ".clinerules/hooks", dir: true, project: true, home: true},
+	{path: ".cline/hooks", dir: true, project: true, home: true},
+	{path: "Documents/Cline/Hooks", dir: true, project: true, home: true},
+	{path: ".github/hooks", dir: true, project: true},
+	{path: ".copilot/hooks", dir: true, home: true},
+	{path: ".pi/extensions", dir: true, project: true},
+	{path: ".pi/agent/extensions", dir: true, home: true},
+	{path: ".opencode/plugins", dir: true, project: true},
+	{path: ".opencode/plugin", dir: true, project: true},
+	{path: "opencode.json", project: true},
+	{path: "opencode.jsonc", project: true},
+	{path: ".opencode/opencode.json", project: true},
+	{path: ".opencode/opencode.jsonc", project: true},
+	{path: ".config/opencode/plugins", dir: true, home: true},
+	{path: ".config/opencode/plugin", dir: true, home: true},
+	{path: ".config/opencode/opencode.json", home: true},
+	{path: ".config/opencode/opencode.jsonc", home: true},
 }
 
 func split(p string) []string {

@@ -277,7 +277,13 @@ func TestWrites(t *testing.T) {
 		"~/.copilot/hooks/loopbreaker.json":                                  KindHooks,
 		".pi/extensions/loopbreaker.js":                                      KindHooks,
 		".pi/extensions/undo.ts":                                             KindHooks,
+		"opencode.json":                                                      KindHooks,
+		".opencode/plugins/undo.js":                                          KindHooks,
+		"~/.config/opencode/opencode.jsonc":                                  KindHooks,
 		"~/.pi/agent/extensions/undo.js":                                     KindHooks,
+		".opencode/plugins/loopbreaker.js":                                   KindHooks,
+		".opencode/plugin/undo.ts":                                           KindHooks,
+		"~/.config/opencode/plugins/undo.js":                                 KindHooks,
 		".loopbreaker/state.json":                                            KindState,
 		"/home/dev/.local/state/loopbreaker/projects/proj-1a2b/state.json":   KindState,
 		"/home/dev/.local/state/loopbreaker/projects/other-9f9f/journal.log": KindState,
@@ -288,7 +294,7 @@ func TestWrites(t *testing.T) {
 			t.Errorf("write %s: findings %v, want %s", path, got, kind)
 		}
 	}
-	for _, path := range []string{"src/main.go", "docs/loopbreaker.yaml.md", ".claude/agents/reviewer.md", "/home/dev/other/loopbreaker.yaml", "CLAUDE.md", ".github/workflows/ci.yml", ".pi/prompts/review.md"} {
+	for _, path := range []string{"src/main.go", "docs/loopbreaker.yaml.md", ".claude/agents/reviewer.md", "/home/dev/other/loopbreaker.yaml", "CLAUDE.md", ".github/workflows/ci.yml", ".pi/prompts/review.md", ".opencode/agent/review.md"} {
 		if got := Check(Call{Cwd: "/home/dev/proj", Writes: []string{path}}, fixture()); len(got) > 0 {
 			t.Errorf("write %s: refused as %v", path, got)
 		}

@@ -21,7 +21,7 @@ func TestCopilotEventsWithoutHookGuidance(t *testing.T) {
 	if s.ID == "" || strings.Contains(s.ID, "events") {
 		t.Errorf("session id %q, want the one session.start names", s.ID)
 	}
-	calls := payloads(s)
+	calls := callsOf(s)
 	if len(calls) != 10 {
 		t.Fatalf("%d calls, want the 10 that ran", len(calls))
 	}

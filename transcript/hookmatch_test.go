@@ -10,17 +10,6 @@ import (
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
 
-// payloads is the calls of s in order, as hook payloads.
-func payloads(s *transcript.Session) []*hook.Payload {
-	var calls []*hook.Payload
-	for _, st := range s.Steps {
-		if st.Call != nil {
-			calls = append(calls, st.Call)
-		}
-	}
-	return calls
-}
-
 // assertWarningTakenOff checks a guarded session of n calls read from
 // path: the warning the agent recorded appended to result warned (counted
 // from 1) is taken off, so that call has the same result as call same,
@@ -32,7 +21,7 @@ func assertWarningTakenOff(t *testing.T, path string, n, warned, same int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := payloads(s)
+	calls := callsOf(s)
 	if len(calls) != n {
 		t.Fatalf("%d calls, want %d", len(calls), n)
 	}
@@ -51,7 +40,7 @@ func assertWarningTakenOff(t *testing.T, path string, n, warned, same int) {
 // for a call with no payload kept there.
 func assertSameAsHooks(t *testing.T, s *transcript.Session, tool hook.Tool, dir string, hooks []string) {
 	t.Helper()
-	calls := payloads(s)
+	calls := callsOf(s)
 	if len(calls) != len(hooks) {
 		t.Fatalf("%d calls in the session, want %d", len(calls), len(hooks))
 	}
@@ -81,4 +70,15 @@ func assertSameAsHooks(t *testing.T, s *transcript.Session, tool hook.Tool, dir 
 			t.Errorf("call %d (%s): replayed %d tests, hook saw %d", i+1, name, len(got.Tests), len(want.Tests))
 		}
 	}
+}
+
+// callsOf is the tool calls of a session, in order.
+func callsOf(s *transcript.Session) []*hook.Payload {
+	var calls []*hook.Payload
+	for _, st := range s.Steps {
+		if st.Call != nil {
+			calls = append(calls, st.Call)
+		}
+	}
+	return calls
 }

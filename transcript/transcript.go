@@ -1,7 +1,8 @@
 // Package transcript reads recorded agent sessions: Claude Code
 // transcripts and stream-json logs, Codex CLI rollouts, Gemini CLI chat
-// logs, Qwen Code chats, pi sessions, GitHub Copilot CLI session events, SWE-agent and mini-swe-agent trajectories, ATIF trajectories and
-// loopbreaker's own journal. Each becomes a Session: the tool calls the
+// logs, Qwen Code chats, pi sessions, GitHub Copilot CLI session events,
+// OpenCode session exports, SWE-agent and mini-swe-agent trajectories, ATIF
+// trajectories and loopbreaker's own journal. Each becomes a Session: the tool calls the
 // agent made, with their results, and the ends of its turns, in order.
 //
 // A tool call is kept as the hook payload the agent CLI would have sent
@@ -39,6 +40,7 @@ const (
 	FormatCline       Format = "cline"          // ~/.cline/data/sessions/*/*.messages.json
 	FormatCopilot     Format = "copilot"        // ~/.copilot/session-state/*/events.jsonl
 	FormatPi          Format = "pi"             // ~/.pi/agent/sessions/*/*.jsonl
+	FormatOpenCode    Format = "opencode"       // opencode export SESSION_ID
 	FormatSWEAgent    Format = "swe-agent"      // *.traj
 	FormatMiniSWE     Format = "mini-swe-agent" // *.traj.json
 	FormatATIF        Format = "atif"           // trajectory.json (Agent Trajectory Interchange Format)
@@ -133,6 +135,8 @@ func Parse(name string, data []byte) (*Session, error) {
 		s, err = parseCopilot(data)
 	case FormatPi:
 		s, err = parsePi(data)
+	case FormatOpenCode:
+		s, err = parseOpenCode(data)
 	case FormatSWEAgent:
 		s, err = parseSWEAgent(data)
 	case FormatMiniSWE:
@@ -142,7 +146,7 @@ func Parse(name string, data []byte) (*Session, error) {
 	case FormatLoopbreaker:
 		s, err = parseJournal(data)
 	default:
-		return nil, fmt.Errorf("%s: %w (want a Claude Code, Codex, Gemini CLI, Qwen Code, pi, Copilot CLI, Cline, SWE-agent, mini-swe-agent or ATIF session, or a loopbreaker journal)", name, ErrUnknownFormat)
+		return nil, fmt.Errorf("%s: %w (want a Claude Code, Codex, Gemini CLI, Qwen Code, pi, Copilot CLI, Cline, OpenCode (opencode export), SWE-agent, mini-swe-agent or ATIF session, or a loopbreaker journal)", name, ErrUnknownFormat)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s (%s): %w", name, f, err)
@@ -197,6 +201,8 @@ func Detect(data []byte) Format {
 				return FormatCline
 			case head.SessionID != "" && len(head.Messages) > 0 && head.Messages[0] == '[':
 				return FormatGemini
+			case isOpenCodeExport(trimmed):
+				return FormatOpenCode
 			}
 		}
 		// A one-line JSONL file falls through.

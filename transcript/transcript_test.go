@@ -52,6 +52,8 @@ func TestReadersOnSessions(t *testing.T) {
 		// Two failing go test runs around two fixes, a failed edit, a
 		// missing file, an unknown tool, then the tests pass.
 		{"pi-session-calc.jsonl", transcript.FormatPi, "01a21e74-ff67-76d9-94ee-b661f7cb249c", 10, 1, "bash", 5, 3},
+		// A failing go test, a read, a missing file, a failed edit, echoes.
+		{"opencode-export-calc.json", transcript.FormatOpenCode, "ses_de1898a1affelPhUgXWapfWedf", 8, 1, "bash", 3, 0},
 		{"swe-agent-calc-java.traj", transcript.FormatSWEAgent, "swe-agent-calc-java", 10, 1, "Bash", 2, 2},
 		{"mini-swe-agent-calc.traj.json", transcript.FormatMiniSWE, "calc__calc-1", 5, 1, "Bash", 1, 1},
 		{"loopbreaker-journal.jsonl", transcript.FormatLoopbreaker, "session:default", 0, 0, "", -1, -1},

@@ -189,14 +189,16 @@ func (r *request) assistantTurns() int {
 	return n
 }
 
-// isMain tells the agent's conversation from side calls: it offers Bash,
+// isMain tells the agent's conversation from side calls: it offers Bash
+// (or bash),
 // it is not a 2.0.x "Warmup" subagent request, and not a haiku call.
 func (r *request) isMain() bool {
 	if strings.Contains(r.Model, "haiku") || strings.TrimSpace(r.firstUserText()) == "Warmup" {
 		return false
 	}
 	for _, t := range r.Tools {
-		if t.Name == "Bash" {
+		// OpenCode names its shell tool "bash".
+		if strings.EqualFold(t.Name, "Bash") {
 			return true
 		}
 	}

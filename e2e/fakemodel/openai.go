@@ -46,9 +46,9 @@ func Patch(text string) Step { return Step{Patch: text} }
 // Message is a step that answers text and ends the turn.
 func Message(text string) Step { return Step{Message: text} }
 
-// Repeat is steps repeated n times.
-func Repeat(n int, steps ...Step) []Step {
-	var out []Step
+// Repeat is steps (of any API's script) repeated n times.
+func Repeat[S any](n int, steps ...S) []S {
+	var out []S
 	for i := 0; i < n; i++ {
 		out = append(out, steps...)
 	}

@@ -35,6 +35,9 @@ var (
 	Qwen0_24      = Agent{Name: "Qwen Code 0.24.4", Package: "@qwen-code/qwen-code", Version: "0.24.4", Dir: "qwen-code-0.24.4", Bin: "qwen"}
 	Cline3_0      = Agent{Name: "Cline CLI 3.0.65", Package: "cline", Version: "3.0.65", Dir: "cline-3.0.65", Bin: "cline"}
 	Copilot1_0    = Agent{Name: "GitHub Copilot CLI 1.0.102", Package: "@github/copilot", Version: "1.0.102", Dir: "copilot-1.0.102", Bin: "copilot"}
+	// OpenCode's npm package installs a native binary (its platform
+	// package, opencode-linux-x64, an optional dependency).
+	OpenCode1_18 = Agent{Name: "OpenCode 1.18.33", Package: "opencode-ai", Version: "1.18.33", Dir: "opencode-1.18.33", Bin: "opencode"}
 )
 
 // Pi0_73 is pi, the coding agent of @mariozechner/pi-coding-agent.
@@ -42,7 +45,7 @@ var Pi0_73 = Agent{Name: "pi 0.73.1", Package: "@mariozechner/pi-coding-agent", 
 
 // Pinned lists every pinned release.
 func Pinned() []Agent {
-	return []Agent{ClaudeCode2_1, ClaudeCode2_0, Codex0_169, Gemini0_61, Qwen0_24, Pi0_73, Copilot1_0, Cline3_0}
+	return []Agent{ClaudeCode2_1, ClaudeCode2_0, Codex0_169, Gemini0_61, Qwen0_24, Pi0_73, Copilot1_0, Cline3_0, OpenCode1_18}
 }
 
 // AgentsDir is the cache the pinned CLIs are installed into:
@@ -92,8 +95,9 @@ func Require(t testing.TB, a Agent) string {
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("SKIP %s: not installed at %s (%s)", a.Name, p, a.InstallHint())
 	}
-	if a.Bin != "claude" || a.Version != "2.1.330" {
-		// The JS builds need node on PATH.
+	if (a.Bin != "claude" || a.Version != "2.1.330") && a.Bin != "opencode" {
+		// The JS builds need node on PATH (Claude Code 2.1 and OpenCode
+		// are native).
 		if _, err := exec.LookPath("node"); err != nil {
 			t.Skipf("SKIP %s: node is not on PATH (install Node.js 20 or later)", a.Name)
 		}

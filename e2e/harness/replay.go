@@ -7,7 +7,7 @@ import (
 
 // Replayed is one session of `loopbreaker replay --json` under the one
 // setting replayed: its format, how many steps it has, and where the
-// breaker would have warned (Warn nil when it would not).
+// breaker would have warned and halted (nil when it would not).
 type Replayed struct {
 	Format string `json:"format"`
 	Steps  int    `json:"steps"`
@@ -15,6 +15,10 @@ type Replayed struct {
 		Step     int    `json:"step"`
 		Detector string `json:"detector"`
 	} `json:"warn"`
+	// Halt is where it would have halted (nil: nowhere).
+	Halt *struct {
+		Step int `json:"step"`
+	} `json:"halt"`
 }
 
 // ParseReplay reads the output of `loopbreaker replay --json FILE`: the

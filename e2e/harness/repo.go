@@ -24,6 +24,36 @@ func NewRepo(t testing.TB, files map[string]string) string {
 	return dir
 }
 
+// Files is the union of file sets (path -> content), later sets winning.
+func Files(sets ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, set := range sets {
+		for name, content := range set {
+			out[name] = content
+		}
+	}
+	return out
+}
+
+// CopyProgram copies the executable at src to dir/bin/NAME (NAME is src's
+// base name) and returns the copy's path: a program a test can move or
+// delete afterwards.
+func CopyProgram(t testing.TB, src, dir string) string {
+	t.Helper()
+	dst := filepath.Join(dir, "bin", filepath.Base(src))
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
 // WriteFiles writes path -> content under dir, making directories.
 func WriteFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()

@@ -121,7 +121,7 @@ func commands() []command {
 			"loopbreaker report --json", runReport},
 		{"replay", "replay recorded agent sessions (FILE|DIR...) in memory: where each would have warned and halted", "replay [flags] FILE|DIR...",
 			"loopbreaker replay ~/.claude/projects", runReplay},
-		{"hook", "agent hooks: answer a hook call, or install/uninstall the hooks in an agent CLI's settings", "hook claude|codex|gemini|qwen|pi|copilot|cline|install|uninstall ...",
+		{"hook", "agent hooks: answer a hook call, or install/uninstall the hooks in an agent CLI's settings", "hook claude|codex|gemini|qwen|pi|copilot|cline|opencode|install|uninstall ...",
 			"loopbreaker hook install claude", runHook},
 		{"scope", "the slice's scope lock: check a file, record a justification or a violation, list", "scope check|justify|violation|list [flags] ...",
 			"loopbreaker scope check internal/auth/token.go", runScope},

@@ -29,8 +29,8 @@ func subcommandHelp(name string) (helpText, bool) {
 		"checkpoint create": {"tag HEAD as the slice's checkpoint (kept when HEAD descends from it)", "", "loopbreaker checkpoint create --slice S1"},
 		"checkpoint clean":  {"delete the slice's checkpoint tag", "", "loopbreaker checkpoint clean --slice S1"},
 		"checkpoint list":   {"list the checkpoints", "", "loopbreaker checkpoint list --json"},
-		"hook install":      {"add loopbreaker's hooks to an agent CLI's settings (a backup of the file is kept)", "hook install [flags] claude|codex|gemini|qwen|pi|copilot|cline", "loopbreaker hook install claude"},
-		"hook uninstall":    {"remove loopbreaker's hooks from an agent CLI's settings", "hook uninstall [flags] claude|codex|gemini|qwen|pi|copilot|cline", "loopbreaker hook uninstall claude"},
+		"hook install":      {"add loopbreaker's hooks to an agent CLI's settings (a backup of the file is kept)", "hook install [flags] claude|codex|gemini|qwen|pi|copilot|cline|opencode", "loopbreaker hook install claude"},
+		"hook uninstall":    {"remove loopbreaker's hooks from an agent CLI's settings", "hook uninstall [flags] claude|codex|gemini|qwen|pi|copilot|cline|opencode", "loopbreaker hook uninstall claude"},
 		"hook status":       {"where each agent CLI's hooks are installed, its version, whether it runs them, the last hook call per agent session (changes nothing)", "", "loopbreaker hook status --json"},
 		"hook claude":       {"answer one Claude Code hook call (JSON payload on stdin)", "", "loopbreaker hook claude < payload.json"},
 		"hook codex":        {"answer one Codex CLI hook call (JSON payload on stdin)", "", "loopbreaker hook codex < payload.json"},
@@ -39,6 +39,7 @@ func subcommandHelp(name string) (helpText, bool) {
 		"hook pi":           {"answer one call of loopbreaker's pi extension (JSON payload on stdin)", "", "loopbreaker hook pi < payload.json"},
 		"hook copilot":      {"answer one GitHub Copilot CLI hook call (JSON payload on stdin, the event named)", "", "loopbreaker hook copilot preToolUse < payload.json"},
 		"hook cline":        {"answer one Cline hook call (JSON payload on stdin; EVENT is the hook file's name)", "hook cline [EVENT] [flags]", "loopbreaker hook cline PreToolUse < payload.json"},
+		"hook opencode":     {"answer one OpenCode plugin call (JSON payload on stdin; the plugin names the event)", "", "loopbreaker hook opencode PreToolUse < payload.json"},
 	}[name]
 	return h, ok
 }

@@ -8,14 +8,14 @@ import (
 	"github.com/loopbreaker/loopbreaker/hook"
 )
 
-// runHook is `loopbreaker hook`: `hook claude|codex|gemini|qwen|pi|copilot|cline` answers one
+// runHook is `loopbreaker hook`: `hook claude|codex|gemini|qwen|pi|copilot|cline|opencode` answers one
 // hook call of that agent CLI (payload on stdin, answer on stdout), and
 // `hook install|uninstall TOOL` edits the tool's settings.
 func runHook(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printHookUsage(env.Stdout)
 		if len(args) == 0 {
-			return usagef("hook: name an agent (claude, codex, gemini, qwen, pi, copilot, cline) or install/uninstall")
+			return usagef("hook: name an agent (claude, codex, gemini, qwen, pi, copilot, cline, opencode) or install/uninstall")
 		}
 		return nil
 	}
@@ -43,13 +43,19 @@ func printHookUsage(w io.Writer) {
       (preToolUse, postToolUse, userPromptSubmitted, sessionStart, agentStop).
       Cline's hook files pass their name (PreToolUse, PostToolUse,
       TaskComplete) as EVENT.
-  loopbreaker hook install|uninstall claude|codex|gemini|qwen|pi|copilot|cline [--project|--user] [--command prog]
+  loopbreaker hook opencode EVENT [-C dir] [--session name]
+      the same for OpenCode, whose calls come from loopbreaker's plugin; the
+      plugin names the event (PreToolUse, PostToolUse, PostToolUseFailure,
+      UserPromptSubmit, SessionStart, Stop), which the payload repeats.
+  loopbreaker hook install|uninstall claude|codex|gemini|qwen|pi|copilot|cline|opencode [--project|--user] [--command prog]
       add (or remove) loopbreaker's entries in the tool's settings file,
       leaving everything else as it is; a backup of the previous content is
       kept next to the file (<file>.loopbreaker.bak) until uninstall puts it
-      back; a file the install created is removed again.
+      back; a file the install created is removed again. For opencode:
+      loopbreaker's plugin file in .opencode/plugins/ (or
+      ~/.config/opencode/plugins/), deleted again by uninstall.
   loopbreaker hook status [-C dir] [--json]
-      for claude, codex, gemini, qwen, pi, copilot and cline: where the hooks are installed, the CLI's
+      for claude, codex, gemini, qwen, pi, copilot, cline and opencode: where the hooks are installed, the CLI's
       version, whether it will run them (trust), the last hook call per agent
       session, and agent sessions that ran with no hook call at all.
 

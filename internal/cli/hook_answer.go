@@ -29,9 +29,10 @@ func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string)
 	var o hookAnswerOptions
 	// Copilot CLI's payloads do not name their event: the installed
 	// command does, as the word after the tool; a Cline hook file passes
-	// its own name, the event when the payload names none.
+	// its own name, the event when the payload names none; OpenCode's
+	// plugin names it there too (its payload's hook_event_name must agree).
 	var event string
-	if (tool == hook.Copilot || tool == hook.Cline) && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+	if (tool == hook.Copilot || tool == hook.Cline || tool == hook.OpenCode) && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		event, args = args[0], args[1:]
 		if tool == hook.Cline && !hook.IsClineEvent(event) {
 			return usagef("hook cline: %q is not a Cline hook event (PreToolUse, PostToolUse, TaskComplete...)", event)
@@ -53,8 +54,11 @@ func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string)
 	// input; like every hook answer it exits 0.
 	if isTerminal(env.Stdin) {
 		try := string(tool)
-		if tool == hook.Copilot {
+		switch tool {
+		case hook.Copilot:
 			try += " preToolUse"
+		case hook.OpenCode:
+			try += " PreToolUse"
 		}
 		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: stdin is a terminal: the agent CLI runs this command with its JSON payload on stdin (try `loopbreaker hook %s < payload.json`); to install the hooks run `loopbreaker hook install %s`\n", tool, try, tool)
 		return nil

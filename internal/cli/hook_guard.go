@@ -66,6 +66,9 @@ func hookGuard(env *Env, w *workspace) *hookpolicy.Guard {
 	if dir := env.Getenv("PI_CODING_AGENT_DIR"); filepath.IsAbs(dir) {
 		p.HookDirs = append(p.HookDirs, filepath.Join(dir, "extensions"))
 	}
+	if dir := env.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
+		p.HookDirs = append(p.HookDirs, filepath.Join(dir, "opencode", "plugins"), filepath.Join(dir, "opencode", "plugin"))
+	}
 	if exe, err := os.Executable(); err == nil {
 		p.Binaries = append(p.Binaries, exe)
 		if real, err := filepath.EvalSymlinks(exe); err == nil && real != exe {

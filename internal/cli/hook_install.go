@@ -30,8 +30,8 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	var o hookInstallOptions
 	fs := newFlagSet("hook "+verb, env)
 	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
-	fs.BoolVar(&o.user, "user", false, "edit the user's settings (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json, ~/.qwen/settings.json, pi: ~/.pi/agent/extensions/loopbreaker.js, ~/.copilot/hooks/loopbreaker.json, cline: ~/.cline/hooks/)")
-	fs.BoolVar(&o.proj, "project", false, "edit the project's settings (.claude/settings.json, .codex/hooks.json, .gemini/settings.json, .qwen/settings.json, pi: .pi/extensions/loopbreaker.js, .github/hooks/loopbreaker.json, cline: .clinerules/hooks/; the default)")
+	fs.BoolVar(&o.user, "user", false, "edit the user's settings (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json, ~/.qwen/settings.json, pi: ~/.pi/agent/extensions/loopbreaker.js, ~/.copilot/hooks/loopbreaker.json, cline: ~/.cline/hooks/, OpenCode: ~/.config/opencode/plugins/loopbreaker.js)")
+	fs.BoolVar(&o.proj, "project", false, "edit the project's settings (.claude/settings.json, .codex/hooks.json, .gemini/settings.json, .qwen/settings.json, pi: .pi/extensions/loopbreaker.js, .github/hooks/loopbreaker.json, cline: .clinerules/hooks/, OpenCode: .opencode/plugins/loopbreaker.js; the default)")
 	fs.StringVar(&o.command, "command", "", "the `program` the hooks run (default: the absolute path of this loopbreaker binary); the entry runs `PROGRAM hook TOOL`, and does nothing but warn when PROGRAM is gone")
 	if verb == "install" {
 		fs.StringVar(&o.agentVersion, "agent-version", "", "claude: Claude Code's `version` (default: asked with claude --version); 2.1 and later also get the PostToolBatch hook, which 2.0.x does not know")
@@ -55,7 +55,7 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 		rest = fs.Args()[1:]
 	}
 	if len(pos) != 1 {
-		return usagef("hook %s: name one agent: claude, codex, gemini, qwen, pi, copilot or cline (got %d arguments)", verb, len(pos))
+		return usagef("hook %s: name one agent: claude, codex, gemini, qwen, pi, copilot, cline or opencode (got %d arguments)", verb, len(pos))
 	}
 	tool, err := hook.ParseTool(pos[0])
 	if err != nil {
@@ -83,6 +83,9 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 		} else {
 			program = exe
 		}
+	}
+	if tool == hook.OpenCode {
+		return runOpenCodeInstall(env, verb, o, project, path, program, programNote)
 	}
 	command := hook.Command(program, tool)
 	if tool == hook.Pi {

@@ -81,7 +81,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("hook status: unexpected argument %q (it reports on claude, codex, gemini, qwen, pi and copilot together)", fs.Arg(0))
+		return usagef("hook status: unexpected argument %q (it reports on claude, codex, gemini, qwen, pi, copilot and opencode together)", fs.Arg(0))
 	}
 	project := resolveProject(env, o.project)
 	rep := hookStatusReport{Project: project, Warnings: []string{}}
@@ -172,6 +172,8 @@ func unseenHint(tool hook.Tool) string {
 		return "an untrusted folder (trust it in copilot, or --trust-folder for one -p run), or disableAllHooks in ~/.copilot/settings.json"
 	case hook.Pi:
 		return "pi started in a subdirectory (it loads .pi/extensions of its working directory only), or run with --no-extensions"
+	case hook.OpenCode:
+		return "opencode --pure, or opencode started outside the project"
 	}
 	return "hooks switched off, or the settings file not read"
 }

@@ -241,7 +241,7 @@ func maybeSession(path string) bool {
 
 func printReplay(w io.Writer, out replayOutput, sessions int, labelled bool) {
 	if sessions == 0 {
-		fmt.Fprintln(w, "no recorded agent session found: replay reads Claude Code, Codex CLI, Gemini CLI, Qwen Code, pi, Copilot CLI and Cline sessions, SWE-agent and mini-swe-agent trajectories, ATIF and loopbreaker journals (see docs/replay.md)")
+		fmt.Fprintln(w, "no recorded agent session found: replay reads Claude Code, Codex CLI, Gemini CLI, Qwen Code, pi, Copilot CLI, Cline and OpenCode (opencode export) sessions, SWE-agent and mini-swe-agent trajectories, ATIF and loopbreaker journals (see docs/replay.md)")
 		if out.Skipped > 0 {
 			fmt.Fprintf(w, "(%d files were not recorded sessions)\n", out.Skipped)
 		}
