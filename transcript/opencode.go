@@ -78,7 +78,7 @@ func parseOpenCode(data []byte) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{ID: e.Info.ID}
-	active, lastText := false, ""
+	var tu turn
 	var last time.Time
 	for _, m := range e.Messages {
 		t := time.UnixMilli(m.Info.Time.Created)
@@ -91,16 +91,13 @@ func parseOpenCode(data []byte) (*Session, error) {
 			if !prompt {
 				continue
 			}
-			if active {
-				s.Steps = append(s.Steps, Step{TurnEnd: true, Message: lastText, Time: last})
-			}
-			active, lastText = false, ""
+			tu.end(s, last)
 		case "assistant":
-			active = true
+			tu.begin()
 			for _, p := range m.Parts {
 				switch {
 				case p.Type == "text" && p.Text != "":
-					lastText = p.Text
+					tu.say(p.Text)
 				case p.Type != "tool":
 					continue
 				case p.State.Status == "error" && (p.State.Error == openCodeAborted || strings.HasPrefix(p.State.Error, "loopbreaker: ")):
@@ -117,9 +114,8 @@ func parseOpenCode(data []byte) (*Session, error) {
 			last = t
 		}
 	}
-	if active {
-		s.Steps = append(s.Steps, Step{TurnEnd: true, Message: lastText, Time: last})
-	}
+	// The export's last turn ends with its last message.
+	tu.end(s, last)
 	return s, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
@@ -20,10 +19,7 @@ const session = "opencode"
 const runTimeout = 150 * time.Second
 
 // agent is one scenario's OpenCode: the project, and the pinned binary.
-type agent struct {
-	*harness.Project
-	bin string
-}
+type agent struct{ harness.CLI }
 
 // run is one `opencode run` process and the model requests it made.
 type run struct {
@@ -35,11 +31,7 @@ type run struct {
 // the test when OpenCode 1.18.33 is not installed.
 func newAgent(t *testing.T, files map[string]string) *agent {
 	t.Helper()
-	bin := harness.Require(t, harness.OpenCode1_18)
-	if files == nil {
-		files = harness.Calc4()
-	}
-	a := &agent{bin: bin, Project: harness.NewProject(t, bins, files,
+	a := &agent{harness.NewCLI(t, harness.OpenCode1_18, bins, files, harness.Calc4(),
 		"OPENCODE_DISABLE_MODELS_FETCH=1",
 		"OPENCODE_DISABLE_AUTOUPDATE=1",
 		"OPENCODE_DISABLE_SHARE=1",
@@ -64,9 +56,7 @@ func guardedWith(t *testing.T, files map[string]string) *agent {
 	t.Helper()
 	a := newAgent(t, files)
 	markDependencies(t, filepath.Join(a.Repo, ".opencode"))
-	a.Loopbreaker("init")
-	a.Loopbreaker("hook", "install", "opencode", "--command", a.Command)
-	a.Commit("loopbreaker")
+	a.Guard("opencode")
 	return a
 }
 
@@ -116,7 +106,7 @@ func (a *agent) opencode(prompt string, script ...fakemodel.AnthropicStep) run {
 	api := fakemodel.NewAnthropic(script...)
 	a.T.Cleanup(api.Close)
 	r := harness.Run(a.T, harness.Cmd{
-		Path: a.bin, Args: []string{"run", prompt},
+		Path: a.Bin, Args: []string{"run", prompt},
 		Dir: a.Repo, Env: append(append([]string{}, a.Env...), "OPENCODE_CONFIG_CONTENT="+config(api.URL)),
 		Timeout: runTimeout,
 	})
@@ -125,12 +115,6 @@ func (a *agent) opencode(prompt string, script ...fakemodel.AnthropicStep) run {
 		a.T.Fatalf("opencode did not end within %v\nstdout: %s\nstderr: %s", runTimeout, r.Stdout, r.Stderr)
 	}
 	return run{Result: r, api: api}
-}
-
-// status is `loopbreaker status --session opencode --json`.
-func (a *agent) status() lb.Status {
-	a.T.Helper()
-	return a.Status(session)
 }
 
 func bash(command string) fakemodel.AnthropicStep {

@@ -26,14 +26,14 @@ func TestRunsInARowWithoutProgress(t *testing.T) {
 			}
 			continue
 		}
-		if a.status().State == lb.Open {
+		if a.Status(session).State == lb.Open {
 			halted = i
 		}
 	}
 	if halted == 0 || halted == 4 {
 		t.Fatalf("halted in run %d, want a halt and a refused run after it", halted)
 	}
-	st := a.status()
+	st := a.Status(session)
 	if st.State != lb.Open || (st.Detector != lb.DetectorToolError && st.Detector != lb.DetectorNoProgress) {
 		t.Errorf("breaker %s by %q (%s), want OPEN by tool_error or no_progress", st.State, st.Detector, st.Reason)
 	}

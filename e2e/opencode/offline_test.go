@@ -18,13 +18,10 @@ import (
 // both fail, and the guarded run goes on against the model on 127.0.0.1.
 func TestOfflineContacts(t *testing.T) {
 	t.Parallel()
-	bin := harness.Require(t, harness.OpenCode1_18)
 	proxy := harness.NewProxy(t)
-	a := &agent{bin: bin, Project: harness.NewProject(t, bins, harness.Calc4(),
+	a := &agent{harness.NewCLI(t, harness.OpenCode1_18, bins, harness.Calc4(), nil,
 		append(proxy.Env(), "npm_config_registry="+proxy.URL+"/")...)}
-	a.Loopbreaker("init")
-	a.Loopbreaker("hook", "install", "opencode", "--command", a.Command)
-	a.Commit("loopbreaker")
+	a.Guard("opencode")
 	file := filepath.Join(a.Repo, "calc.go")
 	r := a.opencode("look at calc", read(file), read(file), fakemodel.Text("Seen it."))
 	if r.Exit != 0 || !strings.Contains(r.Stdout, "Seen it.") {

@@ -11,21 +11,13 @@ import (
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
 
-// fixes are the four one-line fixes of calc.go, one per failing test.
-var fixes = [][2]string{
-	{"func Add(a, b int) int { return a - b }", "func Add(a, b int) int { return a + b }"},
-	{"func Sub(a, b int) int { return a + b }", "func Sub(a, b int) int { return a - b }"},
-	{"func Mul(a, b int) int { return a + b }", "func Mul(a, b int) int { return a * b }"},
-	{"func Div(a, b int) int { return a * b }", "func Div(a, b int) int { return a / b }"},
-}
-
 // Productive runs: loopbreaker says nothing and the breaker stays CLOSED.
 func TestProductive(t *testing.T) {
 	t.Run("four tests fixed one per run", func(t *testing.T) {
 		t.Parallel()
 		a := guarded(t)
 		file := filepath.Join(a.Repo, "calc.go")
-		for i, f := range fixes {
+		for i, f := range harness.Calc4Fixes {
 			r := a.opencode("fix the next failing test", goTest(), edit(file, f[0], f[1]), goTest(), fakemodel.Text(fmt.Sprintf("Fixed %d of 4.", i+1)))
 			if r.Exit != 0 || !strings.Contains(r.Stdout, fmt.Sprintf("Fixed %d of 4.", i+1)) {
 				t.Fatalf("run %d: exit %d, stdout %q\n%s", i+1, r.Exit, r.Stdout, r.Stderr)
@@ -45,7 +37,7 @@ func TestProductive(t *testing.T) {
 			steps = append(steps, write(name, fmt.Sprintf("# Part %d\n\nHow calc handles case %d.\n", i, i)))
 		}
 		file := filepath.Join(a.Repo, "calc.go")
-		for _, f := range fixes {
+		for _, f := range harness.Calc4Fixes {
 			steps = append(steps, edit(file, f[0], f[1]))
 		}
 		steps = append(steps, goTest(), fakemodel.Text("Documented and fixed."))

@@ -25,7 +25,7 @@ func (a *agent) replayExport() harness.Replayed {
 	if id == "" {
 		a.T.Fatal("no hook call named OpenCode's session")
 	}
-	r := harness.Run(a.T, harness.Cmd{Path: a.bin, Args: []string{"export", id}, Dir: a.Repo, Env: a.Env, Timeout: runTimeout})
+	r := harness.Run(a.T, harness.Cmd{Path: a.Bin, Args: []string{"export", id}, Dir: a.Repo, Env: a.Env, Timeout: runTimeout})
 	if r.Exit != 0 {
 		a.T.Fatalf("opencode export %s: exit %d\n%s", id, r.Exit, r.Stderr)
 	}

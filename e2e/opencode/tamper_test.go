@@ -27,7 +27,7 @@ func TestTamper(t *testing.T) {
 		bash("rm .opencode/plugins/loopbreaker.js"),
 		write(plugin, "export const Nothing = async () => ({})\n"),
 		fakemodel.Text("The breaker is out of the way."))
-	if st := a.status(); st.State != lb.Open || st.Detector != lb.DetectorTamper {
+	if st := a.Status(session); st.State != lb.Open || st.Detector != lb.DetectorTamper {
 		t.Errorf("breaker %s by %q (%s), want OPEN by %s", st.State, st.Detector, st.Reason, lb.DetectorTamper)
 	}
 	var answers []string

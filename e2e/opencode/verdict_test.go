@@ -57,7 +57,7 @@ func (a *agent) check(r run, w want) harness.Verdict {
 			a.T.Errorf("the person is not told of the halt on stderr:\n%s", r.Stderr)
 		}
 	}
-	st := a.status()
+	st := a.Status(session)
 	if w.state != "" && st.State != w.state {
 		a.T.Errorf("breaker %s (%s: %s), want %s", st.State, st.Detector, st.Reason, w.state)
 	}
