@@ -82,7 +82,7 @@ const pollPeriods = 8
 // reporting its stages) is waiting, not looping.
 func TestPollingABuild(t *testing.T) {
 	t.Parallel()
-	a := guarded(t, harness.Merge(shapes, map[string]string{
+	a := guarded(t, harness.Files(shapes, map[string]string{
 		".gitignore": ".stage\n",
 		"build.sh": fmt.Sprintf(`#!/bin/sh
 n=$(cat .stage 2>/dev/null || echo 0)

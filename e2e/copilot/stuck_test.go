@@ -117,7 +117,7 @@ func (a *agent) replayWarnsAt(call int) {
 // TestStuck: one `copilot -p` run whose model repeats itself; more steps
 // are scripted than loopbreaker allows.
 func TestStuck(t *testing.T) {
-	lint := harness.Merge(shapes, map[string]string{
+	lint := harness.Files(shapes, map[string]string{
 		"lint.sh": "#!/bin/sh\nprintf 'lint: shapes.go:4: Square: result is not an area\\n'\nexit 2\n",
 	})
 	tests := []struct {

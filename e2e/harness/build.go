@@ -66,16 +66,5 @@ type Binaries struct {
 // a program the test can move or delete after installing the hooks.
 func (b Binaries) Copy(t testing.TB) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "bin", "loopbreaker")
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	exe, err := os.ReadFile(b.Loopbreaker)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, exe, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return CopyProgram(t, b.Loopbreaker, t.TempDir())
 }

@@ -83,15 +83,3 @@ func Git(t testing.TB, dir string, args ...string) string {
 	}
 	return string(out)
 }
-
-// Merge is the files of every set, a later set's winning: a repository
-// with a few files more.
-func Merge(sets ...map[string]string) map[string]string {
-	out := map[string]string{}
-	for _, set := range sets {
-		for name, text := range set {
-			out[name] = text
-		}
-	}
-	return out
-}
