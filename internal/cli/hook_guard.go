@@ -66,6 +66,11 @@ func hookGuard(env *Env, w *workspace) *hookpolicy.Guard {
 	if dir := env.Getenv("PI_CODING_AGENT_DIR"); filepath.IsAbs(dir) {
 		p.HookDirs = append(p.HookDirs, filepath.Join(dir, "extensions"))
 	}
+	// OpenCode also reads the configuration file OPENCODE_CONFIG names,
+	// which can list more plugins.
+	if f := env.Getenv("OPENCODE_CONFIG"); f != "" {
+		p.Hooks = append(p.Hooks, absIn(w.project, f))
+	}
 	if dir := env.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
 		p.HookDirs = append(p.HookDirs, filepath.Join(dir, "opencode", "plugins"), filepath.Join(dir, "opencode", "plugin"))
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/tamper"
 )
 
 // The fingerprint is the one encoding/json's bytes give: breakers hold
@@ -50,5 +51,33 @@ func TestGuardFingerprintIsTheHashOfEncodingJSON(t *testing.T) {
 	w.cfg.Cooldown++
 	if guardFingerprint(env, w) == want {
 		t.Fatal("another configuration, the same fingerprint")
+	}
+}
+
+// The agent may not write the hook settings a variable of the agent CLI
+// points at, outside the project and the home directory: each of them
+// can run more code inside the CLI.
+func TestGuardProtectsSettingsNamedByVariables(t *testing.T) {
+	project, home, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+	env := &Env{Environ: []string{
+		"HOME=" + home,
+		"OPENCODE_CONFIG=" + filepath.Join(elsewhere, "team.json"),
+		"COPILOT_HOME=" + filepath.Join(elsewhere, "copilot"),
+		"PI_CODING_AGENT_DIR=" + filepath.Join(elsewhere, "pi"),
+	}}
+	w := &workspace{project: project, cfg: lb.Defaults()}
+	guard := hookGuard(env, w)
+	for _, path := range []string{
+		filepath.Join(elsewhere, "team.json"),
+		filepath.Join(elsewhere, "copilot", "hooks", "undo.json"),
+		filepath.Join(elsewhere, "pi", "extensions", "undo.js"),
+	} {
+		got := tamper.Check(tamper.Call{Cwd: project, Writes: []string{path}}, guard.Protected)
+		if len(got) == 0 || got[0].Kind != tamper.KindHooks {
+			t.Errorf("a write of %s: findings %v, want the hook settings refused", path, got)
+		}
+	}
+	if got := tamper.Check(tamper.Call{Cwd: project, Writes: []string{filepath.Join(elsewhere, "notes.md")}}, guard.Protected); len(got) > 0 {
+		t.Errorf("a write beside them: refused as %v", got)
 	}
 }
