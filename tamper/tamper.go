@@ -171,7 +171,7 @@ var hookPaths = [...]struct {
 	{path: ".gemini/settings.json", project: true, home: true},
 	{path: ".clinerules/hooks", dir: true, project: true, home: true},
 	{path: ".cline/hooks", dir: true, project: true, home: true},
-	{path: "Documents/Cline/Hooks", dir: true, project: true, home: true},
+	{path: "Documents/Cline/Hooks", dir: true, home: true},
 	{path: ".github/hooks", dir: true, project: true},
 	{path: ".copilot/hooks", dir: true, home: true},
 	{path: ".pi/extensions", dir: true, project: true},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/loopbreaker/loopbreaker/hook"
 )
 
 // `loopbreaker watch` on a real terminal (tmux, 80 columns): it shows the
@@ -47,14 +50,17 @@ func TestWatchOnATerminal(t *testing.T) {
 	for _, kv := range []string{"LOOPBREAKER_STATE_DIR=" + filepath.Join(dir, "state"), "TERM=xterm-256color"} {
 		envArgs = append(envArgs, "-e", kv)
 	}
+	// When watch exits, the session signals the channel "quit": the test
+	// waits on it instead of polling for the session's end.
 	tmux(append(append([]string{"new-session", "-d", "-s", "w", "-x", "80", "-y", "40", "-c", dir}, envArgs...),
-		bin, "watch", "--interval", "200ms")...)
+		hook.ShellQuote(bin)+" watch --interval 200ms; tmux wait-for -S quit")...)
 
-	// The screen is polled until it shows what is expected, or a deadline
-	// far beyond any redraw passes.
+	// The screen is polled until it shows what is expected (watch redraws
+	// every 200 ms); the deadline only bounds a hang, far beyond any
+	// redraw on a busy machine.
 	screen := func(want string) string {
 		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
+		deadline := time.Now().Add(time.Minute)
 		for {
 			s := tmux("capture-pane", "-p", "-t", "w")
 			if strings.Contains(s, want) {
@@ -82,11 +88,9 @@ func TestWatchOnATerminal(t *testing.T) {
 	}
 	t.Logf("the screen:\n%s", s)
 	tmux("send-keys", "-t", "w", "q")
-	deadline := time.Now().Add(10 * time.Second)
-	for exec.Command("tmux", "-L", socket, "has-session", "-t", "w").Run() == nil {
-		if time.Now().After(deadline) {
-			t.Fatal("watch did not quit on q")
-		}
-		time.Sleep(100 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // bounds a hang only
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "tmux", "-L", socket, "wait-for", "quit").CombinedOutput(); err != nil {
+		t.Fatalf("watch did not quit on q: %v\n%s", err, out)
 	}
 }
