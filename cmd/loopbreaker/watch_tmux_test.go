@@ -51,9 +51,11 @@ func TestWatchOnATerminal(t *testing.T) {
 		envArgs = append(envArgs, "-e", kv)
 	}
 	// When watch exits, the session signals the channel "quit": the test
-	// waits on it instead of polling for the session's end.
+	// waits on it instead of polling for the session's end. The server
+	// stays up once the session is gone (exit-empty off), so that a
+	// signal sent before the test waits is still there to be seen.
 	tmux(append(append([]string{"new-session", "-d", "-s", "w", "-x", "80", "-y", "40", "-c", dir}, envArgs...),
-		hook.ShellQuote(bin)+" watch --interval 200ms; tmux wait-for -S quit")...)
+		hook.ShellQuote(bin)+" watch --interval 200ms; tmux wait-for -S quit", ";", "set-option", "-g", "exit-empty", "off")...)
 
 	// The screen is polled until it shows what is expected (watch redraws
 	// every 200 ms); the deadline only bounds a hang, far beyond any
