@@ -39,6 +39,10 @@ type Server struct {
 	port int
 	opts Options
 	cmd  *exec.Cmd
+	// started: the server answered once (its port is then its address);
+	// portTries counts restarts after losing a port to another process.
+	started   bool
+	portTries int
 }
 
 // Start starts a redis-server, or skips the test when there is none.
@@ -100,6 +104,10 @@ func (s *Server) start() {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if s.ping() {
+			s.started = true
+			return
+		}
+		if s.lostPortRace() {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -108,6 +116,27 @@ func (s *Server) start() {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// lostPortRace reports whether redis-server gave up because a port it
+// was given was taken meanwhile (a free port is only free until another
+// process binds it), and then starts it again on new ones: a new bus
+// port for a cluster node, and a new port too before the first start
+// (a restarted server keeps its address). At most five tries.
+func (s *Server) lostPortRace() bool {
+	log, _ := os.ReadFile(filepath.Join(s.dir, "redis.log"))
+	if !strings.Contains(string(log), "Address already in use") || s.portTries >= 5 {
+		return false
+	}
+	s.portTries++
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+	_ = os.Remove(filepath.Join(s.dir, "redis.log"))
+	if !s.started && !strings.Contains(string(log), "(cluster)") {
+		s.port = freePort(s.t)
+	}
+	s.start()
+	return true
 }
 
 // ping speaks just enough RESP to know the server answers (and has
