@@ -55,6 +55,10 @@ type cache struct {
 	wal     *walLog
 	walBuf  []walRecord
 	walWait *flushWait
+	// walMu is held by whoever writes the log (writeLog, walWriter);
+	// walScratch is their encoding buffer.
+	walMu      sync.Mutex
+	walScratch []byte
 	lsn     uint64
 	unsaved int
 	// hot are the breakers with hotPending changes waiting (entry.hot).
@@ -374,7 +378,9 @@ func (c *cache) do(ctx context.Context, rules []Rule, op opFunc) error {
 		c.shed()
 	}
 	c.mu.Unlock()
-	if kick {
+	if kick && c.wal != nil {
+		c.writeLog()
+	} else if kick {
 		select {
 		case c.kick <- struct{}{}:
 		default:

@@ -46,12 +46,10 @@ func (c *cache) writer() {
 	}
 }
 
-// walWriter appends the records made since its last write, in one write,
-// and releases the callers waiting for them. On stop it writes what is
-// left.
+// walWriter writes what the callers that appended to the log left for
+// it (see writeLog) and, on stop, what is left.
 func (c *cache) walWriter() {
 	defer c.wg.Done()
-	var buf []byte
 	for {
 		stopping := false
 		select {
@@ -59,29 +57,66 @@ func (c *cache) walWriter() {
 		case <-c.stop:
 			stopping = true
 		}
-		c.mu.Lock()
-		recs, w := c.walBuf, c.walWait
-		c.walBuf, c.walWait = nil, nil
-		c.mu.Unlock()
-		if len(recs) > 0 {
-			var err error
-			if buf, err = c.wal.write(recs, buf); err != nil {
-				// The changes stay in memory and go to the store with the
-				// next checkpoint; until one succeeds, no new decision.
-				c.mu.Lock()
-				c.degraded = err
-				c.mu.Unlock()
-				c.m.log.Error("writing the write-ahead log failed", "err", err)
-				w.err = err
-			}
+		c.walMu.Lock()
+		for c.writeLogBatch() {
 		}
-		if w != nil {
-			close(w.done)
-		}
+		c.walMu.Unlock()
 		if stopping {
 			return
 		}
 	}
+}
+
+// writeLog appends the records waiting for the log as the calling
+// request's own work, when no other write is under way: an answer that
+// waits for the log then costs no hand-over to another goroutine, which
+// is most of what a log write costs when the file is not synced. The
+// records appended while it wrote are handed to walWriter, so that no
+// request writes for others for long. A caller that finds a write under
+// way waits for it: the writer takes the caller's records with its own or
+// hands them on.
+func (c *cache) writeLog() {
+	if !c.walMu.TryLock() {
+		return
+	}
+	c.writeLogBatch()
+	c.mu.Lock()
+	more := len(c.walBuf) > 0
+	c.mu.Unlock()
+	c.walMu.Unlock()
+	if more {
+		select {
+		case c.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// writeLogBatch appends the records made since the last write, in one
+// write, and releases the callers waiting for them; false when there were
+// none. The caller holds c.walMu.
+func (c *cache) writeLogBatch() bool {
+	c.mu.Lock()
+	recs, w := c.walBuf, c.walWait
+	c.walBuf, c.walWait = nil, nil
+	c.mu.Unlock()
+	if w == nil {
+		return false
+	}
+	if len(recs) > 0 {
+		var err error
+		if c.walScratch, err = c.wal.write(recs, c.walScratch); err != nil {
+			// The changes stay in memory and go to the store with the
+			// next checkpoint; until one succeeds, no new decision.
+			c.mu.Lock()
+			c.degraded = err
+			c.mu.Unlock()
+			c.m.log.Error("writing the write-ahead log failed", "err", err)
+			w.err = err
+		}
+	}
+	close(w.done)
+	return true
 }
 
 // checkpointer writes the changed states to the store every
