@@ -87,6 +87,8 @@ type Store struct {
 	opts     Options
 	readOnly bool
 	closed   atomic.Bool
+	// known are the state files this store wrote last.
+	known knownStates
 }
 
 var _ loopbreaker.Store = (*Store)(nil)
@@ -303,7 +305,7 @@ func (s *Store) Update(ctx context.Context, scopes []string, fn loopbreaker.Upda
 	baseSeq := make([]uint64, len(scopes))
 	tails := make([]journalTail, len(scopes))
 	for i, f := range files {
-		sf, _, err := s.readState(f)
+		sf, err := s.stateForUpdate(f)
 		if err != nil {
 			return err
 		}
@@ -411,6 +413,10 @@ func (s *Store) updateReadOnly(files []scopeFiles, fn loopbreaker.UpdateFunc) er
 // the rename of its state.json.
 // Every commit's scope directory is open.
 func (s *Store) commit(root *nofollow.Dir, commits []commit) error {
+	// Until a scope's commit is wholly done, its file is read again.
+	for _, c := range commits {
+		s.known.forget(c.files.scope)
+	}
 	if len(commits) > 1 {
 		data, err := encodeTxn(commits)
 		if err != nil {
@@ -447,6 +453,10 @@ func (s *Store) commit(root *nofollow.Dir, commits []commit) error {
 		}
 		if err := s.maybeRotate(c.files, &c.tail, c.state); err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		if fi, err := c.files.d.Lstat(stateName); err == nil {
+			s.known.put(c.files.scope, fileVersion(fi), c.state, len(c.lines))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -116,6 +116,16 @@ func (s *Store) repairJournal(f scopeFiles, sf loadedState) (journalTail, error)
 	}
 	first := st.Seq - uint64(len(sf.Pending)) + 1
 	if last+1 >= first {
+		if sf.data == nil { // taken from memory (stateForUpdate): read the lines
+			fresh, _, err := s.readState(f)
+			if err != nil {
+				return t, err
+			}
+			if fresh.State.Seq != st.Seq || len(fresh.Pending) != len(sf.Pending) {
+				return t, fmt.Errorf("filestore: the state file of scope %q changed while the store's lock was held (seq %d, now %d); is another program writing it without the lock?", f.scope, st.Seq, fresh.State.Seq)
+			}
+			sf.data = fresh.data
+		}
 		// parseState checked the pending entries' seqs; one line each.
 		pending, err := sf.pendingLines()
 		if err != nil {

@@ -179,6 +179,21 @@ func (s *Store) readState(f scopeFiles) (sf loadedState, exists bool, err error)
 	return sf, true, nil
 }
 
+// stateForUpdate is readState for Update, which holds the store's lock:
+// the state file this store wrote last, still in place, is taken from
+// memory rather than read and decoded again.
+func (s *Store) stateForUpdate(f scopeFiles) (loadedState, error) {
+	if f.d != nil {
+		if fi, err := f.d.Lstat(stateName); err == nil && fi.Mode().IsRegular() {
+			if sf, ok := s.known.get(f.scope, fileVersion(fi)); ok {
+				return sf, nil
+			}
+		}
+	}
+	sf, _, err := s.readState(f)
+	return sf, err
+}
+
 // parseState decodes and checks a state file; problem says what is wrong.
 func parseState(scope string, data []byte) (loadedState, string) {
 	if len(data) == 0 {

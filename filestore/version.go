@@ -2,10 +2,8 @@ package filestore
 
 import (
 	"errors"
-	"hash/fnv"
 	"io/fs"
 	"os"
-	"strconv"
 )
 
 // Version returns a number that changes whenever the scope's state file
@@ -30,16 +28,5 @@ func (s *Store) Version(scope string) (uint64, error) {
 	if err != nil {
 		return 0, ioError("stat", f.state, err)
 	}
-	h := fnv.New64a()
-	var buf []byte
-	buf = strconv.AppendInt(buf, fi.ModTime().UnixNano(), 10)
-	buf = append(buf, '/')
-	buf = strconv.AppendInt(buf, fi.Size(), 10)
-	buf = append(buf, '/')
-	buf = strconv.AppendUint(buf, fileID(fi), 10)
-	h.Write(buf)
-	if v := h.Sum64(); v != 0 {
-		return v, nil
-	}
-	return 1, nil
+	return fileVersion(fi), nil
 }

@@ -1,0 +1,90 @@
+package filestore
+
+import (
+	"hash/fnv"
+	"io/fs"
+	"strconv"
+	"sync"
+
+	"github.com/loopbreaker/loopbreaker"
+)
+
+// maxKnownStates bounds the states a store remembers having written. The
+// states worth remembering are the often written ones, whose files are
+// large: a state file holds the journal entries of the update that wrote
+// it, thousands for a breaker every agent shares.
+const maxKnownStates = 1024
+
+// knownStates remembers, per scope, the last state file this store wrote:
+// an update of the scope that finds that very file in place (same
+// fileVersion) takes the state from memory instead of reading the file
+// and decoding it again. A file written since by anyone else (another
+// process, or a person) has another identity, size or time, and is read.
+type knownStates struct {
+	mu     sync.Mutex
+	states map[string]knownState
+}
+
+type knownState struct {
+	version uint64
+	// state is a copy of what was written; get hands out copies of it.
+	state *loopbreaker.BreakerState
+	// pending is how many journal entries the file lists as pending.
+	pending int
+}
+
+// get returns a copy of the scope's state as written, if the file now in
+// place at version is the one this store wrote.
+func (k *knownStates) get(scope string, version uint64) (loadedState, bool) {
+	k.mu.Lock()
+	ks, ok := k.states[scope]
+	k.mu.Unlock()
+	if !ok || ks.version != version || version == 0 {
+		return loadedState{}, false
+	}
+	// Only the number of pending entries is kept: their heads were checked
+	// when they were written, and their lines are read from the file in
+	// the rare case the journal lacks them (repairJournal).
+	return loadedState{Version: stateFormat, State: ks.state.Clone(), Pending: make([]entryHead, ks.pending)}, true
+}
+
+// put remembers st (copied) as the scope's state file at version.
+func (k *knownStates) put(scope string, version uint64, st *loopbreaker.BreakerState, pending int) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.states == nil {
+		k.states = map[string]knownState{}
+	}
+	if _, ok := k.states[scope]; !ok && len(k.states) >= maxKnownStates {
+		for sc := range k.states { // any one: a forgotten state is only read again
+			delete(k.states, sc)
+			break
+		}
+	}
+	k.states[scope] = knownState{version: version, state: st.Clone(), pending: pending}
+}
+
+// forget drops what is remembered of scope.
+func (k *knownStates) forget(scope string) {
+	k.mu.Lock()
+	delete(k.states, scope)
+	k.mu.Unlock()
+}
+
+// fileVersion is a number that changes whenever a state file is
+// replaced: every commit renames a new file into place, so the file's
+// identity, size and modification time all take part. Never 0.
+func fileVersion(fi fs.FileInfo) uint64 {
+	h := fnv.New64a()
+	var buf [64]byte
+	b := strconv.AppendInt(buf[:0], fi.ModTime().UnixNano(), 10)
+	b = append(b, '/')
+	b = strconv.AppendInt(b, fi.Size(), 10)
+	b = append(b, '/')
+	b = strconv.AppendUint(b, fileID(fi), 10)
+	h.Write(b)
+	if v := h.Sum64(); v != 0 {
+		return v
+	}
+	return 1
+}

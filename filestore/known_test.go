@@ -1,0 +1,116 @@
+package filestore
+
+import (
+	"context"
+	"os"
+	"slices"
+	"testing"
+
+	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
+)
+
+// seenSeq runs an update of scope that journals one event and returns the
+// seq of the state it was given.
+func seenSeq(t *testing.T, s *Store, scope string) uint64 {
+	t.Helper()
+	var seq uint64
+	err := s.Update(context.Background(), []string{scope}, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
+		seq = states[0].Seq
+		states[0].Iterations++
+		return [][]lb.JournalEntry{{{Type: lb.EntryEvent, Event: &lb.Event{Kind: lb.EventIteration, Iteration: &lb.Iteration{}}}}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return seq
+}
+
+// A store remembers the state files it wrote; another writer's file in
+// their place is read, never shadowed by what was remembered.
+func TestUpdateReadsAStateAnotherWriterReplaced(t *testing.T) {
+	a := openStore(t, Options{})
+	b := reopen(t, a, Options{Now: stepClock()})
+	const scope = "global"
+	for want := uint64(0); want < 6; want += 2 {
+		if got := seenSeq(t, a, scope); got != want {
+			t.Fatalf("store a was given seq %d, want %d (store b's update is lost)", got, want)
+		}
+		if got := seenSeq(t, b, scope); got != want+1 {
+			t.Fatalf("store b was given seq %d, want %d (store a's update is lost)", got, want+1)
+		}
+	}
+	st := storetest.MustLoad(t, a, scope)
+	if st.Seq != 6 || st.Iterations != 6 {
+		t.Fatalf("state at seq %d with %d iterations, want 6 and 6", st.Seq, st.Iterations)
+	}
+}
+
+// A state this store wrote and remembers is given out as a copy: what an
+// update function does to it is saved only through the update.
+func TestRememberedStateIsACopy(t *testing.T) {
+	s := openStore(t, Options{})
+	const scope = "global"
+	seenSeq(t, s, scope)
+	err := s.Update(context.Background(), []string{scope}, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
+		states[0].Iterations = 99 // changed, but no entry: not saved
+		return nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := seenSeq(t, s, scope); got != 1 {
+		t.Fatalf("seq %d, want 1", got)
+	}
+	if st := storetest.MustLoad(t, s, scope); st.Iterations != 2 {
+		t.Fatalf("%d iterations saved, want 2 (an unsaved change leaked into the remembered state)", st.Iterations)
+	}
+}
+
+// The journal lines an update could not append are appended by the next
+// update even when the state it starts from is the remembered one: the
+// lines are read from the state file then.
+func TestJournalRepairedAfterARememberedState(t *testing.T) {
+	s := openStore(t, Options{})
+	const scope = "global"
+	for range 3 {
+		seenSeq(t, s, scope)
+	}
+	f, err := s.files(scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(f.journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Cut the last line, as a process killed between the state's rename
+	// and the journal's append leaves it.
+	lines := slices.DeleteFunc(splitLines(data), func(l []byte) bool { return len(l) == 0 })
+	cut := 0
+	for _, l := range lines[:len(lines)-1] {
+		cut += len(l) + 1
+	}
+	if err := os.WriteFile(f.journal, data[:cut], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := seenSeq(t, s, scope); got != 3 {
+		t.Fatalf("seq %d, want 3", got)
+	}
+	if got := seqs(storetest.MustJournal(t, s, scope, 0)); !slices.Equal(got, seqRange(1, 4)) {
+		t.Fatalf("journal seqs %v, want 1..4", got)
+	}
+}
+
+func splitLines(data []byte) [][]byte {
+	var out [][]byte
+	for len(data) > 0 {
+		i := slices.Index(data, '\n')
+		if i < 0 {
+			return append(out, data)
+		}
+		out = append(out, data[:i])
+		data = data[i+1:]
+	}
+	return out
+}
