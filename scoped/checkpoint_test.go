@@ -18,17 +18,27 @@ type fakePace struct {
 	*clock
 	mu     sync.Mutex
 	pauses []time.Duration
+	// sleeps counts the calls to sleep, one before each chunk.
+	sleeps int
 }
 
 func newFakePace() *fakePace { return &fakePace{clock: newClock()} }
 
 func (f *fakePace) sleep(d time.Duration) {
+	f.mu.Lock()
+	f.sleeps++
 	if d > 0 {
-		f.mu.Lock()
 		f.pauses = append(f.pauses, d)
-		f.mu.Unlock()
 	}
+	f.mu.Unlock()
 	f.Advance(d)
+}
+
+// chunk numbers the chunk under way: the sleeps so far.
+func (f *fakePace) chunk() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sleeps
 }
 
 func (f *fakePace) pacer(stop <-chan struct{}) pacer {
@@ -74,6 +84,7 @@ func failAgents(e *env, agents int) {
 func TestCheckpointYieldsAsLongAsItWrites(t *testing.T) {
 	e, hs := changedAgents(t, 10)
 	fp := newFakePace()
+	hs.chunkOf = func() int { return fp.chunk() }
 	// A chunk takes 3 ms and 1 ms per breaker: more than chunkTime with
 	// one breaker, so every chunk has one.
 	hs.before = func(_ int, scopes []string) {
@@ -83,9 +94,9 @@ func TestCheckpointYieldsAsLongAsItWrites(t *testing.T) {
 	if err := c.flushPaced(context.Background(), fp.pacer(nil)); err != nil {
 		t.Fatal(err)
 	}
-	ups := hs.written()
+	ups := hs.chunks()
 	if len(ups) != 11 {
-		t.Fatalf("the checkpoint made %d store updates, want 11 of one breaker each: %q", len(ups), ups)
+		t.Fatalf("the checkpoint made %d chunks, want 11 of one breaker each: %q", len(ups), ups)
 	}
 	if ups[0][0] != "global" {
 		t.Errorf("first update wrote %q, want global (the oldest change) first", ups[0])
@@ -105,17 +116,19 @@ func TestCheckpointYieldsAsLongAsItWrites(t *testing.T) {
 		e.outcome(Context{AgentID: fmt.Sprintf("a%02d", i)}, fmt.Sprintf("d2-%d", i), lb.OutcomeFailure)
 	}
 	stop := make(chan struct{})
+	fp2 := newFakePace()
+	hs.chunkOf = func() int { return 100 + fp2.chunk() }
 	hs.before = func(i int, scopes []string) {
 		if i == 12 { // the second of this checkpoint
 			close(stop)
 		}
-		fp.Advance(3*time.Millisecond + time.Duration(len(scopes))*time.Millisecond)
+		fp2.Advance(3*time.Millisecond + time.Duration(len(scopes))*time.Millisecond)
 	}
-	fp = newFakePace()
+	fp = fp2
 	if err := c.flushPaced(context.Background(), fp.pacer(stop)); err != nil {
 		t.Fatal(err)
 	}
-	ups = hs.written()[11:]
+	ups = hs.chunks()[11:]
 	sizes := make([]int, len(ups))
 	for i, u := range ups {
 		sizes[i] = len(u)
@@ -147,13 +160,21 @@ func TestCheckpointWritesHotBreakersAlongTheWay(t *testing.T) {
 		}
 	}
 	fp := newFakePace()
+	hs.chunkOf = func() int { return fp.chunk() }
 	c := e.m.b.(*cache)
 	if err := c.flushPaced(context.Background(), fp.pacer(nil)); err != nil {
 		t.Fatal(err)
 	}
-	ups := hs.written()
+	ups := hs.chunks()
 	if len(ups) < 2 || !slices.Contains(ups[1], "agent:hot") || !slices.Contains(ups[1], "global") {
-		t.Fatalf("updates %q: want agent:hot and global (%d changes each) in the second", ups, hotPending)
+		t.Fatalf("chunks %q: want agent:hot and global (%d changes each) in the second", ups, hotPending)
+	}
+	// Each in a store update of its own: an update of several scopes
+	// writes all it holds twice.
+	for _, u := range hs.written() {
+		if len(u) > 1 && (slices.Contains(u, "agent:hot") || slices.Contains(u, "global")) {
+			t.Errorf("store updates %q: a breaker with %d changes waiting shares one", hs.written(), hotPending)
+		}
 	}
 	c.mu.Lock()
 	left := len(c.entries["agent:hot"].pending) + len(c.entries["global"].pending)
@@ -215,6 +236,7 @@ func TestCheckpointReleasesNewerSegmentsFirst(t *testing.T) {
 	c := segmentPerWrite(e)
 	failAgents(e, 3)
 	fp := newFakePace()
+	hs.chunkOf = func() int { return fp.chunk() }
 	hot := Context{AgentID: "hot"}
 	var left []int
 	hs.before = func(i int, _ []string) {
@@ -231,13 +253,13 @@ func TestCheckpointReleasesNewerSegmentsFirst(t *testing.T) {
 	if err := c.flushPaced(context.Background(), fp.pacer(nil)); err != nil {
 		t.Fatal(err)
 	}
-	ups := hs.written()
+	ups := hs.chunks()
 	if len(ups) != 4 || !slices.Contains(ups[2], "agent:hot") {
-		t.Fatalf("updates %q: want global, a00, a01 with agent:hot and global, a02", ups)
+		t.Fatalf("chunks %q: want global, a00, a01 with agent:hot and global, a02", ups)
 	}
 	// Before the last update (a02): only a02's segment is left, not the
-	// hot ones written after it.
-	if len(left) != 4 || left[3] != 1 {
+	// hot ones written to the log after it.
+	if len(left) != 6 || left[5] != 1 {
 		t.Errorf("log segments before each update: %v, want 1 before the last (a02's)", left)
 	}
 }

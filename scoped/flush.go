@@ -289,11 +289,8 @@ func (c *cache) flushPaced(ctx context.Context, p pacer) error {
 		if p.yield {
 			chunk = append(slices.Clip(chunk), c.takeHot()...)
 		}
-		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
 		start := p.now()
-		err := c.write(wctx, chunk)
-		cancel()
-		if err != nil {
+		if err := c.writeChunk(ctx, chunk); err != nil {
 			return err
 		}
 		took := p.now().Sub(start)
@@ -309,6 +306,46 @@ func (c *cache) flushPaced(ctx context.Context, p pacer) error {
 	c.releaseWAL()
 	return nil
 }
+
+// writeChunk saves the changes of scopes: a breaker with many changes
+// waiting (global, a category every agent shares) in a store update of
+// its own, the others together in one. The log already holds every
+// call's changes together, so a checkpoint needs no update of several
+// scopes at once; the store makes one atomic at a price, a file of all it
+// writes written before the scopes' own, which for a breaker with
+// thousands of journal entries doubles what the checkpoint writes.
+func (c *cache) writeChunk(ctx context.Context, scopes []string) error {
+	c.mu.Lock()
+	var alone, together []string
+	for _, sc := range scopes {
+		if e := c.entries[sc]; e != nil && len(e.pending) >= manyPending {
+			alone = append(alone, sc)
+		} else {
+			together = append(together, sc)
+		}
+	}
+	c.mu.Unlock()
+	updates := make([][]string, 0, len(alone)+1)
+	for _, sc := range alone {
+		updates = append(updates, []string{sc})
+	}
+	if len(together) > 0 {
+		updates = append(updates, together)
+	}
+	for _, u := range updates {
+		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+		err := c.write(wctx, u)
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// manyPending changes waiting make a breaker's checkpoint a store update
+// of its own (see writeChunk).
+const manyPending = 64
 
 func closed(ch <-chan struct{}) bool {
 	select {

@@ -128,12 +128,19 @@ type chunkStore struct {
 	mu        sync.Mutex
 	updates   [][]string
 	before    func(i int, scopes []string)
+	// chunkOf, when set, numbers the checkpoint chunk an update is part
+	// of (see chunks); chunk holds each update's.
+	chunkOf func() int
+	chunk   []int
 }
 
 func (s *chunkStore) Update(ctx context.Context, scopes []string, fn lb.UpdateFunc) error {
 	s.mu.Lock()
 	i := len(s.updates)
 	s.updates = append(s.updates, slices.Clone(scopes))
+	if s.chunkOf != nil {
+		s.chunk = append(s.chunk, s.chunkOf())
+	}
 	before := s.before
 	s.mu.Unlock()
 	if before != nil {
@@ -151,6 +158,21 @@ func (s *chunkStore) written() [][]string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.updates)
+}
+
+// chunks returns the scopes written by each checkpoint chunk (the updates
+// with the same chunkOf), in order.
+func (s *chunkStore) chunks() [][]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out [][]string
+	for i, u := range s.updates {
+		if i == 0 || s.chunk[i] != s.chunk[i-1] {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], u...)
+	}
+	return out
 }
 
 // A checkpoint of many changed breakers releases the store's lock between
