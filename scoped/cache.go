@@ -59,8 +59,8 @@ type cache struct {
 	// walScratch is their encoding buffer.
 	walMu      sync.Mutex
 	walScratch []byte
-	lsn     uint64
-	unsaved int
+	lsn        uint64
+	unsaved    int
 	// hot are the breakers with hotPending changes waiting (entry.hot).
 	hot             []string
 	checkpointEvery time.Duration
