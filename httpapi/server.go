@@ -88,9 +88,14 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func securityHeaders(h http.Handler) http.Handler {
+	// Set as canonical keys with shared values: every answer carries them,
+	// and Set would canonicalize the keys and allocate the values each time.
+	// Sharing is safe, Header.Add appends to a copy (capacity 1).
+	nosniff, noStore := []string{"nosniff"}[:1:1], []string{"no-store"}[:1:1]
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("Cache-Control", "no-store")
+		hdr := w.Header()
+		hdr["X-Content-Type-Options"] = nosniff
+		hdr["Cache-Control"] = noStore
 		h.ServeHTTP(w, r)
 	})
 }
