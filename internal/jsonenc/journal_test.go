@@ -101,3 +101,41 @@ func TestJournalEntryCoversEveryField(t *testing.T) {
 		}
 	}
 }
+
+// String writes every byte, alone and amid text, as encoding/json does.
+func TestStringMatchesEncodingJSONOnEveryByte(t *testing.T) {
+	for c := range 256 {
+		for _, s := range []string{string(rune(c)), string([]byte{byte(c)}), "a" + string([]byte{byte(c)}) + "b\u2028"} {
+			want, _ := json.Marshal(s)
+			if got := String(nil, s); string(got) != string(want) {
+				t.Errorf("byte %#x in %q: got %s, want %s", c, s, got, want)
+			}
+		}
+	}
+}
+
+func FuzzStringMatchesEncodingJSON(f *testing.F) {
+	for _, s := range texts {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := String(nil, s); string(got) != string(want) {
+			t.Errorf("%q: got %s, want %s", s, got, want)
+		}
+	})
+}
+
+// BenchmarkString is the escaping of a journal entry's usual strings.
+//
+//	go test ./internal/jsonenc -run '^$' -bench String
+func BenchmarkString(b *testing.B) {
+	strs := []string{"agent:agent-17", "category:tooling", "d-6f1c2a9e4b7d3c5a8e2f0b1d", "success", "the failure window holds 5 failed outcomes in 10m0s"}
+	buf := make([]byte, 0, 256)
+	for b.Loop() {
+		buf = buf[:0]
+		for _, s := range strs {
+			buf = String(buf, s)
+		}
+	}
+}
