@@ -455,6 +455,9 @@ func (s *Store) commit(root *nofollow.Dir, commits []commit) error {
 			errs = append(errs, err)
 			continue
 		}
+		if !s.known.wants(c.files.scope) {
+			continue
+		}
 		if fi, err := c.files.d.Lstat(stateName); err == nil {
 			s.known.put(c.files.scope, fileVersion(fi), c.state, len(c.lines))
 		}

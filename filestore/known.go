@@ -20,9 +20,15 @@ const maxKnownStates = 1024
 // fileVersion) takes the state from memory instead of reading the file
 // and decoding it again. A file written since by anyone else (another
 // process, or a person) has another identity, size or time, and is read.
+//
+// A scope is remembered from its second commit on: a short-lived process
+// (a hook call, the CLI) writes each scope once and would only pay for
+// the copy.
 type knownStates struct {
 	mu     sync.Mutex
 	states map[string]knownState
+	// once are the scopes committed once, not yet remembered.
+	once map[string]struct{}
 }
 
 type knownState struct {
@@ -31,6 +37,33 @@ type knownState struct {
 	state *loopbreaker.BreakerState
 	// pending is how many journal entries the file lists as pending.
 	pending int
+}
+
+// has reports whether a state of scope is remembered (then get may
+// give it, for the file system call that gives the file's version).
+func (k *knownStates) has(scope string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	_, ok := k.states[scope]
+	return ok
+}
+
+// wants reports whether the state just committed for scope is worth
+// remembering: the scope was committed before by this store.
+func (k *knownStates) wants(scope string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if _, ok := k.states[scope]; ok {
+		return true
+	}
+	if _, ok := k.once[scope]; ok {
+		return true
+	}
+	if k.once == nil || len(k.once) >= 4*maxKnownStates {
+		k.once = map[string]struct{}{} // forgetting only delays remembering
+	}
+	k.once[scope] = struct{}{}
+	return false
 }
 
 // get returns a copy of the scope's state as written, if the file now in
@@ -55,6 +88,7 @@ func (k *knownStates) put(scope string, version uint64, st *loopbreaker.BreakerS
 	if k.states == nil {
 		k.states = map[string]knownState{}
 	}
+	delete(k.once, scope)
 	if _, ok := k.states[scope]; !ok && len(k.states) >= maxKnownStates {
 		for sc := range k.states { // any one: a forgotten state is only read again
 			delete(k.states, sc)
@@ -64,11 +98,18 @@ func (k *knownStates) put(scope string, version uint64, st *loopbreaker.BreakerS
 	k.states[scope] = knownState{version: version, state: st.Clone(), pending: pending}
 }
 
-// forget drops what is remembered of scope.
+// forget drops the state remembered of scope; its next commit is
+// remembered again.
 func (k *knownStates) forget(scope string) {
 	k.mu.Lock()
-	delete(k.states, scope)
-	k.mu.Unlock()
+	defer k.mu.Unlock()
+	if _, ok := k.states[scope]; ok {
+		delete(k.states, scope)
+		if k.once == nil {
+			k.once = map[string]struct{}{}
+		}
+		k.once[scope] = struct{}{}
+	}
 }
 
 // fileVersion is a number that changes whenever a state file is

@@ -1,9 +1,11 @@
 package filestore
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"slices"
+	"strconv"
 	"testing"
 
 	lb "github.com/loopbreaker/loopbreaker"
@@ -113,4 +115,85 @@ func splitLines(data []byte) [][]byte {
 		data = data[i+1:]
 	}
 	return out
+}
+
+// rewriteInPlace changes the state file's iterations from `from` to `to`
+// (numbers of one digit) in place, keeping its inode, size and
+// modification time: only a store that takes the state from memory misses
+// the change.
+func rewriteInPlace(t *testing.T, s *Store, scope string, from, to int) {
+	t.Helper()
+	f, err := s.files(scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(f.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(f.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, repl := []byte(`"iterations":`+strconv.Itoa(from)+`,`), []byte(`"iterations":`+strconv.Itoa(to)+`,`)
+	if !bytes.Contains(data, old) {
+		t.Fatalf("state file without %s: %s", old, data)
+	}
+	w, err := os.OpenFile(f.state, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteAt(bytes.Replace(data, old, repl, 1), 0); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if err := os.Chtimes(f.state, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// seenIterations runs an update of scope that counts one iteration and
+// returns the iterations of the state it was given.
+func seenIterations(t *testing.T, s *Store, scope string) int {
+	t.Helper()
+	var n int
+	err := s.Update(context.Background(), []string{scope}, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
+		n = states[0].Iterations
+		states[0].Iterations++
+		return [][]lb.JournalEntry{{{Type: lb.EntryEvent, Event: &lb.Event{Kind: lb.EventIteration, Iteration: &lb.Iteration{}}}}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A process that writes a scope again and again (the server's checkpoint)
+// takes the state it wrote from memory from its second commit on, every
+// time; one that writes a scope once (a hook call) reads the file.
+func TestRepeatedWriterTakesItsStateFromMemory(t *testing.T) {
+	s := openStore(t, Options{})
+	const scope = "global"
+	if n := seenIterations(t, s, scope); n != 0 {
+		t.Fatalf("first update given %d iterations", n)
+	}
+	// Committed once: not remembered, the file is read.
+	rewriteInPlace(t, s, scope, 1, 5)
+	if n := seenIterations(t, s, scope); n != 5 {
+		t.Fatalf("after one commit the update was given %d iterations, want the file's 5", n)
+	}
+	want := 6
+	for range 3 {
+		rewriteInPlace(t, s, scope, want, want-1)
+		if n := seenIterations(t, s, scope); n != want {
+			t.Fatalf("the update was given %d iterations, want %d from memory (the state this store wrote)", n, want)
+		}
+		want++
+	}
+	// Another store reads the file.
+	other := reopen(t, s, Options{Now: stepClock()})
+	rewriteInPlace(t, s, scope, want, 1)
+	if n := seenIterations(t, other, scope); n != 1 {
+		t.Fatalf("another store was given %d iterations, want the file's 1", n)
+	}
 }

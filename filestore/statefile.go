@@ -183,7 +183,7 @@ func (s *Store) readState(f scopeFiles) (sf loadedState, exists bool, err error)
 // the state file this store wrote last, still in place, is taken from
 // memory rather than read and decoded again.
 func (s *Store) stateForUpdate(f scopeFiles) (loadedState, error) {
-	if f.d != nil {
+	if f.d != nil && s.known.has(f.scope) {
 		if fi, err := f.d.Lstat(stateName); err == nil && fi.Mode().IsRegular() {
 			if sf, ok := s.known.get(f.scope, fileVersion(fi)); ok {
 				return sf, nil
