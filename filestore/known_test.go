@@ -12,20 +12,27 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
-// seenSeq runs an update of scope that journals one event and returns the
-// seq of the state it was given.
-func seenSeq(t *testing.T, s *Store, scope string) uint64 {
+// given runs an update of scope that counts one iteration (one journal
+// entry) and returns the state it was given, as it was given.
+func given(t *testing.T, s *Store, scope string) lb.BreakerState {
 	t.Helper()
-	var seq uint64
+	var st lb.BreakerState
 	err := s.Update(context.Background(), []string{scope}, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
-		seq = states[0].Seq
+		st = *states[0]
 		states[0].Iterations++
 		return [][]lb.JournalEntry{{{Type: lb.EntryEvent, Event: &lb.Event{Kind: lb.EventIteration, Iteration: &lb.Iteration{}}}}}, nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return seq
+	return st
+}
+
+func seenSeq(t *testing.T, s *Store, scope string) uint64 { t.Helper(); return given(t, s, scope).Seq }
+
+func seenIterations(t *testing.T, s *Store, scope string) int {
+	t.Helper()
+	return given(t, s, scope).Iterations
 }
 
 // A store remembers the state files it wrote; another writer's file in
@@ -150,22 +157,6 @@ func rewriteInPlace(t *testing.T, s *Store, scope string, from, to int) {
 	if err := os.Chtimes(f.state, fi.ModTime(), fi.ModTime()); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// seenIterations runs an update of scope that counts one iteration and
-// returns the iterations of the state it was given.
-func seenIterations(t *testing.T, s *Store, scope string) int {
-	t.Helper()
-	var n int
-	err := s.Update(context.Background(), []string{scope}, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
-		n = states[0].Iterations
-		states[0].Iterations++
-		return [][]lb.JournalEntry{{{Type: lb.EntryEvent, Event: &lb.Event{Kind: lb.EventIteration, Iteration: &lb.Iteration{}}}}}, nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
 
 // A process that writes a scope again and again (the server's checkpoint)
