@@ -121,7 +121,6 @@ func appendAttempt(b []byte, a *lb.Attempt) (_ []byte, ok bool) {
 	strs("failed_tests", a.Failed)
 	str("error", a.Error)
 	str("signature", a.Signature)
-	str("progress_reason", a.ProgressReason)
 	if err != nil {
 		return b, false
 	}

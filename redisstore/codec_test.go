@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/redis/go-redis/v9"
 
 	lb "github.com/loopbreaker/loopbreaker"
@@ -56,6 +57,11 @@ func TestCompactLayoutRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, body, _ := strings.Cut(v, "\n")
+		// Each name once in each object: a repeated one decodes (the last
+		// wins), but every reader parses it and every record stores it.
+		if !jsontext.Value(body).IsValid() {
+			t.Fatalf("layout %s is not valid I-JSON (RFC 7493: a name twice in an object?):\n%s", schema, body)
+		}
 		var got lb.BreakerState
 		if err := decodeState([]byte(body), &got); err != nil {
 			t.Fatalf("layout %s does not decode: %v\n%s", schema, err, body)
