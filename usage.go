@@ -137,12 +137,14 @@ type Spend struct {
 	Slice        string  `json:"slice,omitempty"`
 	SliceTokens  int64   `json:"slice_tokens"`
 	SliceCostUSD float64 `json:"slice_cost_usd"`
-	// HourCalls are the times of the calls of the last hour, oldest
-	// first, bounded by MaxHourCalls.
+	// HourCalls are the times of the newest calls of the last hour, oldest
+	// first: as many as the hourly budget needs (breaker.HourCallsKept),
+	// at most MaxHourCalls.
 	HourCalls []time.Time `json:"hour_calls,omitempty"`
 }
 
-// MaxHourCalls bounds the calls a spend remembers for the hourly budget.
+// MaxHourCalls bounds the hourly budget, and so the calls a spend
+// remembers for it.
 const MaxHourCalls = 10000
 
 // CallsInHour counts the calls in the hour before now.

@@ -104,6 +104,35 @@ func TestCallsPerHour(t *testing.T) {
 	}
 }
 
+// A state keeps only the calls of the hour its budget compares with (at
+// least 100, for watch): a breaker every agent shares, with thousands of
+// calls an hour, once carried them all in every write. The budget still
+// trips at its figure.
+func TestHourCallsKeptAsTheBudgetNeeds(t *testing.T) {
+	for _, budget := range []int{0, 10, 150} {
+		r := newRig(t, func(c *lb.Config) { c.Budget.CallsPerHour = budget; c.Budget.WarnPercent = 0 })
+		for i := range 300 { // one a second: all in the hour
+			r.clock.Advance(time.Second)
+			d := r.apply(lb.Event{Kind: lb.EventIteration, Caller: "loop", Iteration: &lb.Iteration{FilesChanged: intp(1), Usage: &lb.Usage{Calls: 1, InputTokens: 10}}}).Decision
+			if budget > 0 && i+1 >= budget && d.State != lb.Open {
+				t.Fatalf("budget %d: call %d left the breaker %s, want OPEN", budget, i+1, d.State)
+			}
+			if d.State == lb.Open {
+				break
+			}
+		}
+		want := max(budget, 100)
+		if budget == 0 {
+			if got := r.s.Spend.CallsInHour(r.clock.Now()); got != want {
+				t.Errorf("budget off: %d calls counted after 300, want the %d kept", got, want)
+			}
+		}
+		if got := len(r.s.Spend.HourCalls); got > want {
+			t.Errorf("budget %d: %d calls kept, want at most %d", budget, got, want)
+		}
+	}
+}
+
 // An iteration that reports no usage is not known to have called a model:
 // it is not a call (a shell loop of `record` without the agent's usage).
 func TestIterationWithoutUsageIsNoCall(t *testing.T) {

@@ -83,7 +83,7 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 		// An iteration whose agent reported using its model is one call
 		// (one invocation, one turn); a loop that reports no usage is not
 		// known to have called a model.
-		countCall(s, now)
+		countCall(s, now, HourCallsKept(e.Config.Budget.CallsPerHour))
 	}
 	observe(s, now, iterationObservers, evidence.iterationSignals(), &evidence)
 	e.settle(s, ev, it.Phase, progress, a)

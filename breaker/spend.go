@@ -42,11 +42,23 @@ func (e *Engine) spend(s *lb.BreakerState, u *lb.Usage, slice string, progress b
 	}
 }
 
+// HourCallsKept is how many of the last hour's calls a state keeps for a
+// budget of callsPerHour (0: none): the budget's own figure, which is all
+// it compares with, or minHourCallsKept when that is more, so that `watch`
+// shows a count under a small budget or none. Keeping every call of the
+// hour made a breaker every agent shares carry up to 10,000 times (190 KB)
+// in each write of it.
+func HourCallsKept(callsPerHour int) int { return max(callsPerHour, minHourCallsKept) }
+
+// minHourCallsKept is the fewest calls of the hour a state keeps.
+const minHourCallsKept = 100
+
 // countCall adds one call of the agent to the last hour's (the hourly
 // budget): an iteration of a loop is one invocation of the agent, a turn
 // in hook mode one prompt answered. The model requests inside a turn are
 // not calls here: an agent working well makes hundreds of them an hour.
-func countCall(s *lb.BreakerState, now time.Time) {
+// The newest keep are kept.
+func countCall(s *lb.BreakerState, now time.Time, keep int) {
 	if s.Spend == nil {
 		s.Spend = &lb.Spend{}
 	}
@@ -59,7 +71,7 @@ func countCall(s *lb.BreakerState, now time.Time) {
 	}
 	sp.HourCalls = append(sp.HourCalls[:0], sp.HourCalls[drop:]...)
 	sp.HourCalls = append(sp.HourCalls, now)
-	if over := len(sp.HourCalls) - lb.MaxHourCalls; over > 0 {
+	if over := len(sp.HourCalls) - min(keep, lb.MaxHourCalls); over > 0 {
 		sp.HourCalls = append(sp.HourCalls[:0], sp.HourCalls[over:]...)
 	}
 }

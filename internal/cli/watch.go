@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/termsafe"
 )
 
@@ -85,9 +86,11 @@ type watchView struct {
 	status lb.Status
 	// tools are the names of the last tool calls, oldest first.
 	tools []string
-	// hourCalls counts the model calls of the last hour.
-	hourCalls int
-	err       error
+	// hourCalls counts the model calls of the last hour; hourCallsAtLeast:
+	// the state keeps no more of them (there may have been more).
+	hourCalls        int
+	hourCallsAtLeast bool
+	err              error
 }
 
 // maxWatchTools is how many of the last tool calls a breaker shows.
@@ -113,7 +116,9 @@ func (w *workspace) watchViews(ctx context.Context) []watchView {
 			views = append(views, watchView{status: lb.Status{Scope: sc}, err: err})
 			continue
 		}
-		v := watchView{status: w.sess.Engine(sc).Status(st, now), hourCalls: st.Spend.CallsInHour(now)}
+		eng := w.sess.Engine(sc)
+		v := watchView{status: eng.Status(st, now), hourCalls: st.Spend.CallsInHour(now)}
+		v.hourCallsAtLeast = v.hourCalls >= breaker.HourCallsKept(eng.Config.Budget.CallsPerHour)
 		for _, t := range st.Tools[max(0, len(st.Tools)-maxWatchTools):] {
 			name, _, _ := strings.Cut(t.Key, "\x00")
 			if t.ErrorSig != "" {
@@ -187,7 +192,11 @@ func renderWatch(views []watchView, now time.Time, width int, style watchStyle) 
 		}
 		if st.Spend != nil {
 			line("  ", fmt.Sprintf("spend: %s", st.Spend.Summary()))
-			line("  ", fmt.Sprintf("calls in the last hour: %d", v.hourCalls))
+			calls := fmt.Sprintf("calls in the last hour: %d", v.hourCalls)
+			if v.hourCallsAtLeast {
+				calls += " or more"
+			}
+			line("  ", calls)
 		}
 	}
 	return b.String()
