@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	lb "github.com/loopbreaker/loopbreaker"
 )
 
 // Not on a terminal, watch --interval prints a plain snapshot per
@@ -50,5 +52,22 @@ func TestWatchPlainIntervals(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("watch did not end after an interrupt")
+	}
+}
+
+// The calls of the hour a state keeps are bounded by its budget: watch
+// says "or more" once the count reaches the bound, never a figure that
+// looks exact and is not.
+func TestWatchSaysWhenTheHourCountIsABound(t *testing.T) {
+	for _, atLeast := range []bool{false, true} {
+		v := watchView{status: lb.Status{Scope: "session:s", State: lb.Closed, Spend: &lb.Spend{Calls: 250}}, hourCalls: 100, hourCallsAtLeast: atLeast}
+		out := renderWatch([]watchView{v}, time.Now(), 100, plainStyle)
+		want := "calls in the last hour: 100\n"
+		if atLeast {
+			want = "calls in the last hour: 100 or more\n"
+		}
+		if !strings.Contains(out, want) {
+			t.Errorf("at least %v: no %q in\n%s", atLeast, want, out)
+		}
 	}
 }
