@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
@@ -302,6 +303,34 @@ func TestCorruptStateFailsOnlyItsBreaker(t *testing.T) {
 	for _, b := range list {
 		if b.Scope == "agent:bob" && b.Error == "" {
 			t.Fatalf("List hides the corrupt breaker's error: %+v", b)
+		}
+	}
+}
+
+// Three outcomes at once, again and again, each burst waited for with
+// nothing after it: the outcome that appended its change to the log while
+// another was writing it must be written all the same. A change appended
+// between the writer's last look and its letting go of the log once
+// waited for a write that only a later request would make; the window is
+// a few instructions wide, and this stress caught it about once in
+// 100,000 bursts (run with -count to look harder).
+func TestLogWriteNeverLeavesALastOutcomeWaiting(t *testing.T) {
+	e := newEnv(t, withWAL, testConfig())
+	for burst := range 20000 {
+		done := make(chan error, 3)
+		for g := range 3 {
+			go func() {
+				c := Context{AgentID: fmt.Sprintf("a%d", g)}
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // bounds a hang only
+				defer cancel()
+				_, err := e.m.Outcome(ctx, c, lb.Outcome{DecisionID: fmt.Sprintf("d-%d-%d", burst, g), Result: lb.OutcomeSuccess})
+				done <- err
+			}()
+		}
+		for range 3 {
+			if err := <-done; err != nil {
+				t.Fatalf("burst %d: %v (an outcome waited for a log write nobody made)", burst, err)
+			}
 		}
 	}
 }

@@ -57,10 +57,12 @@ func (c *cache) walWriter() {
 		case <-c.stop:
 			stopping = true
 		}
-		c.walMu.Lock()
-		for c.writeLogBatch() {
+		for more := true; more; {
+			c.walMu.Lock()
+			for c.writeLogBatch() {
+			}
+			more = c.releaseLog()
 		}
-		c.walMu.Unlock()
 		if stopping {
 			return
 		}
@@ -80,16 +82,24 @@ func (c *cache) writeLog() {
 		return
 	}
 	c.writeLogBatch()
-	c.mu.Lock()
-	more := len(c.walBuf) > 0
-	c.mu.Unlock()
-	c.walMu.Unlock()
-	if more {
+	if c.releaseLog() {
 		select {
 		case c.kick <- struct{}{}:
 		default:
 		}
 	}
+}
+
+// releaseLog lets go of the log (c.walMu) and reports whether records
+// were appended since its holder's last write. It checks and lets go
+// under c.mu, under which records are appended: a caller that appended
+// and then found the log taken is then always seen here, and handed to
+// walWriter, never left waiting for a write nobody makes.
+func (c *cache) releaseLog() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.walMu.Unlock()
+	return c.walWait != nil
 }
 
 // writeLogBatch appends the records made since the last write, in one
