@@ -215,9 +215,19 @@ func encodeState(buf *bytes.Buffer, schema string, st *lb.BreakerState) error {
 	return nil
 }
 
+// decodeOpts are stateOpts for reading, without the legacy error
+// semantics, which validate a whole value before decoding it: a fifth of
+// a state's decoding (50 against 40 µs for 45 attempts), and every client
+// decodes each state another client wrote. Only errors differ (partial
+// decoding, the first error only): a value that does not decode is
+// corrupt either way, and what was decoded of it is dropped.
+var decodeOpts = sync.OnceValue(func() json.Options {
+	return json.JoinOptions(stateOpts(), jsonv1.ReportErrorsWithLegacySemantics(false))
+})
+
 // decodeState reads a state value's body in either layout.
 func decodeState(body []byte, st *lb.BreakerState) error {
-	return json.Unmarshal(body, st, stateOpts())
+	return json.Unmarshal(body, st, decodeOpts())
 }
 
 // decodeEntryJSON reads a journal entry: encoding/json's form, or a
@@ -228,5 +238,9 @@ func decodeEntryJSON(raw []byte, e *lb.JournalEntry) error {
 		return nil
 	}
 	*e = lb.JournalEntry{}
-	return json.Unmarshal(raw, e, stateOpts())
+	if err := json.Unmarshal(raw, e, decodeOpts()); err != nil {
+		*e = lb.JournalEntry{} // nothing of a part decoded
+		return err
+	}
+	return nil
 }

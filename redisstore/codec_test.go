@@ -148,3 +148,37 @@ func TestLayouts(t *testing.T) {
 		t.Fatalf("a layout-1 prefix was not written in layout 1:\n%s", raw)
 	}
 }
+
+// A state value cut short anywhere, or with a member of the wrong type,
+// does not decode: decoding streams (no validation pass first), so what
+// it decoded before the fault is dropped with the error.
+func TestBrokenStateBodyDoesNotDecode(t *testing.T) {
+	var st lb.BreakerState
+	fill(t, reflect.ValueOf(&st).Elem(), 0)
+	st.UpdatedAt = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	v, err := encodeValue("tok", schemaCompact, &st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(v, "\n")
+	for n := range len(body) {
+		var got lb.BreakerState
+		if err := decodeState([]byte(body[:n]), &got); err == nil {
+			t.Fatalf("the first %d of %d bytes decoded without an error", n, len(body))
+		}
+	}
+	for _, bad := range []string{`"iterations":"2"`, `"seq":-1`, `"updated_at":true`, `"state":5`} {
+		name, _, _ := strings.Cut(bad, ":")
+		i := strings.Index(body, name+":")
+		if i < 0 {
+			t.Fatalf("no %s in %s", name, body)
+		}
+		j := i + len(name) + 1
+		end := j + strings.IndexAny(body[j:], ",}") // a scalar member's end
+		broken := body[:i] + bad + body[end:]
+		var got lb.BreakerState
+		if err := decodeState([]byte(broken), &got); err == nil {
+			t.Errorf("%s decoded without an error", bad)
+		}
+	}
+}
