@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/realpath"
 )
 
 var (
@@ -224,24 +226,11 @@ func (r *Repo) ExcludePath(path string) bool {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(r.Root, path)
 	}
-	path = resolveExisting(filepath.Clean(path))
-	rel, err := filepath.Rel(resolveExisting(r.Root), path)
+	path = realpath.Of(filepath.Clean(path))
+	rel, err := filepath.Rel(realpath.Of(r.Root), path)
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return false
 	}
 	r.Exclude = append(r.Exclude, filepath.ToSlash(rel))
 	return true
-}
-
-// resolveExisting resolves the symbolic links of the longest part of path
-// that exists, keeping the rest as it is.
-func resolveExisting(path string) string {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		return real
-	}
-	parent := filepath.Dir(path)
-	if parent == path {
-		return path
-	}
-	return filepath.Join(resolveExisting(parent), filepath.Base(path))
 }

@@ -10,6 +10,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/config"
+	"github.com/loopbreaker/loopbreaker/internal/realpath"
 )
 
 // LegacyStateDirName is where the state lived inside the project before
@@ -85,16 +86,7 @@ func ResolveStateDir(project string, cfg lb.Config, getenv func(string) string, 
 }
 
 // RealPath resolves symbolic links in p as far as p exists.
-func RealPath(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	}
-	parent := filepath.Dir(p)
-	if parent == p {
-		return p
-	}
-	return filepath.Join(RealPath(parent), filepath.Base(p))
-}
+func RealPath(p string) string { return realpath.Of(p) }
 
 // HasProjectMarker reports whether dir is a project loopbreaker guards:
 // it holds a loopbreaker.yaml (or .yml) or a legacy state directory.
