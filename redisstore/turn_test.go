@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/internal/redistest"
 	"github.com/loopbreaker/loopbreaker/internal/storetest"
@@ -27,6 +29,33 @@ func summaries(t *testing.T, s *Store, scope string) []string {
 	return out
 }
 
+// turnRefusals is a client hook that signals refused on each script
+// refused because another writer holds the scope's turn.
+func turnRefusals(refused chan<- struct{}) redis.Hook { return refusalHook{refused} }
+
+type refusalHook struct{ refused chan<- struct{} }
+
+func (h refusalHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h refusalHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+func (h refusalHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if c, ok := cmd.(*redis.Cmd); ok {
+			if n, cerr := c.Int64(); cerr == nil && n == turnBlocked {
+				select {
+				case h.refused <- struct{}{}:
+				default:
+				}
+			}
+		}
+		return err
+	}
+}
+
 // Two busy writers of one scope: the one that lost a compare-and-set
 // holds the scope's turn, so the other cannot commit while the loser
 // decides again, and the loser's retry is the next commit rather than
@@ -36,6 +65,8 @@ func TestTurnGoesToTheWriterThatLost(t *testing.T) {
 	a := open(t, srv, Options{TurnHold: time.Minute})
 	a.TakeTurns()
 	b := open(t, srv, Options{TurnHold: time.Minute})
+	refused := make(chan struct{}, 1)
+	b.Client().AddHook(turnRefusals(refused))
 	calls := 0
 	bDone := make(chan error, 1)
 	err := a.Update(context.Background(), []string{"global"}, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
@@ -45,14 +76,12 @@ func TestTurnGoesToTheWriterThatLost(t *testing.T) {
 			storetest.MustUpdate(t, b, storetest.Iterate("b1"), "global")
 		case 2: // b tries again while a decides again
 			go func() { bDone <- b.Update(context.Background(), []string{"global"}, storetest.Iterate("b2")) }()
-			for b.Counters().TurnWaits == 0 {
-				select {
-				case err := <-bDone:
-					t.Errorf("b's second update ended (%v) while a, which lost to b's first, was deciding again; want it to wait for a's turn", err)
-					bDone <- err
-					return storetest.Iterate("a")(states)
-				case <-time.After(time.Millisecond):
-				}
+			select {
+			case err := <-bDone:
+				t.Errorf("b's second update ended (%v) while a, which lost to b's first, was deciding again; want it to wait for a's turn", err)
+				bDone <- err
+				return storetest.Iterate("a")(states)
+			case <-refused:
 			}
 		}
 		return storetest.Iterate("a")(states)
