@@ -166,17 +166,9 @@ func (a *agent) waitTaskComplete(before int) {
 	if !a.logged() {
 		return
 	}
-	// The hook's log is polled: nothing signals a detached process's end.
-	// The deadline only bounds a hang; the wait ends at the log line.
-	deadline := time.Now().Add(2 * time.Minute)
-	for time.Now().Before(deadline) {
-		calls := a.Calls()
-		for _, c := range calls[min(before, len(calls)):] {
-			if c.Event == "TaskComplete" {
-				return
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
+	taskComplete := func(c harness.Call) bool { return c.Event == "TaskComplete" }
+	if harness.WaitForCall(a.T, a.HookLog, before, taskComplete, 2*time.Minute) {
+		return
 	}
 	a.T.Fatalf("no TaskComplete hook call within 2 minutes of the run's end: Cline did not run its TaskComplete hook")
 }

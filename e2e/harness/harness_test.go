@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestWrapLogsEveryCallAndPassesTheAnswerThrough drives the logger the way
@@ -61,5 +62,43 @@ func TestWrapLogsEveryCallAndPassesTheAnswerThrough(t *testing.T) {
 	}
 	if _, err := os.Stat(command + ".wrap.json"); err != nil {
 		t.Error(err)
+	}
+}
+
+// WaitForCall returns at the call it waits for, whether that call was
+// logged before the wait began or during it, and not at another.
+func TestWaitForCallWakesOnTheCallItWaitsFor(t *testing.T) {
+	bins, err := Build(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := NewRepo(t, map[string]string{"a.txt": "a\n"})
+	env := BaseEnv(t.TempDir())
+	if r := Run(t, Cmd{Path: bins.Loopbreaker, Args: []string{"init"}, Dir: repo, Env: env}); r.Exit != 0 {
+		t.Fatalf("init: %d %s", r.Exit, r.Stderr)
+	}
+	command, log := Wrap(t, bins, filepath.Join(t.TempDir(), "wrap"))
+	call := func(id string) {
+		payload := `{"session_id":"s1","cwd":"` + repo + `","hook_event_name":"PreToolUse","tool_name":"Read","tool_use_id":"` + id + `","tool_input":{"file_path":"` + repo + `/a.txt"}}`
+		if r := Run(t, Cmd{Path: command, Args: []string{"hook", "claude"}, Dir: repo, Env: env, Stdin: payload}); r.Exit != 0 {
+			t.Fatalf("call %s: exit %d: %s", id, r.Exit, r.Stderr)
+		}
+	}
+	id := func(want string) func(Call) bool { return func(c Call) bool { return c.ToolUseID == want } }
+	call("toolu_1")
+	if !WaitForCall(t, log, 0, id("toolu_1"), time.Minute) {
+		t.Fatal("a call logged before the wait was not found")
+	}
+	done := make(chan bool, 1)
+	go func() { done <- WaitForCall(t, log, 1, id("toolu_3"), time.Minute) }()
+	call("toolu_2")
+	select {
+	case <-done:
+		t.Fatal("the wait for toolu_3 ended at toolu_2")
+	default:
+	}
+	call("toolu_3")
+	if !<-done {
+		t.Fatal("the wait for toolu_3 did not see it")
 	}
 }

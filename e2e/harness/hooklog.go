@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -30,11 +31,56 @@ func Wrap(t testing.TB, bins Binaries, dir string) (command, log string) {
 	if err := os.WriteFile(command, exe, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg, _ := json.Marshal(map[string]string{"real": bins.Loopbreaker, "log": log})
+	if err := syscall.Mkfifo(log+notifySuffix, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(map[string]string{"real": bins.Loopbreaker, "log": log, "notify": log + notifySuffix})
 	if err := os.WriteFile(command+".wrap.json", cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return command, log
+}
+
+// notifySuffix names the FIFO beside a hook-call log that the logger
+// signals after each call it logs (WaitForCall).
+const notifySuffix = ".fifo"
+
+// WaitForCall waits until the hook-call log holds a call, after its first
+// `after`, that match accepts, and reports whether one came: for a call an
+// agent CLI makes after its process ends (a detached hook). The logger
+// signals each call on the FIFO beside the log, so nothing is polled;
+// limit only bounds a hang.
+func WaitForCall(t testing.TB, log string, after int, match func(Call) bool, limit time.Duration) bool {
+	t.Helper()
+	// The reader first, then the log: a call logged before the reader
+	// opened is in the log, one after it signals.
+	r, err := os.OpenFile(log+notifySuffix, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// A writer of our own: a read waits for a signal instead of ending
+	// when the last logger closes the FIFO.
+	w, err := os.OpenFile(log+notifySuffix, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := r.SetReadDeadline(time.Now().Add(limit)); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 256)
+	for {
+		calls := MustReadCalls(t, log)
+		for _, c := range calls[min(after, len(calls)):] {
+			if match(c) {
+				return true
+			}
+		}
+		if _, err := r.Read(buf); err != nil {
+			return false
+		}
+	}
 }
 
 // Call is one hook call as the logger saw it.

@@ -15,12 +15,16 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"syscall"
 	"time"
 )
 
 type config struct {
 	Real string `json:"real"`
 	Log  string `json:"log"`
+	// Notify is a FIFO signalled after each logged call, for a test
+	// waiting for a call (harness.WaitForCall); none reading: no signal.
+	Notify string `json:"notify,omitempty"`
 }
 
 type call struct {
@@ -82,6 +86,14 @@ func run() int {
 			// One write per line: O_APPEND keeps parallel hook calls'
 			// lines whole.
 			f.Write(append(line, '\n'))
+			f.Close()
+		}
+	}
+	if cfg.Notify != "" {
+		// Non-blocking: a FIFO nobody reads refuses the open, a full one
+		// the write; the waiter reads the log again at each signal.
+		if f, err := os.OpenFile(cfg.Notify, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Write([]byte{'\n'})
 			f.Close()
 		}
 	}
