@@ -122,7 +122,7 @@ func (s *Store) repairJournal(f scopeFiles, sf loadedState) (journalTail, error)
 				return t, err
 			}
 			if fresh.State.Seq != st.Seq || len(fresh.Pending) != len(sf.Pending) {
-				return t, fmt.Errorf("filestore: the state file of scope %q changed while the store's lock was held (seq %d, now %d); is another program writing it without the lock?", f.scope, st.Seq, fresh.State.Seq)
+				return t, fmt.Errorf("filestore: the state file of scope %q changed while the store's lock was held (seq %d, now %d); stop whatever writes it without the lock (only loopbreaker should), then run the command again", f.scope, st.Seq, fresh.State.Seq)
 			}
 			sf.data = fresh.data
 		}

@@ -90,8 +90,9 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 func securityHeaders(h http.Handler) http.Handler {
 	// Set as canonical keys with shared values: every answer carries them,
 	// and Set would canonicalize the keys and allocate the values each time.
-	// Sharing is safe, Header.Add appends to a copy (capacity 1).
-	nosniff, noStore := []string{"nosniff"}[:1:1], []string{"no-store"}[:1:1]
+	// Sharing is safe: Header.Add appends to a copy (a literal's capacity
+	// is its length).
+	nosniff, noStore := []string{"nosniff"}, []string{"no-store"}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hdr := w.Header()
 		hdr["X-Content-Type-Options"] = nosniff
