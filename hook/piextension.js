@@ -27,6 +27,13 @@ export default function loopbreaker(pi) {
 	const refused = new Set();
 	const resulted = new Set();
 	const args = new Map();
+	// The results of calls that failed before they ran, held until the
+	// calls of their message are over (see tool_execution_end).
+	let unran = [];
+	// Set once this run was halted: the person was told why, and the
+	// answers to the calls of the halted batch still reporting (and to the
+	// turn end) would only repeat it.
+	let stopped = false;
 
 	function tell(ctx, text) {
 		if (!text) return;
@@ -132,7 +139,8 @@ export default function loopbreaker(pi) {
 	}
 
 	function stop(ctx, a) {
-		tell(ctx, a.systemMessage || a.stopReason);
+		if (!stopped) tell(ctx, a.systemMessage || a.stopReason);
+		stopped = true;
 		try {
 			ctx.abort();
 		} catch {}
@@ -159,6 +167,7 @@ export default function loopbreaker(pi) {
 	pi.on(
 		"input",
 		guard(async (event, ctx) => {
+			stopped = false;
 			const a = await ask(ctx, "UserPromptSubmit", { prompt: event.text || "" });
 			if (!a) return;
 			if (a.decision === "block") {
@@ -231,20 +240,46 @@ export default function loopbreaker(pi) {
 
 	// A call that failed before it ran (unknown tool, invalid arguments,
 	// blocked by another extension) gets no tool_result: report its error.
+	// pi ends such a call while it still asks tool_call about the later
+	// calls of the same message, which run together after that: reported
+	// then, its result would tell loopbreaker that the batch is over (a
+	// result came), cutting the message's calls in two and taking a later
+	// call identical to an earlier one for the repeat of a call that
+	// failed. So it is reported once the message's calls are over
+	// (turn_end, which pi sends after every tool_result of the message and
+	// before the next tool_call), as Claude Code's PostToolBatch lists
+	// such calls after the batch.
 	pi.on(
 		"tool_execution_end",
-		guard(async (event, ctx) => {
+		guard(async (event) => {
 			const id = event.toolCallId;
 			const input = args.get(id);
 			args.delete(id);
 			if (resulted.delete(id) || refused.delete(id)) return;
 			const r = event.result || {};
-			await ask(ctx, "PostToolUse", {
+			unran.push({
 				tool_name: event.toolName,
 				tool_input: input,
 				tool_use_id: id,
 				tool_response: { content: text(r.content), is_error: true },
 			});
+		}),
+	);
+
+	async function reportUnran(ctx) {
+		const calls = unran;
+		unran = [];
+		for (const fields of calls) {
+			const a = await ask(ctx, "PostToolUse", fields);
+			if (halted(a)) stop(ctx, a);
+			else if (a && !stopped) tell(ctx, a.systemMessage);
+		}
+	}
+
+	pi.on(
+		"turn_end",
+		guard(async (event, ctx) => {
+			await reportUnran(ctx);
 		}),
 	);
 
@@ -267,12 +302,13 @@ export default function loopbreaker(pi) {
 		"agent_end",
 		guard(async (event, ctx) => {
 			try {
+				await reportUnran(ctx);
 				let last = "";
 				for (const m of event.messages || []) {
 					if (m && m.role === "assistant") last = text(m.content);
 				}
 				const a = await ask(ctx, "Stop", { last_assistant_message: last });
-				if (a) tell(ctx, a.systemMessage);
+				if (a && !stopped) tell(ctx, a.systemMessage);
 			} finally {
 				endTurn();
 			}

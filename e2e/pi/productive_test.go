@@ -17,7 +17,10 @@ func assertLeftAlone(t *testing.T, a *agent, r run, calls []harness.Call, steps 
 	t.Helper()
 	want := 0
 	for _, s := range steps {
-		if s.Tool != "" {
+		switch {
+		case len(s.Batch) > 0:
+			want += len(s.Batch)
+		case s.Tool != "":
 			want++
 		}
 	}
