@@ -406,8 +406,9 @@ func (c *Config) Validate() error {
 	if c.ToolCalls.RepeatWarn < 0 || c.ToolCalls.CycleWarn < 0 {
 		return fmt.Errorf("tool_calls.repeat_warn and tool_calls.cycle_warn must be 0 (no warning) or more")
 	}
-	if c.ToolCalls.History < 2*c.ToolCalls.Cycle || c.ToolCalls.History < c.ToolCalls.Repeat {
-		return fmt.Errorf("tool_calls.history (%d) must hold at least tool_calls.repeat and 2×tool_calls.cycle calls", c.ToolCalls.History)
+	// no_new_info reads its run of calls off the history.
+	if c.ToolCalls.History < 2*c.ToolCalls.Cycle || c.ToolCalls.History < c.ToolCalls.Repeat || c.ToolCalls.History < c.ToolCalls.NoNewInfo {
+		return fmt.Errorf("tool_calls.history (%d) must hold at least tool_calls.repeat, tool_calls.no_new_info and 2×tool_calls.cycle calls: raise it or lower those", c.ToolCalls.History)
 	}
 	if c.FailureWindow.Threshold > MaxFailureThreshold {
 		return fmt.Errorf("failure_window.threshold must be at most %d (a breaker keeps at most %d failures in its window, so it would never open), got %d",

@@ -24,16 +24,25 @@ func (noNewInfo) Name() string { return lb.DetectorNoNewInfo }
 func (noNewInfo) Observes() Signals { return SignalToolCall }
 
 func (noNewInfo) Observe(s *lb.BreakerState, ev Evidence) {
-	m := newestMark(s)
-	n := len(s.Tools)
-	switch {
-	case m.Info == "":
-		s.Counters.NoNewInfo = 0
-	case s.Counters.NoNewInfo > 0 && seenRecently(s.Tools, n-1, ev.Config.ToolCalls.NoNewInfo):
-		s.Counters.NoNewInfo++
-	default:
-		s.Counters.NoNewInfo = 1
+	s.Counters.NoNewInfo = noNewInfoRun(s.Tools, ev.Config.ToolCalls.NoNewInfo)
+}
+
+// noNewInfoRun is the run at the end of the history: the calls in a row
+// that brought nothing new, and the call before them that did. It is read
+// off the history rather than counted on from the previous call: a call
+// of a batch goes in among the calls of its batch recorded before it
+// (appendMark), so the newest entry need not be the call just recorded,
+// and a count kept call by call would depend on the order the batch's
+// results came in.
+func noNewInfoRun(ms []lb.ToolMark, w int) int {
+	n := 0
+	for i := len(ms) - 1; i >= 0 && ms[i].Info != ""; i-- {
+		n++
+		if !seenRecently(ms, i, w) {
+			break
+		}
 	}
+	return n
 }
 
 // seenRecently reports whether the result of ms[i] is the same as that

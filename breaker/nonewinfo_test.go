@@ -140,3 +140,36 @@ func TestACycleIsNoFishing(t *testing.T) {
 	}
 	newRig(t).expectTrip(calls, lb.DetectorToolCycle, "an A/B cycle of reads, 5 times")
 }
+
+// The calls of a batch run at once and report in any order; the history
+// keeps them in a fixed order among their batch. Two searches answering
+// the same and a third answering something else, asked again in a
+// second batch: what no_new_info counts at the end of each batch is the
+// same whatever order the results came in.
+func TestNoNewInfoWhateverOrderABatchReports(t *testing.T) {
+	calls := []lb.ToolCall{
+		search("read", "nope1.go", "enoent"),
+		search("bash", "cat nope2.go", "cat-missing"),
+		search("read", "nope3.go", "enoent"),
+	}
+	orders := [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
+	var want []int
+	for _, order := range orders {
+		r := newRig(t)
+		var got []int
+		for b := 1; b <= 3; b++ {
+			for _, i := range order {
+				tc := calls[i]
+				tc.Batch = b
+				r.tool(tc)
+			}
+			got = append(got, r.s.Counters.NoNewInfo)
+		}
+		if want == nil {
+			want = got
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("results in the order %v: no_new_info %v at the batches' ends, in the order %v: %v", order, got, orders[0], want)
+		}
+	}
+}

@@ -474,6 +474,8 @@ func TestValidateNamesSource(t *testing.T) {
 		{"two keys", fixture{project: "output_decline:\n  min_samples: 9\n"},
 			[]string{"output_decline.min_samples (9) cannot exceed output_decline.window (5)",
 				"output_decline.min_samples from project loopbreaker.yaml:2", "output_decline.window from default"}},
+		{"a run longer than the history", fixture{project: "tool_calls:\n  no_new_info: 40\n"},
+			[]string{"tool_calls.history (30) must hold at least tool_calls.repeat, tool_calls.no_new_info and 2×tool_calls.cycle calls"}},
 		{"phase group", fixture{env: []string{"LOOPBREAKER_PHASES_RED_SAME_ERROR=-1"}},
 			[]string{"env LOOPBREAKER_PHASES_RED_SAME_ERROR: phases.RED: thresholds must not be negative"}},
 	}
