@@ -30,10 +30,13 @@ export default function loopbreaker(pi) {
 	// The results of calls that failed before they ran, held until the
 	// calls of their message are over (see tool_execution_end).
 	let unran = [];
-	// Set once this run was halted: the person was told why, and the
-	// answers to the calls of the halted batch still reporting (and to the
-	// turn end) would only repeat it.
+	// Set once this run was halted. The calls of the halted batch that
+	// still report, and the turn end, are answered that the breaker is
+	// OPEN, in the same words each time; their hooks run at once, so the
+	// answer with the halt message may even come after such a refusal.
+	// Each text is shown once from then on.
 	let stopped = false;
+	const shown = new Set();
 
 	function tell(ctx, text) {
 		if (!text) return;
@@ -138,9 +141,17 @@ export default function loopbreaker(pi) {
 		};
 	}
 
+	// say shows the person loopbreaker's message, once per text once the
+	// run was halted.
+	function say(ctx, text) {
+		if (!text || (stopped && shown.has(text))) return;
+		if (stopped) shown.add(text);
+		tell(ctx, text);
+	}
+
 	function stop(ctx, a) {
-		if (!stopped) tell(ctx, a.systemMessage || a.stopReason);
 		stopped = true;
+		say(ctx, a.systemMessage || a.stopReason);
 		try {
 			ctx.abort();
 		} catch {}
@@ -159,7 +170,7 @@ export default function loopbreaker(pi) {
 		guard(async (event, ctx) => {
 			const a = await ask(ctx, "SessionStart", { source: event.reason || "" });
 			if (!a) return;
-			tell(ctx, a.systemMessage);
+			say(ctx, a.systemMessage);
 			if (context(a)) pending.push(context(a));
 		}),
 	);
@@ -168,13 +179,14 @@ export default function loopbreaker(pi) {
 		"input",
 		guard(async (event, ctx) => {
 			stopped = false;
+			shown.clear();
 			const a = await ask(ctx, "UserPromptSubmit", { prompt: event.text || "" });
 			if (!a) return;
 			if (a.decision === "block") {
-				tell(ctx, a.systemMessage || a.reason);
+				say(ctx, a.systemMessage || a.reason);
 				return { action: "handled" };
 			}
-			tell(ctx, a.systemMessage);
+			say(ctx, a.systemMessage);
 			if (context(a)) pending.push(context(a));
 		}),
 	);
@@ -202,10 +214,10 @@ export default function loopbreaker(pi) {
 			if (h.permissionDecision === "deny" || halted(a)) {
 				refused.add(event.toolCallId);
 				if (halted(a)) stop(ctx, a);
-				else tell(ctx, a.systemMessage);
+				else say(ctx, a.systemMessage);
 				return { block: true, reason: h.permissionDecisionReason || a.stopReason || "refused by loopbreaker" };
 			}
-			tell(ctx, a.systemMessage);
+			say(ctx, a.systemMessage);
 		}),
 	);
 
@@ -224,7 +236,7 @@ export default function loopbreaker(pi) {
 				stop(ctx, a);
 				return { content: [{ type: "text", text: a.stopReason || "halted by loopbreaker" }], isError: true };
 			}
-			tell(ctx, a.systemMessage);
+			say(ctx, a.systemMessage);
 			if (context(a)) {
 				return { content: [...(event.content || []), { type: "text", text: context(a) }] };
 			}
@@ -272,7 +284,7 @@ export default function loopbreaker(pi) {
 		for (const fields of calls) {
 			const a = await ask(ctx, "PostToolUse", fields);
 			if (halted(a)) stop(ctx, a);
-			else if (a && !stopped) tell(ctx, a.systemMessage);
+			else if (a) say(ctx, a.systemMessage);
 		}
 	}
 
@@ -308,7 +320,7 @@ export default function loopbreaker(pi) {
 					if (m && m.role === "assistant") last = text(m.content);
 				}
 				const a = await ask(ctx, "Stop", { last_assistant_message: last });
-				if (a && !stopped) tell(ctx, a.systemMessage);
+				if (a) say(ctx, a.systemMessage);
 			} finally {
 				endTurn();
 			}

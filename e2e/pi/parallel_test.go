@@ -235,6 +235,12 @@ func TestRepeatedParallelBatchHalted(t *testing.T) {
 			if r.Exit != 1 || strings.Count(r.Stderr, headline) != 1 {
 				t.Errorf("pi exit %d, stderr %q: want exit 1 with the halt %q once for the person", r.Exit, r.Stderr, headline)
 			}
+			// The calls of the halted batch that report after the halt,
+			// and the turn end, are refused in the same words: the
+			// person reads them once at most.
+			if n := strings.Count(r.Stderr, "refused: the circuit breaker"); n > 1 {
+				t.Errorf("the refusal is shown %d times on stderr, want once at most:\n%s", n, r.Stderr)
+			}
 			if st := a.Status(session); st.State != lb.Open || !slices.Contains(sc.detectors, st.Detector) {
 				t.Errorf("status: %s by %q (%s), want OPEN by one of %v", st.State, st.Detector, st.Reason, sc.detectors)
 			}
