@@ -288,10 +288,44 @@ export default function loopbreaker(pi) {
 		}
 	}
 
+	// pi hands tool_execution_end and turn_end to extensions through a
+	// queue it waits for only at a tool_call: a message whose calls all
+	// failed before they ran (the model calling a tool pi does not have,
+	// again and again) has none, and pi would ask the model again before
+	// loopbreaker heard of the calls. Before each model request (context,
+	// which pi awaits) the extension therefore waits, at most TIMEOUT_MS,
+	// until the turn_end of every earlier request of the run is handled:
+	// a halt answered there aborts the run before the model is asked.
+	let requests = 0;
+	let turnsEnded = 0;
+	let wake = () => {};
 	pi.on(
 		"turn_end",
 		guard(async (event, ctx) => {
-			await reportUnran(ctx);
+			try {
+				await reportUnran(ctx);
+			} finally {
+				turnsEnded++;
+				wake();
+			}
+		}),
+	);
+	pi.on(
+		"context",
+		guard(async () => {
+			const need = requests++;
+			if (turnsEnded >= need) return;
+			let timer;
+			await Promise.race([
+				new Promise((resolve) => {
+					wake = () => {
+						if (turnsEnded >= need) resolve();
+					};
+				}),
+				new Promise((resolve) => (timer = setTimeout(resolve, TIMEOUT_MS))),
+			]);
+			clearTimeout(timer);
+			wake = () => {};
 		}),
 	);
 
@@ -315,6 +349,9 @@ export default function loopbreaker(pi) {
 		guard(async (event, ctx) => {
 			try {
 				await reportUnran(ctx);
+				// A run that failed ends without the turn_end of its last
+				// request: the next run starts even.
+				turnsEnded = requests;
 				let last = "";
 				for (const m of event.messages || []) {
 					if (m && m.role === "assistant") last = text(m.content);

@@ -148,13 +148,16 @@ func TestParallelResultsComeAsToolsEnd(t *testing.T) {
 
 // batchOf is the model message (1-based) that asked for the call a hook
 // call is about: the fake model numbers the calls of its n-th answer
-// n*100+k.
+// n*100+k, and the call of an answer of one call n.
 func batchOf(c *harness.Call) int {
 	var n int
 	if c == nil || !strings.HasPrefix(c.ToolUseID, "call_") {
 		return 0
 	}
 	fmt.Sscanf(strings.TrimPrefix(c.ToolUseID, "call_"), "%d", &n)
+	if n < 100 {
+		return n // the one call of its answer
+	}
 	return n / 100
 }
 
@@ -286,5 +289,30 @@ func TestProductiveParallelBatchesNotHalted(t *testing.T) {
 	}
 	if len(got) != 9 || got[6] != "bash go test ./... ok" {
 		t.Errorf("recorded %q, want the 9 calls once each, the tests passing after the four edits", got)
+	}
+}
+
+// A model that keeps calling a tool pi does not have: each call fails
+// before it runs and is reported at the end of its message, where the
+// third opens the breaker (tool_error) and the extension aborts the run
+// before the model is asked again.
+func TestUnknownToolLoopHalted(t *testing.T) {
+	t.Parallel()
+	a := guarded(t, nil)
+	frob := fakemodel.Step{Tool: "frob", Args: map[string]any{"x": 1}}
+	r := a.pi("fix the failing tests", append(fakemodel.Repeat(8, frob), fakemodel.Message("I give up.")))
+	_, halt := batchVerdict(a.Calls())
+	if halt == nil || halt.Event != "PostToolUse" || batchOf(halt) != 3 {
+		t.Fatalf("halted at %s in message %d, want the PostToolUse of the 3rd call\nstderr: %s", halt.Describe(), batchOf(halt), r.Stderr)
+	}
+	if n := len(r.API.Log.Main()); n != 3 {
+		t.Errorf("the model was asked %d times, want 3: nothing after the call that halted", n)
+	}
+	headline := firstLine(halt.Answer.Reason)
+	if r.Exit != 1 || strings.Count(r.Stderr, headline) != 1 {
+		t.Errorf("pi exit %d, stderr %q: want exit 1 with the halt %q once for the person", r.Exit, r.Stderr, headline)
+	}
+	if st := a.Status(session); st.State != lb.Open || st.Detector != lb.DetectorToolError {
+		t.Errorf("status: %s by %q (%s), want OPEN by %s", st.State, st.Detector, st.Reason, lb.DetectorToolError)
 	}
 }
