@@ -128,12 +128,17 @@ func firstKey(m map[int]int) int {
 }
 
 // The order pi reports a batch in: every tool_call first, in the
-// message's order, then each tool_result as its tool ends — a slow
-// command's after a quick read's, though the command was asked first.
+// message's order, then each tool_result as its tool ends — a command's
+// after a read's, though the command was asked first. The command ends
+// only once the read's result has reached loopbreaker (it waits for the
+// hook-call log to show it; the pattern is written so that the command,
+// which the log holds too, does not match itself), so the order does not
+// hang on speed.
 func TestParallelResultsComeAsToolsEnd(t *testing.T) {
 	t.Parallel()
 	a := guarded(t, nil)
-	a.pi("look around", []fakemodel.Step{batch(bash("sleep 0.5; echo slow"), read("calc.go")), fakemodel.Message("Looked.")})
+	wait := fmt.Sprintf("for i in $(seq 200); do grep -q 'PostTool[U]se' '%s' && break; sleep 0.05; done; echo waited", a.HookLog)
+	a.pi("look around", []fakemodel.Step{batch(bash(wait), read("calc.go")), fakemodel.Message("Looked.")})
 	var order []string
 	for _, c := range a.Calls() {
 		if c.Event == "PreToolUse" || c.Event == "PostToolUse" {
@@ -162,10 +167,10 @@ func batchOf(c *harness.Call) int {
 }
 
 // batchVerdict finds the first warning and the halt in the hook calls of
-// a run of batches. The hooks of one batch run at once and are logged as
-// they end, so the halt is the answer that carries the halt message, not
-// the first continue:false logged (the calls of the halted batch that
-// report after it are refused too).
+// a run of batches. The hooks of one batch run at once, and the order
+// they start in is not the order loopbreaker answers them in, so the halt
+// is the answer that carries the halt message, not the first
+// continue:false (the batch's other calls are refused too).
 func batchVerdict(calls []harness.Call) (warn, halt *harness.Call) {
 	for i := range calls {
 		c := &calls[i]
