@@ -197,7 +197,7 @@ func TestRepeatedParallelBatchHalted(t *testing.T) {
 	for _, sc := range []struct {
 		name      string
 		batch     fakemodel.Step
-		warn      int // the batch whose results warn (0: no warning before the halt)
+		warn      int // the batch whose results warn first
 		halt      int
 		detectors []string
 	}{
