@@ -53,12 +53,18 @@ func (c *stateCache) take(scope string) (*lb.BreakerState, string, bool) {
 	return e.state, e.token, ok
 }
 
-// put keeps a copy of st as scope's state under token.
+// put keeps a copy of st as scope's state under token. The copy takes
+// the attempt history's spare room, and st keeps the same attempts
+// clipped to their number: the next record of the scope, which takes
+// the cached state, appends in place instead of moving the whole history
+// to a new array, and st cannot see it.
 func (c *stateCache) put(scope, token string, st *lb.BreakerState) {
 	if c.max <= 0 || token == "" || st == nil {
 		return
 	}
-	c.own(scope, token, st.Clone())
+	cp := st.Clone()
+	cp.Attempts, st.Attempts = st.Attempts, cp.Attempts
+	c.own(scope, token, cp)
 }
 
 // own keeps st itself as scope's state: st must be shared with no one.
