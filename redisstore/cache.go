@@ -53,12 +53,20 @@ func (c *stateCache) take(scope string) (*lb.BreakerState, string, bool) {
 	return e.state, e.token, ok
 }
 
-// put keeps a copy of st as scope's state under token. The copy takes
-// the attempt history's spare room, and st keeps the same attempts
-// clipped to their number: the next record of the scope, which takes
-// the cached state, appends in place instead of moving the whole history
-// to a new array, and st cannot see it.
+// put keeps a copy of st as scope's state under token.
 func (c *stateCache) put(scope, token string, st *lb.BreakerState) {
+	if c.max <= 0 || token == "" || st == nil {
+		return
+	}
+	c.own(scope, token, st.Clone())
+}
+
+// putDone is put for a state its holder is done changing (an update's,
+// handed to its caller): the copy takes the attempt history's spare room,
+// and st keeps the same attempts clipped to their number. The next record
+// of the scope, which takes the cached state, appends in place instead of
+// moving the whole history to a new array, and st cannot see it.
+func (c *stateCache) putDone(scope, token string, st *lb.BreakerState) {
 	if c.max <= 0 || token == "" || st == nil {
 		return
 	}
