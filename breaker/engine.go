@@ -270,24 +270,21 @@ func clearCounters(s *lb.BreakerState) {
 
 // appendBounded appends v and keeps between max and 2×max of the newest
 // elements: trimming only when 2×max is reached makes appends O(1)
-// amortised and, once the backing array is grown, allocation-free.
+// amortised.
+//
+// The trim copies the newest into a new array, never over the old one:
+// copies of a state share its attempt history (BreakerState.Clone), and
+// what one of them holds must not change when another one records.
 func appendBounded[T any](xs []T, v T, max int) []T {
-	if len(xs) >= 2*max {
-		n := copy(xs, xs[len(xs)-max+1:])
-		xs = xs[:n]
-	}
-	return append(xs, v)
+	return append(trimmed(xs, max), v)
 }
 
 // nextBounded grows *xs by one zero element, keeping between max and 2×max
 // of the newest like appendBounded, and returns it to be filled in place
-// (for large elements, which a call by value would copy twice).
+// (for large elements, which a call by value would copy twice). The
+// element is past the length of every copy sharing the array.
 func nextBounded[T any](xs *[]T, max int) *T {
-	s := *xs
-	if len(s) >= 2*max {
-		n := copy(s, s[len(s)-max+1:])
-		s = s[:n]
-	}
+	s := trimmed(*xs, max)
 	if len(s) < cap(s) {
 		s = s[:len(s)+1]
 		clear(s[len(s)-1:])
@@ -296,4 +293,13 @@ func nextBounded[T any](xs *[]T, max int) *T {
 	}
 	*xs = s
 	return &s[len(s)-1]
+}
+
+// trimmed is xs, or its max-1 newest elements in a new array with room
+// for 2×max once it has 2×max.
+func trimmed[T any](xs []T, max int) []T {
+	if len(xs) < 2*max {
+		return xs
+	}
+	return append(make([]T, 0, 2*max), xs[len(xs)-max+1:]...)
 }

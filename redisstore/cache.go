@@ -61,6 +61,20 @@ func (c *stateCache) put(scope, token string, st *lb.BreakerState) {
 	c.own(scope, token, st.Clone())
 }
 
+// putDone is put for a state its holder is done changing (an update's,
+// handed to its caller): the copy takes the attempt history's spare room,
+// and st keeps the same attempts clipped to their number. The next record
+// of the scope, which takes the cached state, appends in place instead of
+// moving the whole history to a new array, and st cannot see it.
+func (c *stateCache) putDone(scope, token string, st *lb.BreakerState) {
+	if c.max <= 0 || token == "" || st == nil {
+		return
+	}
+	cp := st.Clone()
+	cp.Attempts, st.Attempts = st.Attempts, cp.Attempts
+	c.own(scope, token, cp)
+}
+
 // own keeps st itself as scope's state: st must be shared with no one.
 func (c *stateCache) own(scope, token string, cp *lb.BreakerState) {
 	c.mu.Lock()

@@ -107,7 +107,9 @@ func shares(a, b reflect.Value, path string) string {
 }
 
 // The cache hands out copies: a copy equals its source and shares no
-// memory with it, for every field BreakerState has now or gains later.
+// memory with it, for every field BreakerState has now or gains later,
+// but for the attempt history, which is never changed in place: the copy
+// shares it clipped, so that its appends go to an array of its own.
 func TestCloneStateIsDeep(t *testing.T) {
 	var st lb.BreakerState
 	fill(t, reflect.ValueOf(&st).Elem(), 0)
@@ -115,8 +117,18 @@ func TestCloneStateIsDeep(t *testing.T) {
 	if !reflect.DeepEqual(&st, cp) {
 		t.Fatalf("the copy differs:\n%+v\n%+v", st, *cp)
 	}
-	if p := shares(reflect.ValueOf(&st).Elem(), reflect.ValueOf(cp).Elem(), "BreakerState"); p != "" {
-		t.Fatalf("the copy shares %s with the original", p)
+	a, b := reflect.ValueOf(&st).Elem(), reflect.ValueOf(cp).Elem()
+	for i := range a.NumField() {
+		name := a.Type().Field(i).Name
+		if name == "Attempts" {
+			continue
+		}
+		if p := shares(a.Field(i), b.Field(i), "BreakerState."+name); p != "" {
+			t.Fatalf("the copy shares %s with the original", p)
+		}
+	}
+	if len(cp.Attempts) == 0 || cap(cp.Attempts) != len(cp.Attempts) {
+		t.Fatalf("the copy's attempts (%d, room for %d) are not clipped: an append to it would write into the original's array", len(cp.Attempts), cap(cp.Attempts))
 	}
 	if !reflect.DeepEqual(lb.NewBreakerState("a").Clone(), lb.NewBreakerState("a")) {
 		t.Fatal("a new state does not copy to itself (nil and empty slices must stay as they are)")
@@ -162,11 +174,31 @@ func TestKeptStatesAreNotShared(t *testing.T) {
 			return fn(states)
 		}
 	}
-	storetest.MustUpdate(t, s, keepIt(storetest.Iterate("a")), "global") // 1: first write, read path
-	storetest.MustUpdate(t, s, keepIt(storetest.Iterate("b")), "global") // 2: from the cache
-	storetest.MustUpdate(t, s, keepIt(look), "global")                   // 2: a check from the cache
-	storetest.MustUpdate(t, s, keepIt(storetest.Iterate("c")), "global") // 3
-	storetest.MustUpdate(t, s, keepIt(look), "global")                   // 3
+	// As each was handed out: the attempts are shared between copies
+	// (BreakerState.Clone), and must not change either.
+	var seen []string
+	update := func(fn lb.UpdateFunc) {
+		t.Helper()
+		storetest.MustUpdate(t, s, keepIt(fn), "global")
+		b, err := json.Marshal(kept[len(kept)-1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen = append(seen, string(b))
+	}
+	update(storetest.Iterate("a")) // 1: first write, read path
+	update(storetest.Iterate("b")) // 2: from the cache
+	update(look)                   // 2: a check from the cache
+	update(storetest.Iterate("c")) // 3
+	update(look)                   // 3
+	for range 70 {                 // past the trim of the attempt history
+		update(storetest.Iterate("d"))
+	}
+	for i := range kept {
+		if b, _ := json.Marshal(kept[i]); string(b) != seen[i] {
+			t.Fatalf("update %d handed out a state that changed later:\nthen %s\nnow  %s", i+1, seen[i], b)
+		}
+	}
 	for i, want := range []int{1, 2, 2, 3, 3} {
 		if kept[i].Iterations != want {
 			t.Fatalf("update %d handed out a state now at %d iterations, want %d (shared with a later update)", i+1, kept[i].Iterations, want)
@@ -177,5 +209,5 @@ func TestKeptStatesAreNotShared(t *testing.T) {
 			}
 		}
 	}
-	checkJournal(t, s, "global", 3)
+	checkJournal(t, s, "global", 73)
 }

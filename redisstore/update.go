@@ -256,9 +256,9 @@ func (s *Store) wrongTypeIn(scopes []string, key, typ string) error {
 func (s *Store) keep(scopes []string, entries [][]lb.JournalEntry, token string, states []*lb.BreakerState, cur []loaded) {
 	for i, sc := range scopes {
 		if i < len(entries) && len(entries[i]) > 0 {
-			s.cache.put(sc, token, states[i])
+			s.cache.putDone(sc, token, states[i])
 		} else if cur[i].cached { // taken out of the cache by cached
-			s.cache.put(sc, cur[i].token, states[i])
+			s.cache.putDone(sc, cur[i].token, states[i])
 		}
 	}
 }
