@@ -145,6 +145,11 @@ type ToolCall struct {
 	// Batch is the batch of calls this call ran in (0: not known): calls
 	// of one batch run at once and may report in any order.
 	Batch int `json:"batch,omitempty"`
+	// BatchOpen: calls of its batch have still to report. The history
+	// then holds part of the batch, and a repeated batch read half-way
+	// looks like a broken cycle: the breaker is judged again when the
+	// batch's last call reports.
+	BatchOpen bool `json:"batch_open,omitempty"`
 	// Usage is what the model calls read with this call consumed (hooks
 	// read it from the agent's transcript); nil: not measured.
 	Usage *Usage `json:"usage,omitempty"`

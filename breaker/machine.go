@@ -45,6 +45,12 @@ func (e *Engine) settle(s *lb.BreakerState, ev *lb.Event, phase lb.Phase, progre
 		} else {
 			s.Reason, s.Detector = v.reason, v.detector
 		}
+	case s.State == lb.HalfOpen && ev.Kind == lb.EventToolCall && ev.ToolCall.BatchOpen:
+		// Warning mode, nothing warns, but the call's batch has not fully
+		// reported: what the history holds of it depends on the order
+		// its results came in (the first result of a repeated batch reads
+		// as a broken cycle). The batch is judged whole, at its last
+		// result; until then the warning stands.
 	case s.State == lb.HalfOpen: // warning mode, nothing warns any more
 		why := "stagnation signals cleared, breaker closed"
 		if progress {

@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	lb "github.com/loopbreaker/loopbreaker"
@@ -133,5 +134,61 @@ func TestTheSameCommandWithNewOutputIsNoRepeat(t *testing.T) {
 		tc := call("Bash", "tail build.log", fmt.Sprintf("log-%d", i), "", false)
 		tc.InfoHash = fmt.Sprintf("info-%d", i)
 		r.expect(r.tool(tc), lb.Closed, true, fmt.Sprintf("call %d", i))
+	}
+}
+
+// A batch's calls report in any order, each with BatchOpen until the
+// last: the breaker that warned about a repeated batch stays HALF_OPEN
+// while the next identical batch is half-reported (the history then
+// reads as a broken cycle), and trips at the 5th; a batch that brings a
+// new result closes it once it has fully reported.
+func TestHalfReportedBatchKeepsTheWarning(t *testing.T) {
+	reads := []lb.ToolCall{
+		call("Read", "a.go", "A", "", false),
+		call("Read", "b.go", "B", "", false),
+		call("Read", "c.go", "C", "", false),
+	}
+	// batch reports calls, the last first, and returns the states after
+	// each result.
+	batch := func(r *rig, n int, calls []lb.ToolCall) []lb.State {
+		var states []lb.State
+		for i := len(calls) - 1; i >= 0; i-- {
+			tc := calls[i]
+			tc.Batch, tc.BatchOpen = n, i > 0
+			states = append(states, r.tool(tc).State)
+		}
+		return states
+	}
+	transitions := func(r *rig) []string {
+		var out []string
+		for _, tr := range r.s.Transitions {
+			out = append(out, string(tr.From)+"→"+string(tr.To))
+		}
+		return out
+	}
+
+	r := newRig(t)
+	var states []lb.State
+	for n := 1; n <= 5; n++ {
+		states = append(states, batch(r, n, reads)...)
+	}
+	if want := "[CLOSED CLOSED CLOSED CLOSED CLOSED CLOSED CLOSED CLOSED HALF_OPEN HALF_OPEN HALF_OPEN HALF_OPEN HALF_OPEN HALF_OPEN OPEN]"; fmt.Sprint(states) != want {
+		t.Errorf("states after each result of 5 identical batches:\n%v, want\n%s", states, want)
+	}
+	if got, want := transitions(r), []string{"CLOSED→HALF_OPEN", "HALF_OPEN→OPEN"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("transitions %q, want %q", got, want)
+	}
+
+	r = newRig(t)
+	for n := 1; n <= 3; n++ {
+		batch(r, n, reads)
+	}
+	changed := slices.Clone(reads)
+	changed[2].ResultHash = "C, edited since" // reports first
+	if got, want := fmt.Sprint(batch(r, 4, changed)), "[HALF_OPEN HALF_OPEN CLOSED]"; got != want {
+		t.Errorf("states after each result of a batch with a new result: %s, want %s", got, want)
+	}
+	if got, want := transitions(r), []string{"CLOSED→HALF_OPEN", "HALF_OPEN→CLOSED"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("transitions %q, want %q", got, want)
 	}
 }

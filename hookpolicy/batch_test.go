@@ -3,6 +3,8 @@ package hookpolicy
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	lb "github.com/loopbreaker/loopbreaker"
@@ -13,17 +15,74 @@ import (
 // reports it.
 func readCall(t *testing.T, dir string, file, id string) (pre, post *hook.Payload) {
 	t.Helper()
+	return readCallOf(t, dir, file, id, "contents of "+file)
+}
+
+// readCallOf is readCall of a file that holds content.
+func readCallOf(t *testing.T, dir string, file, id, content string) (pre, post *hook.Payload) {
+	t.Helper()
 	input := map[string]any{"file_path": "/home/dev/calc/" + file}
 	if dir == "gemini" {
 		pre = payload(t, dir, "BeforeTool-read_file.json", map[string]any{"tool_input": input})
 		post = payload(t, dir, "AfterTool-read_file.json", map[string]any{"tool_input": input,
-			"tool_response": map[string]any{"llmContent": "contents of " + file}})
+			"tool_response": map[string]any{"llmContent": content}})
 		return pre, post
 	}
 	pre = payload(t, dir, "PreToolUse-read.json", map[string]any{"tool_input": input, "tool_use_id": id})
 	post = payload(t, dir, "PostToolUse-read.json", map[string]any{"tool_input": input, "tool_use_id": id,
-		"tool_response": map[string]any{"type": "text", "file": map[string]any{"filePath": "/home/dev/calc/" + file, "content": "contents of " + file}}})
+		"tool_response": map[string]any{"type": "text", "file": map[string]any{"filePath": "/home/dev/calc/" + file, "content": content}}})
 	return pre, post
+}
+
+// readBatch announces a Read of each file as the n-th batch, then
+// reports their results in the order arrange puts them in, and returns
+// the answer to each result with the state after it. content is what a
+// file holds (nil: "contents of" the file).
+func (h *harness) readBatch(dir string, n int, files []string, content func(file string) string, arrange func([]*hook.Payload)) []reported {
+	h.t.Helper()
+	var posts []*hook.Payload
+	for i, f := range files {
+		text := "contents of " + f
+		if content != nil {
+			text = content(f)
+		}
+		pre, post := readCallOf(h.t, dir, f, fmt.Sprintf("toolu_%d_%d", n, i), text)
+		h.answer(pre)
+		posts = append(posts, post)
+	}
+	arrange(posts)
+	var rs []reported
+	for _, p := range posts {
+		out := h.answer(p)
+		rs = append(rs, reported{out, h.state().State})
+	}
+	return rs
+}
+
+// reported is the answer to a result and the breaker's state after it.
+type reported struct {
+	out   string
+	state lb.State
+}
+
+// repeatBatch makes the same batch of reads again, its results in a
+// random order, until the breaker opens or 6 batches ran. It returns the
+// batch of each warning the model was given and the batch that halted
+// (0: none).
+func (h *harness) repeatBatch(dir string, files []string, rng *rand.Rand) (warned []int, halted int) {
+	h.t.Helper()
+	shuffle := func(ps []*hook.Payload) { rng.Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] }) }
+	for round := 1; round <= 6; round++ {
+		for _, r := range h.readBatch(dir, round, files, nil, shuffle) {
+			if strings.Contains(r.out, "HALF_OPEN (warning)") {
+				warned = append(warned, round)
+			}
+		}
+		if h.state().State == lb.Open {
+			return warned, round
+		}
+	}
+	return warned, 0
 }
 
 // Claude Code and Gemini run the hooks of one batch at once: every
@@ -67,24 +126,7 @@ func TestRepeatedBatchHalts(t *testing.T) {
 	for _, dir := range []string{"claude", "gemini"} {
 		t.Run(dir, func(t *testing.T) {
 			h := newHarness(t, dir)
-			rng := rand.New(rand.NewPCG(1, 2))
-			files := []string{"a.go", "b.go", "c.go", "d.go"}
-			halted := 0
-			for round := 1; round <= 6 && halted == 0; round++ {
-				var posts []*hook.Payload
-				for i, f := range files {
-					pre, post := readCall(t, dir, f, fmt.Sprintf("toolu_%d_%d", round, i))
-					h.answer(pre)
-					posts = append(posts, post)
-				}
-				rng.Shuffle(len(posts), func(i, j int) { posts[i], posts[j] = posts[j], posts[i] })
-				for _, p := range posts {
-					h.answer(p)
-				}
-				if h.state().State == lb.Open {
-					halted = round
-				}
-			}
+			_, halted := h.repeatBatch(dir, []string{"a.go", "b.go", "c.go", "d.go"}, rand.New(rand.NewPCG(1, 2)))
 			st := h.state()
 			if halted == 0 || halted > 5 {
 				t.Fatalf("a batch repeated 6 times: halted at batch %d (0: never); state %s, counters %+v", halted, st.State, st.Counters)
@@ -110,5 +152,76 @@ func TestPendingCallOfAnEarlierBatchFailsAtItsRepeat(t *testing.T) {
 	h.answer(post2)
 	if got := failedCalls(h.state()); got != 1 {
 		t.Fatalf("failed calls %d, want 1 (the read whose result never came)", got)
+	}
+}
+
+// transitionsOf names a state's transitions "FROM→TO", oldest first.
+func transitionsOf(st *lb.BreakerState) []string {
+	var out []string
+	for _, tr := range st.Transitions {
+		out = append(out, string(tr.From)+"→"+string(tr.To))
+	}
+	return out
+}
+
+// A batch repeated with the same results is judged as a whole: once it
+// is warned about, the first results of the next identical batch do not
+// read as progress because the rest of the batch has not reported yet.
+// The breaker stays HALF_OPEN from the warning to the halt, and the model
+// is warned once.
+func TestRepeatedBatchWarnedOnce(t *testing.T) {
+	for _, dir := range []string{"claude", "gemini"} {
+		t.Run(dir, func(t *testing.T) {
+			h := newHarness(t, dir)
+			warned, halted := h.repeatBatch(dir, []string{"a.go", "b.go", "c.go"}, rand.New(rand.NewPCG(3, 4)))
+			st := h.state()
+			want := []string{"CLOSED→HALF_OPEN", "HALF_OPEN→OPEN"}
+			if got := transitionsOf(st); !slices.Equal(got, want) {
+				t.Errorf("transitions %q, want %q: a half-reported batch moved the breaker", got, want)
+			}
+			if !slices.Equal(warned, []int{3}) || halted != 5 {
+				t.Errorf("warned in batches %v, halted in batch %d; want one warning in batch 3 and the halt in batch 5", warned, halted)
+			}
+		})
+	}
+}
+
+// A batch that brings something new after a warning closes the breaker
+// once the whole batch has reported, and not before: its calls are
+// judged together, whatever order their results come in.
+func TestBatchWithNewsClosesWhenComplete(t *testing.T) {
+	for _, dir := range []string{"claude", "gemini"} {
+		t.Run(dir, func(t *testing.T) {
+			h := newHarness(t, dir)
+			files := []string{"a.go", "b.go", "c.go"}
+			// The call that brings something new reports first.
+			reversed := slices.Reverse[[]*hook.Payload]
+			for n := 1; n <= 3; n++ {
+				h.readBatch(dir, n, files, nil, reversed)
+			}
+			if st := h.state(); st.State != lb.HalfOpen || st.Detector != lb.DetectorToolCycle {
+				t.Fatalf("after 3 identical batches: %s by %q, want HALF_OPEN by %s", st.State, st.Detector, lb.DetectorToolCycle)
+			}
+			edited := func(file string) string {
+				if file == "c.go" {
+					return "contents of c.go, edited since"
+				}
+				return "contents of " + file
+			}
+			var states []lb.State
+			for i, r := range h.readBatch(dir, 4, files, edited, reversed) {
+				if strings.Contains(r.out, "HALF_OPEN (warning)") {
+					t.Errorf("result %d of the 4th batch warned again: %s", i+1, r.out)
+				}
+				states = append(states, r.state)
+			}
+			if got, want := fmt.Sprint(states), "[HALF_OPEN HALF_OPEN CLOSED]"; got != want {
+				t.Errorf("the state after each result of a 4th batch that read a changed file: %s, want %s (CLOSED once it has reported)", got, want)
+			}
+			want := []string{"CLOSED→HALF_OPEN", "HALF_OPEN→CLOSED"}
+			if got := transitionsOf(h.state()); !slices.Equal(got, want) {
+				t.Errorf("transitions %q, want %q", got, want)
+			}
+		})
 	}
 }

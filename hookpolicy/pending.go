@@ -63,6 +63,30 @@ func batchOpen(m *lb.SessionMemory) bool {
 	return false
 }
 
+// reportsToCome reports whether calls of batch b have still to report:
+// some wait in the pending calls, or come in later (the failed calls
+// recorded after this one). The engine holds its judgement of a batch
+// seen in part (lb.ToolCall.BatchOpen).
+func reportsToCome(m *lb.SessionMemory, b int, later []lb.ToolCall) bool {
+	if b == 0 {
+		return false
+	}
+	for i := range later {
+		if later[i].Batch == b {
+			return true
+		}
+	}
+	if m == nil {
+		return false
+	}
+	for i := range m.Pending {
+		if m.Pending[i].Batch == b {
+			return true
+		}
+	}
+	return false
+}
+
 // remember marks the call of a pre-tool payload pending, in the open
 // batch or a new one.
 func (c *call) remember() {

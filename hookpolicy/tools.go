@@ -40,7 +40,9 @@ func (c *call) recordUnreported(every bool) error {
 	if !c.Config.Enabled {
 		return nil
 	}
-	for _, tc := range c.failedPending(every) {
+	failed := c.failedPending(every)
+	for i, tc := range failed {
+		tc.BatchOpen = reportsToCome(c.tx.Peek(), tc.Batch, failed[i+1:])
 		if _, err := c.apply(lb.Event{Kind: lb.EventToolCall, ToolCall: &tc}); err != nil {
 			return err
 		}
@@ -59,6 +61,7 @@ func (c *call) postTool(ctx context.Context) (hook.Answer, error) {
 			return c.check(ctx)
 		}
 		tc.Batch = batch
+		tc.BatchOpen = reportsToCome(c.tx.Peek(), batch, nil)
 		tc.Usage = c.transcriptUsage()
 	}
 	d, err := c.apply(lb.Event{Kind: lb.EventToolCall, ToolCall: &tc})
@@ -101,6 +104,7 @@ func (c *call) toolBatch(ctx context.Context) (hook.Answer, error) {
 		m.MarkCounted(id, false)
 		m.Results++
 		tc.Batch = batch
+		tc.BatchOpen = reportsToCome(m, batch, nil)
 		r, err := c.apply(lb.Event{Kind: lb.EventToolCall, ToolCall: &tc})
 		if err != nil {
 			return hook.Answer{}, err
