@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,6 +59,11 @@ func TestBatches(t *testing.T) {
 			r.assertHaltedBy(p, haltedBy{unit: inBatch, name: "batch", warnFrom: 2, haltBy: 5,
 				not: []string{lb.DetectorToolError}}, rw)
 			r.assertNoFailureCounted(p)
+			// Each batch is judged whole: its first results, before the
+			// rest have come, do not close the warned breaker.
+			if moves, want := harness.Moves(p.status()), []string{"CLOSED→HALF_OPEN", "HALF_OPEN→OPEN"}; !slices.Equal(moves, want) {
+				t.Errorf("transitions %q, want %q: warned, then halted, never CLOSED in between", moves, want)
+			}
 		})
 	})
 

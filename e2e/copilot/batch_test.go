@@ -2,6 +2,7 @@ package copilot
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 
 	lb "github.com/loopbreaker/loopbreaker"
@@ -38,8 +39,14 @@ func TestBatches(t *testing.T) {
 		if v.warnAt != 6 || v.halt == nil || v.haltAt != 10 || v.ranAfter != 0 || v.refusedAfter == 0 {
 			t.Fatalf("warned after %d calls, halted after %d (%s); %d calls ran and %d were refused after it; want 6, 10", v.warnAt, v.haltAt, harness.Show(v.halt), v.ranAfter, v.refusedAfter)
 		}
-		if st := a.Status(session); st.State != lb.Open || st.Detector != lb.DetectorToolCycle {
+		st := a.Status(session)
+		if st.State != lb.Open || st.Detector != lb.DetectorToolCycle {
 			t.Errorf("breaker %s by %q (%s), want OPEN by %s", st.State, st.Detector, st.Reason, lb.DetectorToolCycle)
+		}
+		// Judged batch by batch: the first result of a batch, before the
+		// other has come, does not close the warned breaker.
+		if moves, want := harness.Moves(st), []string{"CLOSED→HALF_OPEN", "HALF_OPEN→OPEN"}; !slices.Equal(moves, want) {
+			t.Errorf("transitions %q, want %q: warned, then halted, never CLOSED in between", moves, want)
 		}
 		t.Logf("warned after %d calls, halted after %d; %d model requests", v.warnAt, v.haltAt, len(r.API.Log.Main()))
 	})

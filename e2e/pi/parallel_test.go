@@ -166,12 +166,12 @@ func batchOf(c *harness.Call) int {
 	return n / 100
 }
 
-// batchVerdict finds the first warning and the halt in the hook calls of
-// a run of batches. The hooks of one batch run at once, and the order
-// they start in is not the order loopbreaker answers them in, so the halt
-// is the answer that carries the halt message, not the first
-// continue:false (the batch's other calls are refused too).
-func batchVerdict(calls []harness.Call) (warn, halt *harness.Call) {
+// batchVerdict finds the warnings and the halt in the hook calls of a
+// run of batches. The hooks of one batch run at once, and the order they
+// start in is not the order loopbreaker answers them in, so the halt is
+// the answer that carries the halt message, not the first continue:false
+// (the batch's other calls are refused too).
+func batchVerdict(calls []harness.Call) (warns []*harness.Call, halt *harness.Call) {
 	for i := range calls {
 		c := &calls[i]
 		switch {
@@ -180,18 +180,28 @@ func batchVerdict(calls []harness.Call) (warn, halt *harness.Call) {
 				halt = c
 			}
 		case !c.Answer.Stop && !c.Answer.Deny && c.Answer.Context != "":
-			if warn == nil || batchOf(c) < batchOf(warn) {
-				warn = c
-			}
+			warns = append(warns, c)
 		}
 	}
-	return warn, halt
+	return warns, halt
+}
+
+// batchesOf are the batches of calls, in their order.
+func batchesOf(calls []*harness.Call) []int {
+	var ns []int
+	for _, c := range calls {
+		ns = append(ns, batchOf(c))
+	}
+	return ns
 }
 
 // TestRepeatedParallelBatchHalted: a model that asks for the same batch
 // again and again is warned and halted as if it made the same calls one
 // by one: the halt replaces a result of the batch that completes the
-// loop, and pi asks the model nothing more.
+// loop, and pi asks the model nothing more. The batch is judged whole:
+// from the warning to the halt the breaker stays HALF_OPEN, though the
+// first results of each batch, before the rest have come, do not repeat
+// the previous batch yet, and the model is warned once.
 func TestRepeatedParallelBatchHalted(t *testing.T) {
 	t.Parallel()
 	for _, sc := range []struct {
@@ -226,14 +236,14 @@ func TestRepeatedParallelBatchHalted(t *testing.T) {
 			a := guarded(t, nil)
 			size := len(sc.batch.Batch)
 			r := a.pi("fix the failing tests", append(fakemodel.Repeat(8, sc.batch), fakemodel.Message("I give up.")))
-			warn, halt := batchVerdict(a.Calls())
-			t.Logf("warned in batch %d, halted in batch %d", batchOf(warn), batchOf(halt))
+			warns, halt := batchVerdict(a.Calls())
+			t.Logf("warned in batches %v, halted in batch %d", batchesOf(warns), batchOf(halt))
 			if halt == nil || batchOf(halt) != sc.halt {
 				t.Fatalf("halted at %s in batch %d, want continue:false in batch %d\nstderr: %s", halt.Describe(), batchOf(halt), sc.halt, r.Stderr)
 			}
-			if warn == nil || batchOf(warn) != sc.warn {
-				t.Errorf("warned at %s in batch %d, want in batch %d", warn.Describe(), batchOf(warn), sc.warn)
-			} else if line := firstLine(warn.Answer.Context); r.API.Log.FirstMainContaining(line) != sc.warn+1 {
+			if len(warns) != 1 || batchOf(warns[0]) != sc.warn {
+				t.Errorf("warned in batches %v, want once, in batch %d", batchesOf(warns), sc.warn)
+			} else if line := firstLine(warns[0].Answer.Context); r.API.Log.FirstMainContaining(line) != sc.warn+1 {
 				t.Errorf("the warning %q reached the model in request %d, want %d (the one after the batch)", line, r.API.Log.FirstMainContaining(line), sc.warn+1)
 			}
 			if n := len(r.API.Log.Main()); n != sc.halt {
@@ -249,8 +259,12 @@ func TestRepeatedParallelBatchHalted(t *testing.T) {
 			if n := strings.Count(r.Stderr, "refused: the circuit breaker"); n > 1 {
 				t.Errorf("the refusal is shown %d times on stderr, want once at most:\n%s", n, r.Stderr)
 			}
-			if st := a.Status(session); st.State != lb.Open || !slices.Contains(sc.detectors, st.Detector) {
+			st := a.Status(session)
+			if st.State != lb.Open || !slices.Contains(sc.detectors, st.Detector) {
 				t.Errorf("status: %s by %q (%s), want OPEN by one of %v", st.State, st.Detector, st.Reason, sc.detectors)
+			}
+			if moves, want := harness.Moves(st), []string{"CLOSED→HALF_OPEN", "HALF_OPEN→OPEN"}; !slices.Equal(moves, want) {
+				t.Errorf("transitions %q, want %q: warned, then halted, never CLOSED in between", moves, want)
 			}
 			// Every call of the batches that ran is recorded once: none
 			// taken for a failure because its batch's results came in
