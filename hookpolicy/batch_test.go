@@ -1,6 +1,7 @@
 package hookpolicy
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -224,4 +225,66 @@ func TestBatchWithNewsClosesWhenComplete(t *testing.T) {
 			}
 		})
 	}
+}
+
+// batchOpenFlags are the recorded tool calls of the harness's session,
+// "tool batch_open" each, in the journal's order.
+func (h *harness) batchOpenFlags() []string {
+	h.t.Helper()
+	entries, err := h.store.Journal(context.Background(), h.pol.Scope, 0)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Event != nil && e.Event.ToolCall != nil {
+			out = append(out, fmt.Sprintf("%s %v", e.Event.ToolCall.Tool, e.Event.ToolCall.BatchOpen))
+		}
+	}
+	return out
+}
+
+// A call is recorded with batch_open while calls of its batch have still
+// to report, however they report: their own results, a PostToolBatch
+// that lists them, or the turn end that counts them as failed.
+func TestBatchOpenUntilItsLastCall(t *testing.T) {
+	t.Run("results", func(t *testing.T) {
+		h := newHarness(t, "claude")
+		preA, postA := readCall(t, "claude", "a.go", "toolu_a")
+		preB, postB := readCall(t, "claude", "b.go", "toolu_b")
+		h.answer(preA)
+		h.answer(preB)
+		h.answer(postB)
+		h.answer(postA)
+		if got, want := h.batchOpenFlags(), []string{"Read true", "Read false"}; !slices.Equal(got, want) {
+			t.Errorf("recorded %q, want %q", got, want)
+		}
+	})
+	t.Run("PostToolBatch", func(t *testing.T) {
+		h := newHarness(t, "claude")
+		batch := payload(t, "claude", "PostToolBatch-edit.json", nil)
+		batch.Calls = nil
+		for _, f := range []string{"a.go", "b.go"} {
+			pre, post := readCall(t, "claude", f, "toolu_"+f)
+			h.answer(pre)
+			bc := *post
+			bc.Event, bc.Kind = batch.Event, batch.Kind
+			batch.Calls = append(batch.Calls, &bc)
+		}
+		h.answer(batch)
+		if got, want := h.batchOpenFlags(), []string{"Read true", "Read false"}; !slices.Equal(got, want) {
+			t.Errorf("recorded %q, want %q", got, want)
+		}
+	})
+	t.Run("failed at the turn end", func(t *testing.T) {
+		h := newHarness(t, "copilot")
+		for _, f := range []string{"nope1.txt", "nope2.txt"} {
+			h.answer(payload(t, "copilot", "preToolUse-view-missing-no-postToolUse.json",
+				map[string]any{"toolArgs": map[string]any{"path": "/tmp/cpp/proj/" + f}}))
+		}
+		h.answer(payload(t, "copilot", "agentStop.json", nil))
+		if got, want := h.batchOpenFlags(), []string{"view true", "view false"}; !slices.Equal(got, want) {
+			t.Errorf("recorded %q, want %q", got, want)
+		}
+	})
 }
