@@ -140,14 +140,18 @@ func TestTheSameCommandWithNewOutputIsNoRepeat(t *testing.T) {
 // A batch's calls report in any order, each with BatchOpen until the
 // last: the breaker that warned about a repeated batch stays HALF_OPEN
 // while the next identical batch is half-reported (the history then
-// reads as a broken cycle), and trips at the 5th; a batch that brings a
-// new result closes it once it has fully reported.
+// reads as a broken cycle), and trips at the 5th; a batch with real
+// progress (a new result, tests that pass now) closes it once it has
+// fully reported.
 func TestHalfReportedBatchKeepsTheWarning(t *testing.T) {
-	reads := []lb.ToolCall{
-		call("Read", "a.go", "A", "", false),
-		call("Read", "b.go", "B", "", false),
-		call("Read", "c.go", "C", "", false),
-	}
+	// A test run counted by its totals alone (the same failure each
+	// time is no attempt at a test, only the same call again).
+	failing := call("Bash", "go test ./...", "1 passed, 1 failed", "", false)
+	failing.TestsPassing, failing.TestsFailing = intp(1), intp(1)
+	passing := call("Bash", "go test ./...", "2 passed", "", false)
+	passing.TestsPassing, passing.TestsFailing = intp(2), intp(0)
+	batchOf := func(calls ...lb.ToolCall) []lb.ToolCall { return calls }
+	repeated := batchOf(call("Read", "a.go", "A", "", false), call("Read", "b.go", "B", "", false), failing)
 	// batch reports calls, the last first, and returns the states after
 	// each result.
 	batch := func(r *rig, n int, calls []lb.ToolCall) []lb.State {
@@ -170,7 +174,7 @@ func TestHalfReportedBatchKeepsTheWarning(t *testing.T) {
 	r := newRig(t)
 	var states []lb.State
 	for n := 1; n <= 5; n++ {
-		states = append(states, batch(r, n, reads)...)
+		states = append(states, batch(r, n, repeated)...)
 	}
 	if want := "[CLOSED CLOSED CLOSED CLOSED CLOSED CLOSED CLOSED CLOSED HALF_OPEN HALF_OPEN HALF_OPEN HALF_OPEN HALF_OPEN HALF_OPEN OPEN]"; fmt.Sprint(states) != want {
 		t.Errorf("states after each result of 5 identical batches:\n%v, want\n%s", states, want)
@@ -179,16 +183,27 @@ func TestHalfReportedBatchKeepsTheWarning(t *testing.T) {
 		t.Errorf("transitions %q, want %q", got, want)
 	}
 
-	r = newRig(t)
-	for n := 1; n <= 3; n++ {
-		batch(r, n, reads)
-	}
-	changed := slices.Clone(reads)
-	changed[2].ResultHash = "C, edited since" // reports first
-	if got, want := fmt.Sprint(batch(r, 4, changed)), "[HALF_OPEN HALF_OPEN CLOSED]"; got != want {
-		t.Errorf("states after each result of a batch with a new result: %s, want %s", got, want)
-	}
-	if got, want := transitions(r), []string{"CLOSED→HALF_OPEN", "HALF_OPEN→CLOSED"}; fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("transitions %q, want %q", got, want)
+	// The call that progresses is the batch's last, which reports first.
+	for _, progress := range []struct {
+		name string
+		last lb.ToolCall
+	}{
+		{"a file read again says something new", call("Read", "c.go", "C, edited since", "", false)},
+		{"the tests pass now", passing},
+	} {
+		t.Run(progress.name, func(t *testing.T) {
+			r := newRig(t)
+			for n := 1; n <= 3; n++ {
+				batch(r, n, repeated)
+			}
+			changed := slices.Clone(repeated)
+			changed[2] = progress.last
+			if got, want := fmt.Sprint(batch(r, 4, changed)), "[HALF_OPEN HALF_OPEN CLOSED]"; got != want {
+				t.Errorf("states after each result of the 4th batch: %s, want %s", got, want)
+			}
+			if got, want := transitions(r), []string{"CLOSED→HALF_OPEN", "HALF_OPEN→CLOSED"}; fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("transitions %q, want %q", got, want)
+			}
+		})
 	}
 }
