@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,13 +17,27 @@ import (
 // recording side by side must not see each other's attempts.
 func TestCopiesOfAStateKeepTheirAttempts(t *testing.T) {
 	r := newRig(t)
-	record := func(s *lb.BreakerState, who string, n int) {
-		for i := range n {
-			r.clock.Advance(time.Minute)
-			it := lb.Iteration{Summary: fmt.Sprintf("%s-%d", who, i), Files: []string{fmt.Sprintf("%s-%d.go", who, i)}}
-			if _, err := r.e.Apply(s, &lb.Event{Kind: lb.EventIteration, Caller: who, Iteration: &it}); err != nil {
-				t.Fatal(err)
+	apply := func(s *lb.BreakerState, ev lb.Event) {
+		t.Helper()
+		r.clock.Advance(time.Minute)
+		if _, err := r.e.Apply(s, &ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Every third attempt is made of tool calls (an edit, then a test
+	// run, as the hooks report them), the others are iterations: the two
+	// ways an attempt enters the history.
+	record := func(s *lb.BreakerState, who string, from, n int) {
+		t.Helper()
+		for i := from; i < from+n; i++ {
+			name := fmt.Sprintf("%s-%d", who, i)
+			if i%3 == 2 {
+				apply(s, lb.Event{Kind: lb.EventToolCall, Caller: who, ToolCall: &lb.ToolCall{Tool: "Edit", ArgsHash: name, Edit: true, Files: []string{name + ".go"}}})
+				passing, failing := i, 0
+				apply(s, lb.Event{Kind: lb.EventToolCall, Caller: who, ToolCall: &lb.ToolCall{Tool: "Bash", ArgsHash: "go test " + name, ResultHash: name, TestsPassing: &passing, TestsFailing: &failing}})
+				continue
 			}
+			apply(s, lb.Event{Kind: lb.EventIteration, Caller: who, Iteration: &lb.Iteration{Summary: name, Files: []string{name + ".go"}}})
 		}
 	}
 	encode := func(s *lb.BreakerState) string {
@@ -32,33 +47,41 @@ func TestCopiesOfAStateKeepTheirAttempts(t *testing.T) {
 		}
 		return string(b)
 	}
-	summaries := func(s *lb.BreakerState) []string {
+	// names are the attempts' files, named after the record that made
+	// them.
+	names := func(s *lb.BreakerState) []string {
 		var out []string
 		for _, a := range s.Attempts {
-			out = append(out, a.Summary)
+			out = append(out, strings.TrimSuffix(strings.Join(a.Files, ","), ".go"))
 		}
 		return out
 	}
 
-	record(r.s, "base", 2*maxAttempts-2) // two short of the trim
+	record(r.s, "base", 0, 2*maxAttempts-2) // two short of the trim
 	kept := r.s.Clone()
 	want := encode(kept)
 	other := r.s.Clone()
-	record(r.s, "main", 3*maxAttempts) // through the trim, twice
-	record(other, "other", 3)          // through the trim
+	// One record on each, side by side: each lands past the other's end.
+	record(r.s, "main", 0, 1)
+	record(other, "other", 0, 1)
+	if got := names(r.s); got[len(got)-1] != "main-0" {
+		t.Fatalf("the state's newest attempt is %q, want main-0 (overwritten by its copy's record?)", got[len(got)-1])
+	}
+	record(r.s, "main", 1, 3*maxAttempts) // through the trim, three times
+	record(other, "other", 1, 2)          // through the trim
 	if got := encode(kept); got != want {
 		t.Fatalf("a kept copy changed when the state recorded on:\nbefore %s\nafter  %s", want, got)
 	}
-	for _, s := range summaries(r.s) {
-		if len(s) > 5 && s[:5] == "other" {
-			t.Fatalf("the state holds the attempt %q its copy recorded", s)
+	for _, n := range names(r.s) {
+		if strings.HasPrefix(n, "other") {
+			t.Fatalf("the state holds the attempt %q its copy recorded", n)
 		}
 	}
-	got := summaries(other)
+	got := names(other)
 	if n := len(got); n != maxAttempts || got[n-4] != fmt.Sprintf("base-%d", 2*maxAttempts-3) || got[n-1] != "other-2" {
 		t.Fatalf("the copy's history is %v", got)
 	}
-	if slices.ContainsFunc(got, func(s string) bool { return len(s) > 4 && s[:4] == "main" }) {
+	if slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "main") }) {
 		t.Fatalf("the copy holds attempts the state recorded: %v", got)
 	}
 }
