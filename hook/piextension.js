@@ -294,10 +294,12 @@ export default function loopbreaker(pi) {
 	// again and again) has none, and pi would ask the model again before
 	// loopbreaker heard of the calls. Before each model request (context,
 	// which pi awaits) the extension therefore waits, at most TIMEOUT_MS,
-	// until the turn_end of every earlier request of the run is handled:
-	// a halt answered there aborts the run before the model is asked.
-	let requests = 0;
-	let turnsEnded = 0;
+	// until the turn_end of the request before is handled: a halt answered
+	// there aborts the run before the model is asked. A flag, not a count
+	// of requests against turn ends: a request that never gets its
+	// turn_end (a retried or failed one) delays the next request once at
+	// most, never every request after it.
+	let turnOpen = false;
 	let wake = () => {};
 	pi.on(
 		"turn_end",
@@ -305,7 +307,7 @@ export default function loopbreaker(pi) {
 			try {
 				await reportUnran(ctx);
 			} finally {
-				turnsEnded++;
+				turnOpen = false;
 				wake();
 			}
 		}),
@@ -313,19 +315,16 @@ export default function loopbreaker(pi) {
 	pi.on(
 		"context",
 		guard(async () => {
-			const need = requests++;
-			if (turnsEnded >= need) return;
-			let timer;
-			await Promise.race([
-				new Promise((resolve) => {
-					wake = () => {
-						if (turnsEnded >= need) resolve();
-					};
-				}),
-				new Promise((resolve) => (timer = setTimeout(resolve, TIMEOUT_MS))),
-			]);
-			clearTimeout(timer);
-			wake = () => {};
+			if (turnOpen) {
+				let timer;
+				await Promise.race([
+					new Promise((resolve) => (wake = resolve)),
+					new Promise((resolve) => (timer = setTimeout(resolve, TIMEOUT_MS))),
+				]);
+				clearTimeout(timer);
+				wake = () => {};
+			}
+			turnOpen = true;
 		}),
 	);
 
@@ -350,8 +349,8 @@ export default function loopbreaker(pi) {
 			try {
 				await reportUnran(ctx);
 				// A run that failed ends without the turn_end of its last
-				// request: the next run starts even.
-				turnsEnded = requests;
+				// request: the next run's first request does not wait.
+				turnOpen = false;
 				let last = "";
 				for (const m of event.messages || []) {
 					if (m && m.role === "assistant") last = text(m.content);
