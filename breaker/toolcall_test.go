@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 // call builds a tool call; result "" and errSig "" mean success with no
@@ -150,8 +151,7 @@ func TestHalfReportedBatchKeepsTheWarning(t *testing.T) {
 	failing.TestsPassing, failing.TestsFailing = intp(1), intp(1)
 	passing := call("Bash", "go test ./...", "2 passed", "", false)
 	passing.TestsPassing, passing.TestsFailing = intp(2), intp(0)
-	batchOf := func(calls ...lb.ToolCall) []lb.ToolCall { return calls }
-	repeated := batchOf(call("Read", "a.go", "A", "", false), call("Read", "b.go", "B", "", false), failing)
+	repeated := []lb.ToolCall{call("Read", "a.go", "A", "", false), call("Read", "b.go", "B", "", false), failing}
 	// batch reports calls, the last first, and returns the states after
 	// each result.
 	batch := func(r *rig, n int, calls []lb.ToolCall) []lb.State {
@@ -163,13 +163,6 @@ func TestHalfReportedBatchKeepsTheWarning(t *testing.T) {
 		}
 		return states
 	}
-	transitions := func(r *rig) []string {
-		var out []string
-		for _, tr := range r.s.Transitions {
-			out = append(out, string(tr.From)+"→"+string(tr.To))
-		}
-		return out
-	}
 
 	r := newRig(t)
 	var states []lb.State
@@ -179,7 +172,7 @@ func TestHalfReportedBatchKeepsTheWarning(t *testing.T) {
 	if want := "[CLOSED CLOSED CLOSED CLOSED CLOSED CLOSED CLOSED CLOSED HALF_OPEN HALF_OPEN HALF_OPEN HALF_OPEN HALF_OPEN HALF_OPEN OPEN]"; fmt.Sprint(states) != want {
 		t.Errorf("states after each result of 5 identical batches:\n%v, want\n%s", states, want)
 	}
-	if got, want := transitions(r), []string{"CLOSED→HALF_OPEN", "HALF_OPEN→OPEN"}; fmt.Sprint(got) != fmt.Sprint(want) {
+	if got, want := storetest.Moves(r.s.Transitions), []string{"CLOSED→HALF_OPEN", "HALF_OPEN→OPEN"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("transitions %q, want %q", got, want)
 	}
 
@@ -201,7 +194,7 @@ func TestHalfReportedBatchKeepsTheWarning(t *testing.T) {
 			if got, want := fmt.Sprint(batch(r, 4, changed)), "[HALF_OPEN HALF_OPEN CLOSED]"; got != want {
 				t.Errorf("states after each result of the 4th batch: %s, want %s", got, want)
 			}
-			if got, want := transitions(r), []string{"CLOSED→HALF_OPEN", "HALF_OPEN→CLOSED"}; fmt.Sprint(got) != fmt.Sprint(want) {
+			if got, want := storetest.Moves(r.s.Transitions), []string{"CLOSED→HALF_OPEN", "HALF_OPEN→CLOSED"}; fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("transitions %q, want %q", got, want)
 			}
 		})

@@ -95,11 +95,7 @@ func TestJournalRepairedAfterARememberedState(t *testing.T) {
 	}
 	// Cut the last line, as a process killed between the state's rename
 	// and the journal's append leaves it.
-	lines := slices.DeleteFunc(splitLines(data), func(l []byte) bool { return len(l) == 0 })
-	cut := 0
-	for _, l := range lines[:len(lines)-1] {
-		cut += len(l) + 1
-	}
+	cut := bytes.LastIndexByte(bytes.TrimSuffix(data, []byte("\n")), '\n') + 1
 	if err := os.WriteFile(f.journal, data[:cut], 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -109,19 +105,6 @@ func TestJournalRepairedAfterARememberedState(t *testing.T) {
 	if got := seqs(storetest.MustJournal(t, s, scope, 0)); !slices.Equal(got, seqRange(1, 4)) {
 		t.Fatalf("journal seqs %v, want 1..4", got)
 	}
-}
-
-func splitLines(data []byte) [][]byte {
-	var out [][]byte
-	for len(data) > 0 {
-		i := slices.Index(data, '\n')
-		if i < 0 {
-			return append(out, data)
-		}
-		out = append(out, data[:i])
-		data = data[i+1:]
-	}
-	return out
 }
 
 // rewriteInPlace changes the state file's iterations from `from` to `to`

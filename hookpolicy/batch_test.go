@@ -10,6 +10,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 // readCall is a Read of file with id, as Claude Code announces and
@@ -156,15 +157,6 @@ func TestPendingCallOfAnEarlierBatchFailsAtItsRepeat(t *testing.T) {
 	}
 }
 
-// transitionsOf names a state's transitions "FROM→TO", oldest first.
-func transitionsOf(st *lb.BreakerState) []string {
-	var out []string
-	for _, tr := range st.Transitions {
-		out = append(out, string(tr.From)+"→"+string(tr.To))
-	}
-	return out
-}
-
 // A batch repeated with the same results is judged as a whole: once it
 // is warned about, the first results of the next identical batch do not
 // read as progress because the rest of the batch has not reported yet.
@@ -177,7 +169,7 @@ func TestRepeatedBatchWarnedOnce(t *testing.T) {
 			warned, halted := h.repeatBatch(dir, []string{"a.go", "b.go", "c.go"}, rand.New(rand.NewPCG(3, 4)))
 			st := h.state()
 			want := []string{"CLOSED→HALF_OPEN", "HALF_OPEN→OPEN"}
-			if got := transitionsOf(st); !slices.Equal(got, want) {
+			if got := storetest.Moves(st.Transitions); !slices.Equal(got, want) {
 				t.Errorf("transitions %q, want %q: a half-reported batch moved the breaker", got, want)
 			}
 			if !slices.Equal(warned, []int{3}) || halted != 5 {
@@ -220,7 +212,7 @@ func TestBatchWithNewsClosesWhenComplete(t *testing.T) {
 				t.Errorf("the state after each result of a 4th batch that read a changed file: %s, want %s (CLOSED once it has reported)", got, want)
 			}
 			want := []string{"CLOSED→HALF_OPEN", "HALF_OPEN→CLOSED"}
-			if got := transitionsOf(h.state()); !slices.Equal(got, want) {
+			if got := storetest.Moves(h.state().Transitions); !slices.Equal(got, want) {
 				t.Errorf("transitions %q, want %q", got, want)
 			}
 		})

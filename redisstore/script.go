@@ -42,22 +42,19 @@ var casScript = sync.OnceValue(func() *redis.Script {
 local function wrongtype(key)
   return redis.error_reply('LBWRONGTYPE ' .. redis.call('TYPE', key)['ok'] .. ' ' .. key)
 end
-local function get(key)
-  local v = redis.pcall('GET', key)
+-- read runs a read command on a string key; bad: the key holds another type
+local function read(...)
+  local v = redis.pcall(...)
   if type(v) == 'table' and v['err'] then return nil, true end
   return v, false
 end
--- a state value is its token, a newline, then the state: its first n+1
--- bytes tell whether its token is one of n bytes, without copying the
--- whole value into the script
-local function headof(key, n)
-  local v = redis.pcall('GETRANGE', key, 0, n)
-  if type(v) == 'table' and v['err'] then return nil, true end
-  return v, false
-end
+local function get(key) return read('GET', key) end
+-- a state value is its token, a newline, then the state: the value's head
+-- (read with GETRANGE, not the whole value copied into the script) tells
+-- whether its token is tok
 local function starts(head, tok)
   if tok == '' then return head == '' end
-  return head == tok .. '\n'
+  return string.sub(head, 1, #tok + 1) == tok .. '\n'
 end
 local schema, bad = get(KEYS[1])
 if bad then return wrongtype(KEYS[1]) end
@@ -78,7 +75,8 @@ local anywrite = false
 local allmine = true
 for i = 1, n do
   local want = ARGV[a]
-  local head, bad = headof(KEYS[3*i], #want)
+  -- long enough for the token read and this update's own
+  local head, bad = read('GETRANGE', KEYS[3*i], 0, math.max(#want, #token))
   if bad then return wrongtype(KEYS[3*i]) end
   local write = ARGV[a + 1] == '1'
   local k = tonumber(ARGV[a + 5])
@@ -88,7 +86,7 @@ for i = 1, n do
   if sc[i].stale then conflict = true end
   if write then
     anywrite = true
-    if not starts(headof(KEYS[3*i], #token), token) then allmine = false end
+    if not starts(head, token) then allmine = false end
     if holder and holder ~= writer then blocked = true end
     local t = redis.call('TYPE', KEYS[1 + 3*i])['ok']
     if t ~= 'stream' and t ~= 'none' then return wrongtype(KEYS[1 + 3*i]) end

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/config"
 	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/internal/realpath"
 )
 
 // SettleState moves a legacy state directory out of the project into
@@ -57,7 +58,7 @@ func keepMarked(project string, warn io.Writer) error {
 // directory was moved by hand to follow a moved project).
 func RecordProject(stateDir, project string) error {
 	path := filepath.Join(stateDir, filestore.ProjectRecordName)
-	want := RealPath(project) + "\n"
+	want := realpath.Of(project) + "\n"
 	if got, err := os.ReadFile(path); err == nil && string(got) == want {
 		return nil
 	}

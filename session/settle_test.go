@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/config"
 	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/internal/realpath"
 )
 
 // A legacy state directory in the project moves to the state directory,
@@ -34,8 +35,8 @@ func TestSettleStateMovesTheLegacyDirectory(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(stateDir, "scopes", "session_default.json")); err != nil || string(b) != `{"state":"CLOSED"}` {
 		t.Errorf("moved state: %q, %v", b, err)
 	}
-	if b, err := os.ReadFile(filepath.Join(stateDir, filestore.ProjectRecordName)); err != nil || string(b) != RealPath(project)+"\n" {
-		t.Errorf("project record: %q, %v; want %q", b, err, RealPath(project))
+	if b, err := os.ReadFile(filepath.Join(stateDir, filestore.ProjectRecordName)); err != nil || string(b) != realpath.Of(project)+"\n" {
+		t.Errorf("project record: %q, %v; want %q", b, err, realpath.Of(project))
 	}
 	if _, err := os.Stat(filepath.Join(project, config.ProjectFile)); err != nil || !HasProjectMarker(project) {
 		t.Errorf("the project is no longer marked: %v", err)

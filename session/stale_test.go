@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/loopbreaker/loopbreaker/internal/realpath"
 )
 
 // A state directory whose recorded project is gone, of a project of the
@@ -25,7 +27,7 @@ func TestStaleStates(t *testing.T) {
 		}
 	}
 	got := StaleStates(filepath.Join(states, ProjectKey(project)), project)
-	if len(got) != 1 || got[0].Project != RealPath(gone) || got[0].StateDir != filepath.Join(states, ProjectKey(gone)) {
+	if len(got) != 1 || got[0].Project != realpath.Of(gone) || got[0].StateDir != filepath.Join(states, ProjectKey(gone)) {
 		t.Errorf("StaleStates = %+v, want only the state of %s", got, gone)
 	}
 }

@@ -43,7 +43,7 @@ func StateRoot(cfg lb.Config, getenv func(string) string) (string, error) {
 // projects of one name each get their own, and a project reached through
 // a link is the same project.
 func ProjectKey(project string) string {
-	p := RealPath(project)
+	p := realpath.Of(project)
 	sum := sha256.Sum256([]byte(p))
 	base := []rune(filepath.Base(p))
 	if len(base) > 40 {
@@ -84,9 +84,6 @@ func ResolveStateDir(project string, cfg lb.Config, getenv func(string) string, 
 	}
 	return ProjectStateDir(root, project), true, nil
 }
-
-// RealPath resolves symbolic links in p as far as p exists.
-func RealPath(p string) string { return realpath.Of(p) }
 
 // HasProjectMarker reports whether dir is a project loopbreaker guards:
 // it holds a loopbreaker.yaml (or .yml) or a legacy state directory.

@@ -8,6 +8,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 	fm "github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 // batchSize is how many tool calls the model asks for in one message.
@@ -61,7 +62,7 @@ func TestBatches(t *testing.T) {
 			r.assertNoFailureCounted(p)
 			// Each batch is judged whole: its first results, before the
 			// rest have come, do not close the warned breaker.
-			if moves, want := harness.Moves(p.status()), []string{"CLOSED→HALF_OPEN", "HALF_OPEN→OPEN"}; !slices.Equal(moves, want) {
+			if moves, want := storetest.Moves(p.status().Transitions), []string{"CLOSED→HALF_OPEN", "HALF_OPEN→OPEN"}; !slices.Equal(moves, want) {
 				t.Errorf("transitions %q, want %q: warned, then halted, never CLOSED in between", moves, want)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 // TestBatches: the model asks for several calls in one response. Copilot
@@ -45,7 +46,7 @@ func TestBatches(t *testing.T) {
 		}
 		// Judged batch by batch: the first result of a batch, before the
 		// other has come, does not close the warned breaker.
-		if moves, want := harness.Moves(st), []string{"CLOSED→HALF_OPEN", "HALF_OPEN→OPEN"}; !slices.Equal(moves, want) {
+		if moves, want := storetest.Moves(st.Transitions), []string{"CLOSED→HALF_OPEN", "HALF_OPEN→OPEN"}; !slices.Equal(moves, want) {
 			t.Errorf("transitions %q, want %q: warned, then halted, never CLOSED in between", moves, want)
 		}
 		t.Logf("warned after %d calls, halted after %d; %d model requests", v.warnAt, v.haltAt, len(r.API.Log.Main()))

@@ -36,13 +36,3 @@ func FailuresCounted(st lb.Status) []string {
 	}
 	return out
 }
-
-// Moves are a status's transitions, "FROM→TO" each, oldest first: a loop
-// warned about and then halted moves CLOSED→HALF_OPEN, HALF_OPEN→OPEN.
-func Moves(st lb.Status) []string {
-	var out []string
-	for _, tr := range st.Transitions {
-		out = append(out, string(tr.From)+"→"+string(tr.To))
-	}
-	return out
-}

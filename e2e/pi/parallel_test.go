@@ -10,6 +10,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
+	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
 // batch is one model message asking for several tool calls: pi runs
@@ -263,7 +264,7 @@ func TestRepeatedParallelBatchHalted(t *testing.T) {
 			if st.State != lb.Open || !slices.Contains(sc.detectors, st.Detector) {
 				t.Errorf("status: %s by %q (%s), want OPEN by one of %v", st.State, st.Detector, st.Reason, sc.detectors)
 			}
-			if moves, want := harness.Moves(st), []string{"CLOSED→HALF_OPEN", "HALF_OPEN→OPEN"}; !slices.Equal(moves, want) {
+			if moves, want := storetest.Moves(st.Transitions), []string{"CLOSED→HALF_OPEN", "HALF_OPEN→OPEN"}; !slices.Equal(moves, want) {
 				t.Errorf("transitions %q, want %q: warned, then halted, never CLOSED in between", moves, want)
 			}
 			// Every call of the batches that ran is recorded once: none

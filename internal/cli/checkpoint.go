@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/gitrepo"
-	"github.com/loopbreaker/loopbreaker/session"
+	"github.com/loopbreaker/loopbreaker/internal/realpath"
 )
 
 const checkpointUsage = `loopbreaker checkpoint: git checkpoints of a slice (tag loopbreaker/checkpoint/SLICE)
@@ -73,8 +73,8 @@ func (o *gitOptions) openGit(env *Env) (*gitrepo.Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, root := range []string{repo.Root, session.RealPath(repo.Root)} {
-		rel, err := filepath.Rel(root, session.RealPath(stateDir))
+	for _, root := range []string{repo.Root, realpath.Of(repo.Root)} {
+		rel, err := filepath.Rel(root, realpath.Of(stateDir))
 		if err != nil {
 			rel, err = filepath.Rel(root, stateDir)
 		}

@@ -296,3 +296,13 @@ func replaceRefusesABrokenState(t *testing.T, s lb.Store) {
 		t.Errorf("agent:a after refused replacements: %s with %d iterations; want it as it was", st.State, st.Iterations)
 	}
 }
+
+// Moves names transitions "FROM→TO", oldest first: a loop warned about and
+// then halted moves CLOSED→HALF_OPEN, HALF_OPEN→OPEN.
+func Moves(trs []lb.Transition) []string {
+	var out []string
+	for _, tr := range trs {
+		out = append(out, string(tr.From)+"→"+string(tr.To))
+	}
+	return out
+}
