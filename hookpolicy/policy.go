@@ -24,6 +24,7 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/hook"
@@ -34,9 +35,11 @@ import (
 const DirName = "hooks"
 
 // Policy answers the hook calls of one session's breaker. The zero value
-// is not usable: Service, Scope, Session, Config, Project and StateDir are
-// required.
+// is not usable: Agent, Service, Scope, Session, Config, Project and
+// StateDir are required.
 type Policy struct {
+	// Agent is the CLI whose hook is called: its protocol and traits.
+	Agent agent.Agent
 	// Service applies events to the session's breaker, Scope names it.
 	Service *breaker.Service
 	Scope   string
@@ -151,7 +154,7 @@ func (c *call) dispatch(ctx context.Context) (hook.Answer, error) {
 }
 
 func (c *call) render(o hook.Outcome, reason string) hook.Answer {
-	return hook.Render(c.p.Tool, c.p.Event, o, reason)
+	return c.Agent.Render(c.p.Event, o, reason)
 }
 
 // apply applies ev to the session's breaker within the call's update.
@@ -186,7 +189,7 @@ func (c *call) seen() {
 }
 
 func (c *call) failure(err error) hook.Answer {
-	return Failure(c.p, c.Session, c.Config.OnError, err, c.Log)
+	return Failure(c.Agent, c.p, c.Session, c.Config.OnError, err, c.Log)
 }
 
 // Failure answers a hook call when loopbreaker itself failed (a
@@ -195,26 +198,26 @@ func (c *call) failure(err error) hook.Answer {
 // default, also when the configuration could not be read: pass "")
 // refuses tool calls and prompts with the error. A turn end is never
 // blocked. The message also goes to log.
-func Failure(p *hook.Payload, session, onError string, err error, log io.Writer) hook.Answer {
-	ans := failure(p, session, onError, err, log)
+func Failure(a agent.Agent, p *hook.Payload, session, onError string, err error, log io.Writer) hook.Answer {
+	ans := failure(a, p, session, onError, err, log)
 	ans.Failed = true
 	return ans
 }
 
-func failure(p *hook.Payload, session, onError string, err error, log io.Writer) hook.Answer {
+func failure(a agent.Agent, p *hook.Payload, session, onError string, err error, log io.Writer) hook.Answer {
 	msg := fmt.Sprintf("loopbreaker: the breaker itself failed: %v", err)
 	if log != nil {
 		fmt.Fprintln(log, msg)
 	}
 	if onError == lb.OnErrorContinue {
-		return hook.Render(p.Tool, p.Event, hook.Notice, msg+" (on_error: continue, so the agent goes on UNGUARDED)")
+		return a.Render(p.Event, hook.Notice, msg+" (on_error: continue, so the agent goes on UNGUARDED)")
 	}
 	msg += fmt.Sprintf(". Tool calls are refused until this is fixed (on_error: stop): see `loopbreaker status --session %s`, `loopbreaker recover`, or set on_error: continue to go on unguarded.", session)
 	switch p.Kind {
 	case hook.KindPreTool, hook.KindPrompt:
-		return hook.Render(p.Tool, p.Event, hook.Deny, msg)
+		return a.Render(p.Event, hook.Deny, msg)
 	}
-	return hook.Render(p.Tool, p.Event, hook.Notice, msg)
+	return a.Render(p.Event, hook.Notice, msg)
 }
 
 // baseDir is the directory relative paths in a payload are relative to:

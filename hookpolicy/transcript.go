@@ -55,7 +55,7 @@ func (c *call) setTranscriptOffset(off int64) {
 // markTranscript notes where the session's transcript ends now, so that
 // the first turn end reads only what this session added.
 func (c *call) markTranscript() {
-	if c.p.Tool != hook.Claude || c.p.TranscriptPath == "" || c.p.SessionID == "" || !c.Config.Enabled {
+	if !c.Agent.Traits().TranscriptRejections || c.p.TranscriptPath == "" || c.p.SessionID == "" || !c.Config.Enabled {
 		return
 	}
 	if _, ok := c.transcriptOffset(); ok {
@@ -71,7 +71,7 @@ func (c *call) markTranscript() {
 // recordFromTranscript records the failed calls of the transcript since
 // the previous turn end that no hook reported.
 func (c *call) recordFromTranscript() error {
-	if c.p.Tool != hook.Claude || c.p.TranscriptPath == "" || c.p.SessionID == "" || !c.Config.Enabled {
+	if !c.Agent.Traits().TranscriptRejections || c.p.TranscriptPath == "" || c.p.SessionID == "" || !c.Config.Enabled {
 		return nil
 	}
 	from, _ := c.transcriptOffset()

@@ -104,7 +104,7 @@ func taskNotification(prompt string) bool {
 // a task notification.
 func (c *call) noteNotification() {
 	want := ""
-	if c.p.Tool == hook.Claude && taskNotification(c.p.Prompt) {
+	if c.Agent.Traits().TaskNotifications && taskNotification(c.p.Prompt) {
 		want = c.p.SessionID
 	}
 	if m := c.tx.Peek(); (m == nil && want == "") || (m != nil && m.Notification == want) {
@@ -120,12 +120,12 @@ func (c *call) notificationTurn() bool {
 	return m != nil && m.Notification != "" && m.Notification == c.p.SessionID
 }
 
-// turnMessage is the agent's message for the turn that ends. Gemini's
-// AfterAgent sends every retry's text so far (prompt_response is
-// cumulative): only the part added since the previous turn end counts.
+// turnMessage is the agent's message for the turn that ends. Where each
+// turn end sends every retry's text so far (Gemini's prompt_response is
+// cumulative), only the part added since the previous turn end counts.
 func (c *call) turnMessage() string {
 	msg := c.p.LastMessage
-	if c.p.Tool != hook.Gemini {
+	if !c.Agent.Traits().CumulativeTurnText {
 		return msg
 	}
 	if m := c.tx.Peek(); m != nil && m.Answer != nil {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/loopbreaker/loopbreaker/agent/claude"
+
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/hook"
 )
@@ -148,7 +150,7 @@ func parseClaude(data []byte) (*Session, error) {
 // the result's text as error when it failed, else PostToolUse with the
 // structured response when the file has it.
 func claudeCall(b claudeBlock, use pendingUse, resp json.RawMessage) *hook.Payload {
-	p := &hook.Payload{Tool: hook.Claude, Event: "PostToolUse", Kind: hook.KindPostTool,
+	p := &hook.Payload{Tool: "claude", Dialect: claude.New(), Event: "PostToolUse", Kind: hook.KindPostTool,
 		ToolName: use.name, ToolInput: use.input, ToolUseID: b.ToolUseID}
 	text := textOf(b.Content)
 	if b.IsError {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/agent/cline"
+
 	"github.com/loopbreaker/loopbreaker/hook"
 )
 
@@ -60,7 +62,7 @@ func parseCline(data []byte) (*Session, error) {
 			for _, b := range m.Content {
 				switch {
 				case b.Type == "tool_result":
-					p := &hook.Payload{Tool: hook.Cline, Event: "PostToolUse", Kind: hook.KindPostTool,
+					p := &hook.Payload{Tool: "cline", Dialect: cline.New(), Event: "PostToolUse", Kind: hook.KindPostTool,
 						ToolName: b.Name, ToolUseID: b.ToolUseID, ToolInput: inputs[b.ToolUseID], ToolResponse: clineOutput(b.Content)}
 					if b.IsError {
 						p.Error = textOf(b.Content)

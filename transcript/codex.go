@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/loopbreaker/loopbreaker/agent/codex"
+
 	"github.com/loopbreaker/loopbreaker/hook"
 )
 
@@ -54,7 +56,7 @@ func parseCodex(data []byte) (*Session, error) {
 			uses[p.CallID] = codexFunctionCall(p)
 		case l.Type == "response_item" && p.Type == "custom_tool_call":
 			in, _ := json.Marshal(map[string]string{"command": p.Input})
-			uses[p.CallID] = &hook.Payload{Tool: hook.Codex, ToolName: p.Name, ToolInput: in}
+			uses[p.CallID] = &hook.Payload{Tool: "codex", Dialect: codex.New(), ToolName: p.Name, ToolInput: in}
 		case l.Type == "response_item" && (p.Type == "function_call_output" || p.Type == "custom_tool_call_output"):
 			call, ok := uses[p.CallID]
 			if !ok {
@@ -63,7 +65,7 @@ func parseCodex(data []byte) (*Session, error) {
 			delete(uses, p.CallID)
 			call.Event, call.Kind, call.ToolUseID = "PostToolUse", hook.KindPostTool, p.CallID
 			out := codexOutput(p.Output)
-			if hook.Classify(hook.Codex, call.ToolName) == hook.ClassShell {
+			if codex.New().Class(call.ToolName) == hook.ClassShell {
 				out = stripCodexHeader(out)
 			}
 			call.ToolResponse, _ = json.Marshal(out)
@@ -77,11 +79,11 @@ func parseCodex(data []byte) (*Session, error) {
 
 // codexFunctionCall names a function call as Codex's hooks do.
 func codexFunctionCall(p codexPayload) *hook.Payload {
-	call := &hook.Payload{Tool: hook.Codex, ToolName: p.Name, ToolInput: json.RawMessage(p.Arguments)}
+	call := &hook.Payload{Tool: "codex", Dialect: codex.New(), ToolName: p.Name, ToolInput: json.RawMessage(p.Arguments)}
 	if !json.Valid(call.ToolInput) {
 		call.ToolInput, _ = json.Marshal(map[string]string{"arguments": p.Arguments})
 	}
-	if hook.Classify(hook.Codex, p.Name) != hook.ClassShell {
+	if codex.New().Class(p.Name) != hook.ClassShell {
 		return call
 	}
 	var args struct {

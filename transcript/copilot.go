@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/agent/copilot"
+
 	"github.com/loopbreaker/loopbreaker/hook"
 )
 
@@ -141,5 +143,5 @@ func CopilotCall(name string, args json.RawMessage, success bool, text string) *
 		result = "failure"
 	}
 	resp, _ := json.Marshal(map[string]string{"resultType": result, "textResultForLlm": text})
-	return &hook.Payload{Tool: hook.Copilot, Event: "postToolUse", Kind: hook.KindPostTool, ToolName: name, ToolInput: args, ToolResponse: resp}
+	return &hook.Payload{Tool: "copilot", Dialect: copilot.New(), Event: "postToolUse", Kind: hook.KindPostTool, ToolName: name, ToolInput: args, ToolResponse: resp}
 }

@@ -3,6 +3,8 @@ package transcript
 import (
 	"encoding/json"
 
+	"github.com/loopbreaker/loopbreaker/agent/gemini"
+
 	"github.com/loopbreaker/loopbreaker/hook"
 )
 
@@ -112,7 +114,7 @@ func parseGemini(data []byte) (*Session, error) {
 
 // geminiPayload is the AfterTool payload of one call.
 func geminiPayload(c geminiCall) *hook.Payload {
-	p := &hook.Payload{Tool: hook.Gemini, Event: "AfterTool", Kind: hook.KindPostTool, ToolName: c.Name, ToolInput: c.Args}
+	p := &hook.Payload{Tool: "gemini", Dialect: gemini.New(), Event: "AfterTool", Kind: hook.KindPostTool, ToolName: c.Name, ToolInput: c.Args}
 	var output, errText string
 	for _, r := range c.Result {
 		output += textOf(r.FunctionResponse.Response.Output)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/agent/opencode"
+
 	"github.com/loopbreaker/loopbreaker/hook"
 )
 
@@ -123,7 +125,7 @@ func parseOpenCode(data []byte) (*Session, error) {
 // a call: PostToolUseFailure with the error, else PostToolUse with the
 // tool's {title, output, metadata}.
 func openCodePayload(name, callID string, input json.RawMessage, title, output string, metadata json.RawMessage, errText string, failed bool) *hook.Payload {
-	p := &hook.Payload{Tool: hook.OpenCode, ToolName: name, ToolUseID: callID, ToolInput: input, Kind: hook.KindPostTool}
+	p := &hook.Payload{Tool: "opencode", Dialect: opencode.New(), ToolName: name, ToolUseID: callID, ToolInput: input, Kind: hook.KindPostTool}
 	if failed {
 		p.Event, p.Error = "PostToolUseFailure", errText
 		return p

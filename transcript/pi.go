@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/loopbreaker/loopbreaker/agent/pi"
+
 	"github.com/loopbreaker/loopbreaker/hook"
 )
 
@@ -94,7 +96,7 @@ const piOwnWarning = "loopbreaker: "
 // piPayload is the PostToolUse payload loopbreaker's pi extension sends
 // for a call: the text of its result and whether it failed.
 func piPayload(name string, args json.RawMessage, content string, isError bool) *hook.Payload {
-	p := &hook.Payload{Tool: hook.Pi, Event: "PostToolUse", Kind: hook.KindPostTool, ToolName: name, ToolInput: args}
+	p := &hook.Payload{Tool: "pi", Dialect: pi.New(), Event: "PostToolUse", Kind: hook.KindPostTool, ToolName: name, ToolInput: args}
 	p.ToolResponse, _ = json.Marshal(map[string]any{"content": content, "is_error": isError})
 	return p
 }

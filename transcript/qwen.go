@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/loopbreaker/loopbreaker/agent/qwen"
+
 	"github.com/loopbreaker/loopbreaker/hook"
 )
 
@@ -125,7 +127,7 @@ func withoutOwnWarning(s string) string {
 // with {llmContent, returnDisplay}, a shell's returnDisplay being the
 // command's output as the hook gets it.
 func qwenPayload(name string, args json.RawMessage, output, errText string, display json.RawMessage) *hook.Payload {
-	p := &hook.Payload{Tool: hook.Qwen, ToolName: name, ToolInput: args, Kind: hook.KindPostTool}
+	p := &hook.Payload{Tool: "qwen", Dialect: qwen.New(), ToolName: name, ToolInput: args, Kind: hook.KindPostTool}
 	if errText != "" {
 		p.Event, p.Error = "PostToolUseFailure", errText
 		return p

@@ -317,7 +317,7 @@ func shellEdits(command string) bool {
 // ("Exit code N" then the output).
 func shellCall(command, output string, exitCode *int) *hook.Payload {
 	in, _ := json.Marshal(map[string]string{"command": command})
-	p := &hook.Payload{Tool: hook.Claude, Event: "PostToolUse", Kind: hook.KindPostTool, ToolName: "Bash", ToolInput: in}
+	p := &hook.Payload{Tool: "claude", Dialect: hook.Standard{}, Event: "PostToolUse", Kind: hook.KindPostTool, ToolName: "Bash", ToolInput: in}
 	if exitCode != nil && *exitCode != 0 {
 		p.Event = "PostToolUseFailure"
 		p.Error = fmt.Sprintf("Exit code %d\n%s", *exitCode, output)
@@ -334,7 +334,7 @@ func genericCall(name string, input json.RawMessage, output string, failed bool)
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
-	p := &hook.Payload{Tool: hook.Claude, Event: "PostToolUse", Kind: hook.KindPostTool, ToolName: name, ToolInput: input}
+	p := &hook.Payload{Tool: "claude", Dialect: hook.Standard{}, Event: "PostToolUse", Kind: hook.KindPostTool, ToolName: name, ToolInput: input}
 	if failed {
 		p.Event = "PostToolUseFailure"
 		p.Error = output

@@ -14,7 +14,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 
+	"github.com/loopbreaker/loopbreaker/agent/all"
 	"github.com/loopbreaker/loopbreaker/fsname"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/hook"
@@ -24,14 +26,38 @@ import (
 // OwnFiles are loopbreaker's own files in a project, which a measurement
 // leaves out: the state directory (when it lies in the work tree), the
 // configuration file, and the hook settings a project install wrote with
-// their backups (hook.ProjectFiles). Installing the hooks or editing the
-// configuration between two iterations is not the agent's progress.
+// their backups (installed, from every CLI's ProjectFiles). Installing the
+// hooks or editing the configuration between two iterations is not the
+// agent's progress.
 func OwnFiles(project, stateDir string) []string {
 	own := []string{filepath.Join(project, "loopbreaker.yaml"), filepath.Join(project, "loopbreaker.yml")}
 	if stateDir != "" {
 		own = append(own, stateDir)
 	}
-	return append(own, hook.ProjectFiles(project)...)
+	return append(own, installed(all.ProjectFiles(project))...)
+}
+
+// installed keeps the paths that hold loopbreaker's hooks now: a backup
+// of an install that exists, a settings file or script that mentions
+// loopbreaker. A CLI's settings file without them is the person's, and
+// their edits are measured like any other. Files that are not there are
+// seen with lstat, never opened.
+func installed(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if strings.HasSuffix(p, hook.BackupSuffix) {
+			out = append(out, p)
+			continue
+		}
+		if data, err := os.ReadFile(p); err == nil && bytes.Contains(data, []byte("loopbreaker")) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Tree is a project's working tree being measured, with the State of the
