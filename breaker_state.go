@@ -3,6 +3,7 @@ package loopbreaker
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -61,7 +62,10 @@ type BreakerState struct {
 	// last, bounded.
 	Tampers []Tamper `json:"tampers,omitempty"`
 	// Fingerprint is the configuration and hook settings the hooks ran
-	// with since the last reset ("" until the first hook call after it).
+	// with since the last reset ("" until the first hook call after it):
+	// one "SENDER=HASH" word per agent CLI whose hooks feed the breaker
+	// (each fingerprints its own hook settings), sorted (see
+	// FingerprintOf).
 	Fingerprint string `json:"fingerprint,omitempty"`
 
 	// Attempts is the bounded log of recent iterations, for the report.
@@ -403,4 +407,39 @@ func (st *BreakerState) Clone() *BreakerState {
 	}
 	out.Attempts = slices.Clip(st.Attempts)
 	return &out
+}
+
+// FingerprintOf is the fingerprint kept for the sender of fp (a
+// "SENDER=HASH" word, or a bare hash for a sender with no name), "" when
+// none is kept yet.
+func (st *BreakerState) FingerprintOf(fp string) string {
+	sender := fingerprintSender(fp)
+	for _, w := range strings.Fields(st.Fingerprint) {
+		if fingerprintSender(w) == sender {
+			return w
+		}
+	}
+	return ""
+}
+
+// KeepFingerprint keeps fp as its sender's fingerprint, replacing the one
+// kept before.
+func (st *BreakerState) KeepFingerprint(fp string) {
+	sender := fingerprintSender(fp)
+	words := []string{fp}
+	for _, w := range strings.Fields(st.Fingerprint) {
+		if fingerprintSender(w) != sender {
+			words = append(words, w)
+		}
+	}
+	slices.Sort(words)
+	st.Fingerprint = strings.Join(words, " ")
+}
+
+func fingerprintSender(fp string) string {
+	sender, _, ok := strings.Cut(fp, "=")
+	if !ok {
+		return ""
+	}
+	return sender
 }

@@ -317,14 +317,15 @@ func InstallFile(f *hookinstall.Format, req *InstallRequest, o hookinstall.Optio
 	}
 	var res hookinstall.FileResult
 	var err error
+	command := f.Command(req.Program, "")
 	if req.User {
-		res, err = hookinstall.EditUserFile(f, req.Path, req.Program, opts)
+		res, err = hookinstall.EditUserFile(f, req.Path, command, opts)
 	} else {
 		rel, rerr := filepath.Rel(req.Project, req.Path)
 		if rerr != nil {
 			return nil, rerr
 		}
-		res, err = hookinstall.EditProjectFile(f, req.Project, filepath.ToSlash(rel), req.Program, opts)
+		res, err = hookinstall.EditProjectFile(f, req.Project, filepath.ToSlash(rel), command, opts)
 	}
 	if err != nil {
 		return nil, err

@@ -124,8 +124,13 @@ func (d *flatDoc) render() ([]byte, error) {
 
 // mergeFlat installs or uninstalls loopbreaker's handlers in a flat
 // document: every handler of ours is taken out, then, to install, one per
-// event of f's entries is put at the end of its event, running program.
-func mergeFlat(f *Format, data []byte, program string, install bool) ([]byte, []Change, error) {
+// event of f's entries is put at the end of its event, running the program
+// of command.
+func mergeFlat(f *Format, data []byte, command string, install bool) ([]byte, []Change, error) {
+	program, ok := hook.ProgramOf(f.Tool, command)
+	if !ok {
+		program = command
+	}
 	d, err := parseFlat(data)
 	if err != nil {
 		return nil, nil, err
@@ -134,7 +139,7 @@ func mergeFlat(f *Format, data []byte, program string, install bool) ([]byte, []
 	for _, ev := range d.events {
 		kept := d.handlers[ev][:0:0]
 		for _, h := range d.handlers[ev] {
-			if c, ok := handlerCommand(f, h); ok && hook.IsOurs(f.Tool, c, f.Command(program, ev)) {
+			if c, ok := handlerCommand(f, h); ok && hook.IsOurs(f.Tool, c, command) {
 				before[ev] = append(before[ev], h)
 				continue
 			}

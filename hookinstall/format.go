@@ -35,8 +35,8 @@ type Format struct {
 	// none).
 	Version string
 	// Merge edits a document of another shape: installs (install) or
-	// uninstalls loopbreaker's hooks running program.
-	Merge func(data []byte, program string, install bool) ([]byte, []Change, error)
+	// uninstalls loopbreaker's hooks running command.
+	Merge func(data []byte, command string, install bool) ([]byte, []Change, error)
 	// Find reads loopbreaker's hooks out of a document of another shape.
 	Find func(data []byte) Installed
 	// Warnings are reasons the hooks may not run, read from the document

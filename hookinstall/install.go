@@ -54,28 +54,25 @@ type Change struct {
 
 func (c Change) String() string { return c.Action + " " + c.Event }
 
-// Merge merges loopbreaker's hooks running program into a settings
+// Merge merges loopbreaker's hooks running command into a settings
 // document of f (empty data = no file yet) and returns the new document
-// (o != nil), or takes them out (o == nil). An install adds one group per
-// event of f's entries, or updates loopbreaker's handler where one exists
-// (a re-install, or an install from another path), leaves every other
-// hook, group and key alone, and removes loopbreaker handlers from events
-// it no longer uses and duplicates. Installing twice changes nothing the
-// second time: the bytes come back as given. An uninstall removes
-// loopbreaker's handlers (see hook.IsOurs) and the groups, event lists and
-// hooks object that held nothing else; anything that was empty before
-// stays.
-func Merge(f *Format, data []byte, program string, o *Options) ([]byte, []Change, error) {
+// (o != nil), or takes them out (o == nil). command is what f.Command makes
+// of the program; for a flat document, whose commands name their event,
+// the program is read back from it. An install adds one group per event
+// of f's entries, or updates loopbreaker's handler where one exists (a
+// re-install, or an install from another path), leaves every other hook,
+// group and key alone, and removes loopbreaker handlers from events it no
+// longer uses and duplicates. Installing twice changes nothing the second
+// time: the bytes come back as given. An uninstall removes loopbreaker's
+// handlers (see hook.IsOurs) and the groups, event lists and hooks object
+// that held nothing else; anything that was empty before stays.
+func Merge(f *Format, data []byte, command string, o *Options) ([]byte, []Change, error) {
 	install := o != nil
 	switch {
 	case f.Merge != nil:
-		return f.Merge(data, program, install)
+		return f.Merge(data, command, install)
 	case f.Flat:
-		return mergeFlat(f, data, program, install)
-	}
-	command := ""
-	if program != "" {
-		command = f.Command(program, "")
+		return mergeFlat(f, data, command, install)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		if !install {
@@ -456,7 +453,7 @@ type FileResult struct {
 }
 
 // EditUserFile installs (o != nil) or uninstalls loopbreaker's hooks
-// running program in the user's settings file at path (on install created
+// running command in the user's settings file at path (on install created
 // with its directory when missing). A link at path (a dotfiles setup) is
 // the user's own and is followed, once; the file's backup and temporary
 // files beside its target are never reached through another link. An
@@ -464,11 +461,11 @@ type FileResult struct {
 // (with the CLI's own directory when that is left empty), a file that
 // existed gets its original bytes back from the backup, which is then
 // removed. A missing file is nothing to do.
-func EditUserFile(f *Format, path, program string, o *Options) (FileResult, error) {
+func EditUserFile(f *Format, path, command string, o *Options) (FileResult, error) {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real // keep a dotfiles symlink a symlink
 	}
-	return editFile(f, filepath.Dir(path), filepath.Base(path), program, o, UserLinkHint)
+	return editFile(f, filepath.Dir(path), filepath.Base(path), command, o, UserLinkHint)
 }
 
 // EditProjectFile is EditUserFile for the settings file rel
@@ -477,8 +474,8 @@ func EditUserFile(f *Format, path, program string, o *Options) (FileResult, erro
 // a link to any file of the person's (~/.bashrc): below project nothing
 // is followed, and a link or a file of another type there is an error
 // that names it and says what to do.
-func EditProjectFile(f *Format, project, rel, program string, o *Options) (FileResult, error) {
-	return editFile(f, project, rel, program, o, ProjectLinkHint)
+func EditProjectFile(f *Format, project, rel, command string, o *Options) (FileResult, error) {
+	return editFile(f, project, rel, command, o, ProjectLinkHint)
 }
 
 // ProjectLinkHint is what to do about a link in a project's settings.
@@ -500,7 +497,7 @@ func (sf settingsFile) backup() string { return sf.rel + hook.BackupSuffix }
 // dir is the directory holding the file, below root ("" for root itself).
 func (sf settingsFile) dir() string { return strings.TrimSuffix(path.Dir(sf.rel), ".") }
 
-func editFile(f *Format, rootPath, rel, program string, o *Options, hint string) (FileResult, error) {
+func editFile(f *Format, rootPath, rel, command string, o *Options, hint string) (FileResult, error) {
 	install := o != nil
 	res := FileResult{Path: filepath.Join(rootPath, filepath.FromSlash(rel))}
 	root, err := OpenRoot(rootPath, hint, install)
@@ -524,7 +521,7 @@ func editFile(f *Format, rootPath, rel, program string, o *Options, hint string)
 			perm = fi.Mode().Perm()
 		}
 	}
-	out, changes, err := Merge(f, data, program, o)
+	out, changes, err := Merge(f, data, command, o)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", res.Path, err)
 	}
@@ -677,7 +674,7 @@ func emptyDocument(b []byte) bool {
 // byte for byte (with the empty lists and objects the removal drops).
 func untouchedSinceInstall(f *Format, out, original []byte) bool {
 	for _, o := range []Options{{}, {Optional: true}} {
-		installed, _, err := Merge(f, original, "loopbreaker", &o)
+		installed, _, err := Merge(f, original, "loopbreaker hook "+string(f.Tool), &o)
 		if err != nil {
 			return false
 		}

@@ -3,7 +3,6 @@ package hookpolicy
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"path/filepath"
 
 	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
@@ -58,7 +57,8 @@ func NewGuard(in GuardInput) *Guard {
 		p.Vars[k] = v
 	}
 	p.Hooks, p.HookDirs = g.Files, g.Dirs
-	return &Guard{Protected: p, Fingerprint: fingerprint(in)}
+	fp := hashDoc(fingerprintOf(in), jsonenc.Marshal)
+	return &Guard{Protected: p, Fingerprint: string(in.Agent.Name()) + "=" + fp}
 }
 
 // fingerprintPlace is one settings file of the calling CLI in the
@@ -74,25 +74,30 @@ type fingerprintDoc struct {
 	Hooks  []fingerprintPlace
 }
 
-// fingerprint hashes the effective configuration and loopbreaker's entries
-// in the calling CLI's hook settings (project and user): what decides
-// whether and how the agent is guarded. Other settings of those files
-// (permissions the CLI saves as the person approves them) are not part of
-// it. It is the first 6 bytes of the SHA-256 of the document's JSON, in
-// hex; "" when it cannot be encoded.
-func fingerprint(in GuardInput) string {
+// fingerprintOf is what the fingerprint hashes: the effective
+// configuration and loopbreaker's entries in the calling CLI's hook
+// settings (project and user), what decides whether and how the agent is
+// guarded. Other settings of those files (permissions the CLI saves as the
+// person approves them) are not part of it.
+func fingerprintOf(in GuardInput) fingerprintDoc {
 	doc := fingerprintDoc{Config: in.Settings}
 	for _, user := range []bool{false, true} {
 		path, err := in.Agent.SettingsPath(user, in.Project, in.Getenv)
 		if err != nil {
 			continue
 		}
-		installed, _ := in.Agent.Installed(filepath.Clean(path))
+		installed, _ := in.Agent.Installed(path)
 		doc.Hooks = append(doc.Hooks, fingerprintPlace{Path: path, Installed: installed})
 	}
-	// jsonenc.Marshal gives json.Marshal's bytes without building its
-	// tables of every type under lb.Config in each hook process.
-	b, err := jsonenc.Marshal(doc)
+	return doc
+}
+
+// hashDoc is the first 6 bytes of the SHA-256 of doc's JSON (as marshal
+// writes it), in hex; "" when it cannot be encoded. jsonenc.Marshal gives
+// json.Marshal's bytes without building its tables of every type under
+// lb.Config in each hook process.
+func hashDoc(doc fingerprintDoc, marshal func(any) ([]byte, error)) string {
+	b, err := marshal(doc)
 	if err != nil {
 		return ""
 	}

@@ -3,6 +3,8 @@ package transcript_test
 import (
 	"testing"
 
+	"github.com/loopbreaker/loopbreaker/agent/opencode"
+
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
@@ -19,7 +21,7 @@ func TestOpenCodeExportMatchesHookPayloads(t *testing.T) {
 		t.Errorf("format %s id %s", s.Format, s.ID)
 	}
 	// Three more echo calls follow the five the hook payloads keep.
-	assertSameAsHooks(t, s, hook.OpenCode, "opencode", []string{
+	assertSameAsHooks(t, s, opencode.New(), "opencode", []string{
 		"PostToolUse-bash-gotest-fail.json",
 		"PostToolUse-read.json",
 		"PostToolUseFailure-read-missing.json",

@@ -3,7 +3,8 @@ package transcript_test
 import (
 	"testing"
 
-	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/agent/pi"
+
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
 
@@ -18,7 +19,7 @@ func TestPiSessionMatchesHookPayloads(t *testing.T) {
 	if s.Format != transcript.FormatPi || s.ID != "01a21e74-ff67-76d9-94ee-b661f7cb249c" {
 		t.Fatalf("format %s id %s", s.Format, s.ID)
 	}
-	assertSameAsHooks(t, s, hook.Pi, "pi", []string{
+	assertSameAsHooks(t, s, pi.New(), "pi", []string{
 		"PostToolUse-bash-gotest-fail.json",
 		"PostToolUse-read.json",
 		"PostToolUse-read-missing.json",

@@ -3,7 +3,8 @@ package transcript_test
 import (
 	"testing"
 
-	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/agent/qwen"
+
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
 
@@ -24,7 +25,7 @@ func TestQwenChatMatchesHookPayloads(t *testing.T) {
 		"PostToolUseFailure-read_file-missing.json",
 		"PostToolUseFailure-run_shell_command-gotest-fail-2.json",
 	}
-	assertSameAsHooks(t, s, hook.Qwen, "qwen", hooks)
+	assertSameAsHooks(t, s, qwen.New(), "qwen", hooks)
 }
 
 // A session loopbreaker guarded: Qwen recorded its warning appended to

@@ -9,12 +9,12 @@ import (
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 )
 
-// format is Claude Code's settings.json. PostToolBatch (2.1 and later) is
+// Format is Claude Code's settings.json. PostToolBatch (2.1 and later) is
 // the only event that reports tool calls rejected before they ran (an
 // Edit whose old text is not found); Claude Code 2.0.x drops every hook of
 // a settings file that names an event it does not know, so it is hooked
 // only for versions that know it.
-func (a Agent) format() *hookinstall.Format {
+func (a Agent) Format() *hookinstall.Format {
 	return &hookinstall.Format{
 		Tool: a.Name(),
 		Entries: []hookinstall.Entry{
@@ -48,7 +48,7 @@ func (a Agent) Install(ctx context.Context, req *agent.InstallRequest) (*agent.I
 			return nil, err
 		}
 	}
-	res, err := agent.InstallFile(a.format(), req, o)
+	res, err := agent.InstallFile(a.Format(), req, o)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func (a Agent) postToolBatch(ctx context.Context, req *agent.InstallRequest) (bo
 
 // Installed reads loopbreaker's hooks in settings.json at path.
 func (a Agent) Installed(path string) (hookinstall.Installed, []string) {
-	return agent.InstalledFile(a.format(), path)
+	return agent.InstalledFile(a.Format(), path)
 }
 
 // Status says whether the installed events fit the version: PostToolBatch

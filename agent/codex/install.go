@@ -13,9 +13,9 @@ import (
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 )
 
-// format is Codex's hooks.json (Claude Code's shape). Omitted matchers
+// Format is Codex's hooks.json (Claude Code's shape). Omitted matchers
 // match everything; Codex ignores them on UserPromptSubmit and Stop anyway.
-func (a Agent) format() *hookinstall.Format {
+func (a Agent) Format() *hookinstall.Format {
 	return &hookinstall.Format{
 		Tool: a.Name(),
 		Entries: []hookinstall.Entry{
@@ -46,7 +46,7 @@ func (a Agent) Install(ctx context.Context, req *agent.InstallRequest) (*agent.I
 	if req.Uninstall {
 		notes = untrustBeforeUninstall(ctx, req, command)
 	}
-	res, err := agent.InstallFile(a.format(), req, hookinstall.Options{})
+	res, err := agent.InstallFile(a.Format(), req, hookinstall.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +139,7 @@ func untrustBeforeUninstall(ctx context.Context, req *agent.InstallRequest, comm
 
 // Installed reads loopbreaker's hooks in hooks.json at path.
 func (a Agent) Installed(path string) (hookinstall.Installed, []string) {
-	return agent.InstalledFile(a.format(), path)
+	return agent.InstalledFile(a.Format(), path)
 }
 
 // Status asks codex app-server (read-only) whether Codex runs the

@@ -20,8 +20,8 @@ import (
 // put one in that file. Its payloads name no event, so each handler's
 // command names its own (`loopbreaker hook copilot EVENT`).
 
-// format is Copilot CLI's hooks file.
-func (a Agent) format() *hookinstall.Format {
+// Format is Copilot CLI's hooks file.
+func (a Agent) Format() *hookinstall.Format {
 	var entries []hookinstall.Entry
 	for _, ev := range Events() {
 		entries = append(entries, hookinstall.Entry{Event: ev})
@@ -47,7 +47,7 @@ func handler(command string) json.RawMessage {
 
 // Install writes (or removes) loopbreaker's hooks file.
 func (a Agent) Install(_ context.Context, req *agent.InstallRequest) (*agent.InstallResult, error) {
-	res, err := agent.InstallFile(a.format(), req, hookinstall.Options{})
+	res, err := agent.InstallFile(a.Format(), req, hookinstall.Options{})
 	if err != nil || req.Uninstall || req.User {
 		// User-level hooks run in every folder.
 		return res, err
@@ -61,7 +61,7 @@ func (a Agent) Install(_ context.Context, req *agent.InstallRequest) (*agent.Ins
 
 // Installed reads loopbreaker's hooks file at path.
 func (a Agent) Installed(path string) (hookinstall.Installed, []string) {
-	return agent.InstalledFile(a.format(), path)
+	return agent.InstalledFile(a.Format(), path)
 }
 
 // Status says whether Copilot CLI runs the project's hooks.

@@ -11,9 +11,9 @@ import (
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 )
 
-// format is Gemini CLI's settings.json: handlers named loopbreaker, with
+// Format is Gemini CLI's settings.json: handlers named loopbreaker, with
 // timeouts in milliseconds.
-func (a Agent) format() *hookinstall.Format {
+func (a Agent) Format() *hookinstall.Format {
 	return &hookinstall.Format{
 		Tool: a.Name(),
 		Entries: []hookinstall.Entry{
@@ -64,7 +64,7 @@ func warnings(_ string, data []byte) []string {
 
 // Install merges (or removes) loopbreaker's hooks in settings.json.
 func (a Agent) Install(_ context.Context, req *agent.InstallRequest) (*agent.InstallResult, error) {
-	res, err := agent.InstallFile(a.format(), req, hookinstall.Options{})
+	res, err := agent.InstallFile(a.Format(), req, hookinstall.Options{})
 	if err != nil || req.Uninstall {
 		return res, err
 	}
@@ -84,7 +84,7 @@ func (a Agent) Install(_ context.Context, req *agent.InstallRequest) (*agent.Ins
 
 // Installed reads loopbreaker's hooks in settings.json at path.
 func (a Agent) Installed(path string) (hookinstall.Installed, []string) {
-	return agent.InstalledFile(a.format(), path)
+	return agent.InstalledFile(a.Format(), path)
 }
 
 // Status says whether Gemini CLI trusts the folder.

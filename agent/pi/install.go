@@ -54,21 +54,24 @@ func find(data []byte) hookinstall.Installed {
 	return hookinstall.Installed{Events: append([]string(nil), extensionEvents...), Programs: []string{prog}}
 }
 
-// format is how loopbreaker's extension is installed: a file of its own,
+// Format is how loopbreaker's extension is installed: a file of its own,
 // removed with the directories it leaves empty (.pi/extensions, then .pi
 // in a project; in the user's home ~/.pi/agent holds pi's own files).
-func (a Agent) format() *hookinstall.Format {
-	return &hookinstall.Format{Tool: a.Name(), Merge: merge, Find: find, DirLevels: 2}
+func (a Agent) Format() *hookinstall.Format {
+	return &hookinstall.Format{
+		Tool: a.Name(), Merge: merge, Find: find, DirLevels: 2,
+		// pi runs no shell command: the extension spawns the program
+		// itself and lets the agent go on when it is missing.
+		Command: func(program, _ string) string { return program },
+	}
 }
 
 // Install writes (or removes) loopbreaker's extension.
 func (a Agent) Install(_ context.Context, req *agent.InstallRequest) (*agent.InstallResult, error) {
-	res, err := agent.InstallFile(a.format(), req, hookinstall.Options{})
+	res, err := agent.InstallFile(a.Format(), req, hookinstall.Options{})
 	if err != nil || req.Uninstall {
 		return res, err
 	}
-	// pi runs no shell command: the extension spawns the program itself
-	// and lets the agent go on when it is missing.
 	if !req.User {
 		res.Notes = append(res.Notes, fmt.Sprintf("pi loads .pi/extensions of the directory it starts in: start pi in %s", req.Project))
 	}
@@ -77,7 +80,7 @@ func (a Agent) Install(_ context.Context, req *agent.InstallRequest) (*agent.Ins
 
 // Installed reads loopbreaker's extension file.
 func (a Agent) Installed(path string) (hookinstall.Installed, []string) {
-	return agent.InstalledFile(a.format(), path)
+	return agent.InstalledFile(a.Format(), path)
 }
 
 // Status: pi has nothing to trust.

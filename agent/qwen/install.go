@@ -9,10 +9,10 @@ import (
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 )
 
-// format is Qwen Code's settings.json (Claude Code's shape). Qwen Code
+// Format is Qwen Code's settings.json (Claude Code's shape). Qwen Code
 // writes "$version" (its settings format) into every settings file it
 // loads.
-func (a Agent) format() *hookinstall.Format {
+func (a Agent) Format() *hookinstall.Format {
 	return &hookinstall.Format{
 		Tool: a.Name(),
 		Entries: []hookinstall.Entry{
@@ -30,7 +30,7 @@ func (a Agent) format() *hookinstall.Format {
 
 // Install merges (or removes) loopbreaker's hooks in settings.json.
 func (a Agent) Install(_ context.Context, req *agent.InstallRequest) (*agent.InstallResult, error) {
-	res, err := agent.InstallFile(a.format(), req, hookinstall.Options{})
+	res, err := agent.InstallFile(a.Format(), req, hookinstall.Options{})
 	if err != nil || req.Uninstall || req.User {
 		// User-level hooks run in every folder.
 		return res, err
@@ -49,7 +49,7 @@ func (a Agent) Install(_ context.Context, req *agent.InstallRequest) (*agent.Ins
 
 // Installed reads loopbreaker's hooks in settings.json at path.
 func (a Agent) Installed(path string) (hookinstall.Installed, []string) {
-	return agent.InstalledFile(a.format(), path)
+	return agent.InstalledFile(a.Format(), path)
 }
 
 // Status says whether Qwen Code trusts the folder.

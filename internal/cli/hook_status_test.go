@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/loopbreaker/loopbreaker/hook"
 )
 
 // realCodexDir is the directory of the pinned Codex CLI, or the test is
@@ -140,7 +138,7 @@ supports_websockets = false
 		t.Fatal(err)
 	}
 	for _, ts := range rep.Tools {
-		if ts.Tool == hook.Codex && (ts.Version != "0.169.0" || !strings.Contains(ts.Trust, "project: trusted (5 hooks)")) {
+		if ts.Tool == "codex" && (ts.Version != "0.169.0" || !strings.Contains(ts.Trust, "project: trusted (5 hooks)")) {
 			t.Errorf("status: %+v", ts)
 		}
 	}

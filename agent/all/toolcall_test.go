@@ -1,4 +1,4 @@
-package hook
+package all_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/loopbreaker/loopbreaker/agent"
+	"github.com/loopbreaker/loopbreaker/hook"
 )
 
 // fixtureRoot is the project of the real payloads in testdata: a Go
@@ -16,15 +19,15 @@ const fixtureRoot = "/home/dev/calc"
 
 // fixtureDirs are the payload directories per tool: testdata/claude holds
 // Claude Code 2.1.330's, testdata/claude-2.0.77 the last 2.0's.
-var fixtureDirs = map[string]Tool{"claude": Claude, "claude-2.0.77": Claude, "codex": Codex, "gemini": Gemini, "qwen": Qwen, "pi": Pi, "cline": Cline, "opencode": OpenCode}
+var fixtureDirs = map[string]agent.Agent{"claude": Claude, "claude-2.0.77": Claude, "codex": Codex, "gemini": Gemini, "qwen": Qwen, "pi": Pi, "cline": Cline, "opencode": OpenCode}
 
-func fixture(t *testing.T, dir, name string) *Payload {
+func fixture(t *testing.T, dir, name string) *hook.Payload {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", dir, name))
+	data, err := os.ReadFile(filepath.Join("..", "..", "hook", "testdata", dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Parse(fixtureDirs[dir], data)
+	p, err := parse(fixtureDirs[dir], data)
 	if err != nil {
 		t.Fatalf("%s/%s: %v", dir, name, err)
 	}
@@ -33,18 +36,18 @@ func fixture(t *testing.T, dir, name string) *Payload {
 
 // TestParseFixtures reads every real payload and classifies its event.
 func TestParseFixtures(t *testing.T) {
-	want := map[string]Kind{
-		"PreToolUse": KindPreTool, "BeforeTool": KindPreTool,
-		"PostToolUse": KindPostTool, "PostToolUseFailure": KindPostTool, "AfterTool": KindPostTool,
-		"PostToolBatch": KindToolBatch,
-		"Stop":          KindStop, "SubagentStop": KindStop, "AfterAgent": KindStop,
-		"UserPromptSubmit": KindPrompt, "BeforeAgent": KindPrompt, "SessionStart": KindSessionStart,
-		"SessionEnd": KindOther, "SubagentStart": KindOther,
-		"TaskComplete": KindStop, "TaskStart": KindSessionStart,
+	want := map[string]hook.Kind{
+		"PreToolUse": hook.KindPreTool, "BeforeTool": hook.KindPreTool,
+		"PostToolUse": hook.KindPostTool, "PostToolUseFailure": hook.KindPostTool, "AfterTool": hook.KindPostTool,
+		"PostToolBatch": hook.KindToolBatch,
+		"Stop":          hook.KindStop, "SubagentStop": hook.KindStop, "AfterAgent": hook.KindStop,
+		"UserPromptSubmit": hook.KindPrompt, "BeforeAgent": hook.KindPrompt, "SessionStart": hook.KindSessionStart,
+		"SessionEnd": hook.KindOther, "SubagentStart": hook.KindOther,
+		"TaskComplete": hook.KindStop, "TaskStart": hook.KindSessionStart,
 	}
 	n := 0
 	for dir := range fixtureDirs {
-		files, _ := filepath.Glob(filepath.Join("testdata", dir, "*.json"))
+		files, _ := filepath.Glob(filepath.Join("..", "..", "hook", "testdata", dir, "*.json"))
 		for _, f := range files {
 			base := filepath.Base(f)
 			if strings.HasPrefix(base, "settings") || strings.HasPrefix(base, "hooks") {
@@ -62,7 +65,7 @@ func TestParseFixtures(t *testing.T) {
 			if p.SessionID == "" || p.Cwd != fixtureRoot {
 				t.Errorf("%s: session %q cwd %q", f, p.SessionID, p.Cwd)
 			}
-			if p.Kind == KindPreTool && p.Tool != Gemini && p.ToolUseID == "" {
+			if p.Kind == hook.KindPreTool && p.Tool != Gemini.Name() && p.ToolUseID == "" {
 				t.Errorf("%s: no tool_use_id", f)
 			}
 		}
@@ -87,7 +90,7 @@ func TestParseFixtures(t *testing.T) {
 		t.Error("prompt_id: want it from 2.1.330 only")
 	}
 	b := fixture(t, "claude", "PostToolBatch-edit-tool_use_error.json")
-	if len(b.Calls) != 1 || b.Calls[0].ToolName != "Edit" || b.Calls[0].ToolUseID != "toolu_NrrGFzazF4VBf0u3dxyQLur7" || b.Calls[0].Kind != KindToolBatch || b.Calls[0].SessionID != b.SessionID {
+	if len(b.Calls) != 1 || b.Calls[0].ToolName != "Edit" || b.Calls[0].ToolUseID != "toolu_NrrGFzazF4VBf0u3dxyQLur7" || b.Calls[0].Kind != hook.KindToolBatch || b.Calls[0].SessionID != b.SessionID {
 		t.Errorf("PostToolBatch calls %+v", b.Calls)
 	}
 }
@@ -103,42 +106,42 @@ func TestParseRejectsBadPayloads(t *testing.T) {
 		{"no event", `{"session_id":"x"}`, "no hook_event_name"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse(Claude, []byte(tt.in))
+			_, err := parse(Claude, []byte(tt.in))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want %q", err, tt.want)
 			}
 		})
 	}
-	big := strings.NewReader(`{"hook_event_name":"PostToolUse","tool_response":"` + strings.Repeat("x", MaxPayload) + `"}`)
-	if _, err := Read(Claude, big); !errors.Is(err, ErrTooLarge) {
+	big := strings.NewReader(`{"hook_event_name":"PostToolUse","tool_response":"` + strings.Repeat("x", hook.MaxPayload) + `"}`)
+	if _, err := hook.ReadAll(big); !errors.Is(err, hook.ErrTooLarge) {
 		t.Errorf("oversized payload: %v", err)
 	}
 }
 
 func TestClassify(t *testing.T) {
 	for _, tt := range []struct {
-		tool Tool
+		tool agent.Agent
 		name string
-		want Class
+		want hook.Class
 	}{
-		{Claude, "Bash", ClassShell}, {Claude, "PowerShell", ClassShell},
-		{Claude, "Edit", ClassEdit}, {Claude, "Write", ClassEdit}, {Claude, "MultiEdit", ClassEdit}, {Claude, "NotebookEdit", ClassEdit},
-		{Claude, "Read", ClassRead}, {Claude, "Grep", ClassOther}, {Claude, "mcp__docs__search", ClassOther},
-		{Claude, "apply_patch", ClassOther}, {Claude, "run_shell_command", ClassOther},
-		{Codex, "Bash", ClassShell}, {Codex, "exec_command", ClassShell}, {Codex, "apply_patch", ClassEdit},
-		{Codex, "update_plan", ClassOther},
-		{Gemini, "run_shell_command", ClassShell}, {Gemini, "replace", ClassEdit}, {Gemini, "write_file", ClassEdit},
-		{Gemini, "read_file", ClassRead}, {Gemini, "Bash", ClassOther}, {Gemini, "glob", ClassOther},
+		{Claude, "Bash", hook.ClassShell}, {Claude, "PowerShell", hook.ClassShell},
+		{Claude, "Edit", hook.ClassEdit}, {Claude, "Write", hook.ClassEdit}, {Claude, "MultiEdit", hook.ClassEdit}, {Claude, "NotebookEdit", hook.ClassEdit},
+		{Claude, "Read", hook.ClassRead}, {Claude, "Grep", hook.ClassOther}, {Claude, "mcp__docs__search", hook.ClassOther},
+		{Claude, "apply_patch", hook.ClassOther}, {Claude, "run_shell_command", hook.ClassOther},
+		{Codex, "Bash", hook.ClassShell}, {Codex, "exec_command", hook.ClassShell}, {Codex, "apply_patch", hook.ClassEdit},
+		{Codex, "update_plan", hook.ClassOther},
+		{Gemini, "run_shell_command", hook.ClassShell}, {Gemini, "replace", hook.ClassEdit}, {Gemini, "write_file", hook.ClassEdit},
+		{Gemini, "read_file", hook.ClassRead}, {Gemini, "Bash", hook.ClassOther}, {Gemini, "glob", hook.ClassOther},
 	} {
-		if got := Classify(tt.tool, tt.name); got != tt.want {
-			t.Errorf("Classify(%s, %s) = %v, want %v", tt.tool, tt.name, got, tt.want)
+		if got := classify(tt.tool, tt.name); got != tt.want {
+			t.Errorf("classify(%s, %s) = %v, want %v", tt.tool, tt.name, got, tt.want)
 		}
 	}
 }
 
 func TestCanonical(t *testing.T) {
 	same := []struct {
-		tool      Tool
+		tool      agent.Agent
 		name      string
 		a, b      string
 		canonical string
@@ -168,13 +171,13 @@ func TestCanonical(t *testing.T) {
 		{Claude, "Read", ``, `null`, `{}`},
 	}
 	for _, tt := range same {
-		a, err := Canonical(tt.tool, tt.name, json.RawMessage(tt.a))
+		a, err := hook.Canonical(tt.tool, tt.name, json.RawMessage(tt.a))
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := Canonical(tt.tool, tt.name, json.RawMessage(tt.b))
+		b, _ := hook.Canonical(tt.tool, tt.name, json.RawMessage(tt.b))
 		if tt.b == "null" {
-			b, _ = Canonical(tt.tool, tt.name, nil)
+			b, _ = hook.Canonical(tt.tool, tt.name, nil)
 		}
 		if string(a) != tt.canonical || string(b) != tt.canonical {
 			t.Errorf("%s %s:\n a=%s\n b=%s\nwant %s", tt.tool, tt.name, a, b, tt.canonical)
@@ -182,7 +185,7 @@ func TestCanonical(t *testing.T) {
 	}
 	// What is not volatile must tell calls apart.
 	differ := []struct {
-		tool Tool
+		tool agent.Agent
 		name string
 		a, b string
 	}{
@@ -193,13 +196,13 @@ func TestCanonical(t *testing.T) {
 		{Claude, "Grep", `{"pattern":"x","description":"same"}`, `{"pattern":"x","description":"other"}`},
 	}
 	for _, tt := range differ {
-		a, _ := Canonical(tt.tool, tt.name, json.RawMessage(tt.a))
-		b, _ := Canonical(tt.tool, tt.name, json.RawMessage(tt.b))
+		a, _ := hook.Canonical(tt.tool, tt.name, json.RawMessage(tt.a))
+		b, _ := hook.Canonical(tt.tool, tt.name, json.RawMessage(tt.b))
 		if string(a) == string(b) {
 			t.Errorf("%s %s: %s and %s canonicalise alike: %s", tt.tool, tt.name, tt.a, tt.b, a)
 		}
 	}
-	if _, err := Canonical(Claude, "Bash", json.RawMessage(`{"command":`)); err == nil {
+	if _, err := hook.Canonical(Claude, "Bash", json.RawMessage(`{"command":`)); err == nil {
 		t.Error("broken input canonicalised without error")
 	}
 }
@@ -271,10 +274,10 @@ func TestBuildToolCallFixtures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.dir+"/"+tt.file, func(t *testing.T) {
 			p := fixture(t, tt.dir, tt.file)
-			if p.Kind == KindToolBatch {
+			if p.Kind == hook.KindToolBatch {
 				p = p.Calls[0]
 			}
-			tc := BuildToolCall(p, fixtureRoot, fixtureRoot)
+			tc := hook.BuildToolCall(p, fixtureRoot, fixtureRoot)
 			if tc.Tool != p.ToolName || len(tc.ArgsHash) != 16 || len(tc.ResultHash) != 16 || len(tc.Args) == 0 {
 				t.Errorf("tool %q args %s hash %q result %q", tc.Tool, tc.Args, tc.ArgsHash, tc.ResultHash)
 			}
@@ -312,8 +315,8 @@ func TestBuildToolCallFixtures(t *testing.T) {
 // Gemini's interactive mode gives the test parser and the error signature
 // what headless gives: the same failing run is the same call.
 func TestGeminiInteractiveMatchesHeadless(t *testing.T) {
-	headless := BuildToolCall(fixture(t, "gemini", "AfterTool-run_shell_command-gotest-fail.json"), fixtureRoot, fixtureRoot)
-	pty := BuildToolCall(fixture(t, "gemini", "AfterTool-run_shell_command-gotest-fail-INTERACTIVE-pty.json"), fixtureRoot, fixtureRoot)
+	headless := hook.BuildToolCall(fixture(t, "gemini", "AfterTool-run_shell_command-gotest-fail.json"), fixtureRoot, fixtureRoot)
+	pty := hook.BuildToolCall(fixture(t, "gemini", "AfterTool-run_shell_command-gotest-fail-INTERACTIVE-pty.json"), fixtureRoot, fixtureRoot)
 	if headless.Error == nil || pty.Error == nil || headless.Error.Signature != pty.Error.Signature {
 		t.Errorf("signatures differ:\n%+v\n%+v", headless.Error, pty.Error)
 	}
@@ -326,7 +329,7 @@ func TestGeminiInteractiveMatchesHeadless(t *testing.T) {
 	// Without a usable returnDisplay, llmContent is unwrapped the same way.
 	p := fixture(t, "gemini", "AfterTool-run_shell_command-gotest-fail-INTERACTIVE-pty.json")
 	p.ToolResponse = json.RawMessage(strings.Replace(string(p.ToolResponse), `"returnDisplay"`, `"ignored"`, 1))
-	llm := BuildToolCall(p, fixtureRoot, fixtureRoot)
+	llm := hook.BuildToolCall(p, fixtureRoot, fixtureRoot)
 	if llm.Error == nil || llm.Error.Signature != headless.Error.Signature || len(llm.Tests) != len(headless.Tests) {
 		t.Errorf("from llmContent: %+v tests %+v", llm.Error, llm.Tests)
 	}
@@ -334,9 +337,9 @@ func TestGeminiInteractiveMatchesHeadless(t *testing.T) {
 
 // Scheduling-only arguments do not make a call new.
 func TestVolatileSchedulingArgs(t *testing.T) {
-	a, _ := Canonical(Gemini, "run_shell_command", json.RawMessage(`{"command":"go test ./...","delay_ms":500,"wait_for_previous":true}`))
-	b, _ := Canonical(Gemini, "run_shell_command", json.RawMessage(`{"command":"go test ./..."}`))
-	c, _ := Canonical(Gemini, "read_file", json.RawMessage(`{"file_path":"a.go","wait_for_previous":false}`))
+	a, _ := hook.Canonical(Gemini, "run_shell_command", json.RawMessage(`{"command":"go test ./...","delay_ms":500,"wait_for_previous":true}`))
+	b, _ := hook.Canonical(Gemini, "run_shell_command", json.RawMessage(`{"command":"go test ./..."}`))
+	c, _ := hook.Canonical(Gemini, "read_file", json.RawMessage(`{"file_path":"a.go","wait_for_previous":false}`))
 	if string(a) != string(b) || string(c) != `{"file_path":"a.go"}` {
 		t.Errorf("canonical %s vs %s; read_file %s", a, b, c)
 	}
@@ -346,8 +349,8 @@ func TestVolatileSchedulingArgs(t *testing.T) {
 // time, which edited nothing.
 func TestUnreportedCall(t *testing.T) {
 	p := fixture(t, "codex", "PreToolUse-apply_patch-verification-fails-no-PostToolUse.json")
-	a := UnreportedCall(p, fixtureRoot, fixtureRoot)
-	b := UnreportedCall(p, fixtureRoot, fixtureRoot)
+	a := hook.UnreportedCall(p, fixtureRoot, fixtureRoot)
+	b := hook.UnreportedCall(p, fixtureRoot, fixtureRoot)
 	if a.Error == nil || a.Edit || !slices.Equal(a.Files, []string{"calc.go"}) || a.Tool != "apply_patch" {
 		t.Fatalf("unreported call %+v", a)
 	}
@@ -368,14 +371,14 @@ func TestUnreportedCall(t *testing.T) {
 // The same failing run is the same call with the same result and error,
 // however the tool describes or times it.
 func TestBuildToolCallStableAcrossNoise(t *testing.T) {
-	mk := func(desc, duration string) *Payload {
+	mk := func(desc, duration string) *hook.Payload {
 		out := "--- FAIL: TestX (" + duration + ")\n    x_test.go:3: boom\nFAIL\nFAIL\texample.com/x\t" + duration + "\n"
 		in, _ := json.Marshal(map[string]any{"command": "go test ./...", "description": desc})
 		resp, _ := json.Marshal(map[string]any{"stdout": out, "stderr": ""})
-		return &Payload{Tool: Claude, Event: "PostToolUse", ToolName: "Bash", ToolInput: in, ToolResponse: resp}
+		return &hook.Payload{Tool: "claude", Dialect: Claude, Event: "PostToolUse", ToolName: "Bash", ToolInput: in, ToolResponse: resp}
 	}
-	a := BuildToolCall(mk("Run the tests", "0.01s"), "/p", "/p")
-	b := BuildToolCall(mk("Run them again", "0.37s"), "/p", "/p")
+	a := hook.BuildToolCall(mk("Run the tests", "0.01s"), "/p", "/p")
+	b := hook.BuildToolCall(mk("Run them again", "0.37s"), "/p", "/p")
 	if a.ArgsHash != b.ArgsHash || a.ResultHash != b.ResultHash {
 		t.Errorf("noise changed the call: %s/%s vs %s/%s", a.ArgsHash, a.ResultHash, b.ArgsHash, b.ResultHash)
 	}
@@ -389,7 +392,7 @@ func TestBuildToolCallPollingChanges(t *testing.T) {
 	hashes := map[string]bool{}
 	for _, out := range []string{"build: 3/10 steps done", "build: 4/10 steps done", "build: 7/10 steps done", "build: done"} {
 		resp, _ := json.Marshal(map[string]any{"stdout": out, "stderr": ""})
-		tc := BuildToolCall(&Payload{Tool: Claude, Event: "PostToolUse", ToolName: "Bash",
+		tc := hook.BuildToolCall(&hook.Payload{Tool: "claude", Dialect: Claude, Event: "PostToolUse", ToolName: "Bash",
 			ToolInput: json.RawMessage(`{"command":"./status.sh"}`), ToolResponse: resp}, "/p", "/p")
 		hashes[tc.ResultHash] = true
 		if tc.Error != nil {
@@ -404,18 +407,18 @@ func TestBuildToolCallPollingChanges(t *testing.T) {
 func TestResultExitCodes(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		p    Payload
+		p    hook.Payload
 		code int // -1: none
 		fail bool
 	}{
-		{"claude failure", Payload{Tool: Claude, Event: "PostToolUseFailure", ToolName: "Bash", Error: "Exit code 2\nboom"}, 2, true},
-		{"claude tool error", Payload{Tool: Claude, Event: "PostToolUseFailure", ToolName: "Read", Error: "File does not exist."}, -1, true},
-		{"codex header", Payload{Tool: Codex, Event: "PostToolUse", ToolName: "Bash", ToolResponse: json.RawMessage(`"Exit code: 127\nWall time: 0.1 seconds\nOutput:\nsh: nope: not found"`)}, 127, true},
-		{"codex exited", Payload{Tool: Codex, Event: "PostToolUse", ToolName: "Bash", ToolResponse: json.RawMessage(`"Process exited with code 0\nOutput:\nok"`)}, 0, false},
-		{"codex plain", Payload{Tool: Codex, Event: "PostToolUse", ToolName: "Bash", ToolResponse: json.RawMessage(`"hello"`)}, -1, false},
-		{"gemini exit", Payload{Tool: Gemini, Event: "AfterTool", ToolName: "run_shell_command", ToolResponse: json.RawMessage(`{"llmContent":"Output: x\nExit Code: 3\nProcess Group PGID: 9","returnDisplay":"x"}`)}, 3, true},
-		{"gemini tool error", Payload{Tool: Gemini, Event: "AfterTool", ToolName: "read_file", ToolResponse: json.RawMessage(`{"llmContent":"","returnDisplay":"","error":{"message":"File not found","type":"FILE_NOT_FOUND"}}`)}, -1, true},
-		{"exit line in the middle is output", Payload{Tool: Codex, Event: "PostToolUse", ToolName: "Bash", ToolResponse: json.RawMessage(`"a\nb\nc\nd\nExit code: 1\ne\nf\ng\nh\ni\nj"`)}, -1, false},
+		{"claude failure", hook.Payload{Tool: "claude", Dialect: Claude, Event: "PostToolUseFailure", ToolName: "Bash", Error: "Exit code 2\nboom"}, 2, true},
+		{"claude tool error", hook.Payload{Tool: "claude", Dialect: Claude, Event: "PostToolUseFailure", ToolName: "Read", Error: "File does not exist."}, -1, true},
+		{"codex header", hook.Payload{Tool: "codex", Dialect: Codex, Event: "PostToolUse", ToolName: "Bash", ToolResponse: json.RawMessage(`"Exit code: 127\nWall time: 0.1 seconds\nOutput:\nsh: nope: not found"`)}, 127, true},
+		{"codex exited", hook.Payload{Tool: "codex", Dialect: Codex, Event: "PostToolUse", ToolName: "Bash", ToolResponse: json.RawMessage(`"Process exited with code 0\nOutput:\nok"`)}, 0, false},
+		{"codex plain", hook.Payload{Tool: "codex", Dialect: Codex, Event: "PostToolUse", ToolName: "Bash", ToolResponse: json.RawMessage(`"hello"`)}, -1, false},
+		{"gemini exit", hook.Payload{Tool: "gemini", Dialect: Gemini, Event: "AfterTool", ToolName: "run_shell_command", ToolResponse: json.RawMessage(`{"llmContent":"Output: x\nExit Code: 3\nProcess Group PGID: 9","returnDisplay":"x"}`)}, 3, true},
+		{"gemini tool error", hook.Payload{Tool: "gemini", Dialect: Gemini, Event: "AfterTool", ToolName: "read_file", ToolResponse: json.RawMessage(`{"llmContent":"","returnDisplay":"","error":{"message":"File not found","type":"FILE_NOT_FOUND"}}`)}, -1, true},
+		{"exit line in the middle is output", hook.Payload{Tool: "codex", Dialect: Codex, Event: "PostToolUse", ToolName: "Bash", ToolResponse: json.RawMessage(`"a\nb\nc\nd\nExit code: 1\ne\nf\ng\nh\ni\nj"`)}, -1, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := tt.p.Result()
@@ -432,27 +435,27 @@ func TestResultExitCodes(t *testing.T) {
 
 func TestFiles(t *testing.T) {
 	patch := "*** Begin Patch\n*** Add File: docs/new.md\n+hi\n*** Update File: internal/a.go\n*** Move to: internal/b.go\n@@\n-x\n+y\n*** Delete File: old.go\n*** End Patch\n"
-	if got, want := PatchFiles(patch), []string{"docs/new.md", "internal/a.go", "internal/b.go", "old.go"}; !slices.Equal(got, want) {
+	if got, want := hook.PatchFiles(patch), []string{"docs/new.md", "internal/a.go", "internal/b.go", "old.go"}; !slices.Equal(got, want) {
 		t.Errorf("PatchFiles = %q, want %q", got, want)
 	}
 	in, _ := json.Marshal(map[string]string{"command": patch})
-	p := &Payload{Tool: Codex, ToolName: "apply_patch", ToolInput: in}
+	p := &hook.Payload{Tool: "codex", Dialect: Codex, ToolName: "apply_patch", ToolInput: in}
 	if got, want := p.Files("/p", "/p/sub"), []string{"sub/docs/new.md", "sub/internal/a.go", "sub/internal/b.go", "sub/old.go"}; !slices.Equal(got, want) {
 		t.Errorf("Files = %q, want %q", got, want)
 	}
-	outside := &Payload{Tool: Claude, ToolName: "Write", ToolInput: json.RawMessage(`{"file_path":"/etc/passwd","content":"x"}`)}
+	outside := &hook.Payload{Tool: "claude", Dialect: Claude, ToolName: "Write", ToolInput: json.RawMessage(`{"file_path":"/etc/passwd","content":"x"}`)}
 	if got := outside.Files("/p", "/p"); !slices.Equal(got, []string{"/etc/passwd"}) {
 		t.Errorf("outside the project: %q", got)
 	}
-	sneaky := &Payload{Tool: Claude, ToolName: "Edit", ToolInput: json.RawMessage(`{"file_path":"/p/../q/x.go"}`)}
+	sneaky := &hook.Payload{Tool: "claude", Dialect: Claude, ToolName: "Edit", ToolInput: json.RawMessage(`{"file_path":"/p/../q/x.go"}`)}
 	if got := sneaky.Files("/p", "/p"); !slices.Equal(got, []string{"/q/x.go"}) {
 		t.Errorf("dot-dot path: %q", got)
 	}
-	nb := &Payload{Tool: Claude, ToolName: "NotebookEdit", ToolInput: json.RawMessage(`{"notebook_path":"/p/a.ipynb","new_source":"x"}`)}
+	nb := &hook.Payload{Tool: "claude", Dialect: Claude, ToolName: "NotebookEdit", ToolInput: json.RawMessage(`{"notebook_path":"/p/a.ipynb","new_source":"x"}`)}
 	if got := nb.Files("/p", "/p"); !slices.Equal(got, []string{"a.ipynb"}) {
 		t.Errorf("notebook: %q", got)
 	}
-	shell := &Payload{Tool: Claude, ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"cat /p/a.go","file_path":"/p/a.go"}`)}
+	shell := &hook.Payload{Tool: "claude", Dialect: Claude, ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"cat /p/a.go","file_path":"/p/a.go"}`)}
 	if got := shell.Files("/p", "/p"); got != nil {
 		t.Errorf("shell call names files: %q", got)
 	}
@@ -463,7 +466,7 @@ func TestFiles(t *testing.T) {
 // command failing changed nothing.
 func TestBuildToolCallShellEdits(t *testing.T) {
 	for _, c := range []struct {
-		tool  Tool
+		tool  agent.Agent
 		name  string
 		input string
 		resp  string
@@ -472,26 +475,30 @@ func TestBuildToolCallShellEdits(t *testing.T) {
 		{Codex, "Bash", `{"command":["bash","-lc","sed -i 's/-/+/' calc.go && git commit -qam fix"]}`, `"Exit code: 0\n"`},
 		{Gemini, "run_shell_command", `{"command":"sed -i 's/-/+/' calc.go && git commit -qam fix"}`, `{"llmContent":"Output: (empty)","returnDisplay":""}`},
 	} {
-		p := &Payload{Tool: c.tool, Event: "PostToolUse", ToolName: c.name, ToolInput: json.RawMessage(c.input), ToolResponse: json.RawMessage(c.resp)}
-		tc := BuildToolCall(p, "/p", "/p/sub")
+		p := &hook.Payload{Tool: c.tool.Name(), Dialect: c.tool, Event: "PostToolUse", ToolName: c.name, ToolInput: json.RawMessage(c.input), ToolResponse: json.RawMessage(c.resp)}
+		tc := hook.BuildToolCall(p, "/p", "/p/sub")
 		if !tc.Edit || tc.Error != nil || !slices.Equal(tc.Files, []string{"sub/calc.go"}) {
 			t.Errorf("%s %s: Edit %v, Files %q, Error %v; want an edit of sub/calc.go", c.tool, c.name, tc.Edit, tc.Files, tc.Error)
 		}
 	}
-	failed := &Payload{Tool: Claude, Event: "PostToolUseFailure", ToolName: "Bash",
+	failed := &hook.Payload{Tool: "claude", Dialect: Claude, Event: "PostToolUseFailure", ToolName: "Bash",
 		ToolInput: json.RawMessage(`{"command":"git commit -qam fix"}`), Error: "Exit code 1\nnothing to commit, working tree clean"}
-	if tc := BuildToolCall(failed, "/p", "/p"); tc.Edit || tc.Error == nil {
+	if tc := hook.BuildToolCall(failed, "/p", "/p"); tc.Edit || tc.Error == nil {
 		t.Errorf("failed commit: Edit %v, Error %v; want a failed call that edited nothing", tc.Edit, tc.Error)
 	}
 	// What a command writes outside the project is not the project's work.
-	scratch := &Payload{Tool: Claude, Event: "PostToolUse", ToolName: "Bash",
+	scratch := &hook.Payload{Tool: "claude", Dialect: Claude, Event: "PostToolUse", ToolName: "Bash",
 		ToolInput: json.RawMessage(`{"command":"go vet ./... > /tmp/vet.txt; cp /tmp/a /tmp/b"}`), ToolResponse: json.RawMessage(`{"stdout":"","stderr":""}`)}
-	if tc := BuildToolCall(scratch, "/p", "/p"); tc.Edit || tc.Files != nil {
+	if tc := hook.BuildToolCall(scratch, "/p", "/p"); tc.Edit || tc.Files != nil {
 		t.Errorf("writes to /tmp: Edit %v, Files %q; want no edit", tc.Edit, tc.Files)
 	}
-	read := &Payload{Tool: Claude, Event: "PostToolUse", ToolName: "Bash",
+	read := &hook.Payload{Tool: "claude", Dialect: Claude, Event: "PostToolUse", ToolName: "Bash",
 		ToolInput: json.RawMessage(`{"command":"git log --oneline | head"}`), ToolResponse: json.RawMessage(`{"stdout":"abc fix","stderr":""}`)}
-	if tc := BuildToolCall(read, "/p", "/p"); tc.Edit || tc.Files != nil {
+	if tc := hook.BuildToolCall(read, "/p", "/p"); tc.Edit || tc.Files != nil {
 		t.Errorf("git log: Edit %v, Files %q; want no edit", tc.Edit, tc.Files)
 	}
 }
+
+func parse(a agent.Agent, data []byte) (*hook.Payload, error) { return a.Parse("", data) }
+
+func classify(a agent.Agent, name string) hook.Class { return a.Class(name) }
