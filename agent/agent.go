@@ -363,3 +363,16 @@ func UserDirOr(getenv func(string) string, env string, elems ...string) string {
 type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
+
+// FolderTrust is a CLI's trust of a project folder, as `hook status`
+// shows it: trusted or untrusted with why, with the warning for an
+// untrusted folder; unknown says what is missing to know.
+func FolderTrust(trusted, known bool, why, untrusted, unknown string) (string, []string) {
+	switch {
+	case trusted:
+		return "trusted (" + why + ")", nil
+	case known:
+		return "untrusted (" + why + ")", []string{untrusted}
+	}
+	return "unknown: " + unknown, nil
+}

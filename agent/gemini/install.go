@@ -90,13 +90,9 @@ func (a Agent) Installed(path string) (hookinstall.Installed, []string) {
 // Status says whether Gemini CLI trusts the folder.
 func (Agent) Status(_ context.Context, s *agent.StatusRequest) (string, []string) {
 	trusted, known, why := FolderTrust(s.Project, s.Getenv)
-	switch {
-	case trusted:
-		return "trusted (" + why + ")", nil
-	case known:
-		return "untrusted (" + why + ")", []string{"Gemini CLI runs no settings hooks in an untrusted folder, and headless gemini -p refuses it"}
-	}
-	return "unknown: the folder is in no trusted folders file and GEMINI_CLI_TRUST_WORKSPACE is not set (headless gemini -p refuses it)", nil
+	return agent.FolderTrust(trusted, known, why,
+		"Gemini CLI runs no settings hooks in an untrusted folder, and headless gemini -p refuses it",
+		"the folder is in no trusted folders file and GEMINI_CLI_TRUST_WORKSPACE is not set (headless gemini -p refuses it)")
 }
 
 // Sessions: loopbreaker does not list Gemini CLI's sessions.

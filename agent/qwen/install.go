@@ -55,13 +55,9 @@ func (a Agent) Installed(path string) (hookinstall.Installed, []string) {
 // Status says whether Qwen Code trusts the folder.
 func (Agent) Status(_ context.Context, s *agent.StatusRequest) (string, []string) {
 	trusted, known, why := FolderTrust(s.Project, s.Getenv)
-	switch {
-	case trusted:
-		return "trusted (" + why + ")", nil
-	case known:
-		return "untrusted (" + why + ")", []string{"Qwen Code runs no project hooks in an untrusted folder (user-level hooks still run)"}
-	}
-	return "unknown: folder trust is on and the folder is in no trusted folders file (Qwen Code runs no project hooks until it is trusted)", nil
+	return agent.FolderTrust(trusted, known, why,
+		"Qwen Code runs no project hooks in an untrusted folder (user-level hooks still run)",
+		"folder trust is on and the folder is in no trusted folders file (Qwen Code runs no project hooks until it is trusted)")
 }
 
 // Sessions are Qwen Code's chats of project (under QWEN_HOME/projects/
