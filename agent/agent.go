@@ -16,6 +16,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
+	"github.com/loopbreaker/loopbreaker/transcript"
 )
 
 // Agent is one agent CLI: how it calls its hooks and reads the answers.
@@ -65,6 +66,9 @@ type Agent interface {
 	// below) written after since, where loopbreaker knows how to find
 	// them: a session with no hook call ran unguarded.
 	Sessions(env *Env, project string, since time.Time) []hookinstall.AgentSession
+	// Transcript reads the sessions the CLI records, for replay and for
+	// what a turn end reads of them.
+	Transcript() transcript.Reader
 }
 
 // Guarded is what the tamper guard protects of one CLI.

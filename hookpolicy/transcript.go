@@ -108,9 +108,13 @@ func (c *call) recordFromTranscript() error {
 	if len(data) == 0 {
 		return nil
 	}
-	s, err := transcript.Parse(c.p.TranscriptPath, data)
-	if err != nil || s.Format != transcript.FormatClaude {
+	r := c.Agent.Transcript()
+	if d, ok := transcript.Detect(data, []transcript.Reader{r}); !ok || d.Format != r.Format {
 		return nil // not a transcript this version of loopbreaker reads
+	}
+	s, err := transcript.ParseAs(c.p.TranscriptPath, data, r)
+	if err != nil {
+		return nil
 	}
 	for _, step := range s.Steps {
 		call := step.Call

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/agent/all"
 	"github.com/loopbreaker/loopbreaker/replay"
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
@@ -36,7 +37,7 @@ func claudeSession(t *testing.T, commands ...string) *transcript.Session {
 		line(result)
 		line(msg("assistant", "assistant", []any{map[string]any{"type": "text", "text": fmt.Sprintf("done %d", i+1)}}))
 	}
-	s, err := transcript.Parse("vcs.jsonl", []byte(b.String()))
+	s, err := transcript.Parse("vcs.jsonl", []byte(b.String()), all.Transcripts())
 	if err != nil {
 		t.Fatal(err)
 	}

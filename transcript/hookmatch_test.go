@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopbreaker/loopbreaker/agent/all"
+
 	"github.com/loopbreaker/loopbreaker/agent"
 
 	"github.com/loopbreaker/loopbreaker/hook"
@@ -19,7 +21,7 @@ import (
 // failure (the tool's own output is not in the file).
 func assertWarningTakenOff(t *testing.T, path string, n, warned, same int) {
 	t.Helper()
-	s, err := transcript.Read(path)
+	s, err := transcript.Read(path, all.Transcripts())
 	if err != nil {
 		t.Fatal(err)
 	}

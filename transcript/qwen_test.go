@@ -3,6 +3,8 @@ package transcript_test
 import (
 	"testing"
 
+	"github.com/loopbreaker/loopbreaker/agent/all"
+
 	"github.com/loopbreaker/loopbreaker/agent/qwen"
 
 	"github.com/loopbreaker/loopbreaker/transcript"
@@ -12,7 +14,7 @@ import (
 // same call, with the same result and error, as the post-tool payload
 // Qwen sent loopbreaker's hook in the same run (hook/testdata/qwen).
 func TestQwenChatMatchesHookPayloads(t *testing.T) {
-	s, err := transcript.Read("testdata/qwen-chat-calc.jsonl")
+	s, err := transcript.Read("testdata/qwen-chat-calc.jsonl", all.Transcripts())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/agent/opencode"
 	"github.com/loopbreaker/loopbreaker/agent/pi"
 	"github.com/loopbreaker/loopbreaker/agent/qwen"
+	"github.com/loopbreaker/loopbreaker/transcript"
 )
 
 // Agents lists every CLI, in the order help and status show them.
@@ -56,6 +57,15 @@ func ProjectFiles(project string) []string {
 	var out []string
 	for _, a := range Agents() {
 		out = append(out, a.ProjectFiles(project)...)
+	}
+	return out
+}
+
+// Transcripts are the readers of every CLI's recorded sessions.
+func Transcripts() []transcript.Reader {
+	var out []transcript.Reader
+	for _, a := range Agents() {
+		out = append(out, a.Transcript())
 	}
 	return out
 }

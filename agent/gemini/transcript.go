@@ -1,9 +1,9 @@
-package transcript
+package gemini
 
 import (
 	"encoding/json"
 
-	"github.com/loopbreaker/loopbreaker/agent/gemini"
+	"github.com/loopbreaker/loopbreaker/transcript"
 
 	"github.com/loopbreaker/loopbreaker/hook"
 )
@@ -15,7 +15,7 @@ import (
 // Older versions write one JSON document {sessionId, messages: [...]}.
 // Each tool call carries its result: functionResponse.response.output is
 // what the model read (the hook's llmContent), resultDisplay the hook's
-// returnDisplay, status "error" a failed call. A turn ends when a new user
+// returnDisplay, status "error" a failed call. A transcript.Turn ends when a new user
 // prompt comes, and at the end of the file.
 
 type geminiMessage struct {
@@ -42,8 +42,8 @@ type geminiCall struct {
 	ResultDisplay json.RawMessage `json:"resultDisplay"`
 }
 
-func parseGemini(data []byte) (*Session, error) {
-	s := &Session{}
+func parseTranscript(data []byte) (*transcript.Session, error) {
+	s := &transcript.Session{}
 	var order []string
 	msgs := map[string]geminiMessage{}
 	add := func(m geminiMessage) {
@@ -65,7 +65,7 @@ func parseGemini(data []byte) (*Session, error) {
 			add(m)
 		}
 	} else {
-		jsonLines(data, func(line []byte) {
+		transcript.JSONLines(data, func(line []byte) {
 			var head struct {
 				SessionID string `json:"sessionId"`
 				Set       *struct {
@@ -89,7 +89,7 @@ func parseGemini(data []byte) (*Session, error) {
 			}
 		})
 	}
-	var tu turn
+	var tu transcript.Turn
 	for _, id := range order {
 		m := msgs[id]
 		switch m.Type {
@@ -97,29 +97,29 @@ func parseGemini(data []byte) (*Session, error) {
 			if !geminiPrompt(m.Content) {
 				continue // function responses sent back to the model
 			}
-			tu.end(s, parseTime(m.Timestamp))
+			tu.End(s, transcript.ParseTime(m.Timestamp))
 		case "gemini":
-			if t := textOf(m.Content); t != "" {
-				tu.say(t)
+			if t := transcript.TextOf(m.Content); t != "" {
+				tu.Say(t)
 			}
-			tu.begin()
+			tu.Begin()
 			for _, c := range m.ToolCalls {
-				s.Steps = append(s.Steps, Step{Call: geminiPayload(c), Time: parseTime(m.Timestamp)})
+				s.Steps = append(s.Steps, transcript.Step{Call: geminiPayload(c), Time: transcript.ParseTime(m.Timestamp)})
 			}
 		}
 	}
-	tu.endOfFile(s)
+	tu.EndOfFile(s)
 	return s, nil
 }
 
 // geminiPayload is the AfterTool payload of one call.
 func geminiPayload(c geminiCall) *hook.Payload {
-	p := &hook.Payload{Tool: "gemini", Dialect: gemini.New(), Event: "AfterTool", Kind: hook.KindPostTool, ToolName: c.Name, ToolInput: c.Args}
+	p := &hook.Payload{Tool: "gemini", Dialect: New(), Event: "AfterTool", Kind: hook.KindPostTool, ToolName: c.Name, ToolInput: c.Args}
 	var output, errText string
 	for _, r := range c.Result {
-		output += textOf(r.FunctionResponse.Response.Output)
+		output += transcript.TextOf(r.FunctionResponse.Response.Output)
 		if e := r.FunctionResponse.Response.Error; len(e) > 0 {
-			errText += textOf(e)
+			errText += transcript.TextOf(e)
 		}
 	}
 	resp := map[string]any{"llmContent": output}
@@ -155,4 +155,36 @@ func geminiPrompt(content json.RawMessage) bool {
 		}
 	}
 	return true
+}
+
+// Transcript reads Gemini CLI's chat logs (~/.gemini/tmp/**/chats/*): one
+// JSON document, or JSON Lines.
+func (a Agent) Transcript() transcript.Reader {
+	return transcript.Reader{Format: transcript.Format(a.Name()), Document: isChatDocument, Line: isChatLine, Parse: parseTranscript}
+}
+
+// isChatDocument: {sessionId, messages: [...]}, without Cline's origin.
+func isChatDocument(doc []byte) bool {
+	var h struct {
+		SessionID string          `json:"sessionId"`
+		Messages  json.RawMessage `json:"messages"`
+		Origin    json.RawMessage `json:"origin"`
+	}
+	return json.Unmarshal(doc, &h) == nil && h.SessionID != "" && len(h.Origin) == 0 && len(h.Messages) > 0 && h.Messages[0] == '['
+}
+
+// isChatLine: a line that names the project, a model's message, or a
+// user's content (not Claude Code's message).
+func isChatLine(line []byte) bool {
+	var l struct {
+		Type       string          `json:"type"`
+		Project    string          `json:"projectHash"`
+		Content    json.RawMessage `json:"content"`
+		Message    json.RawMessage `json:"message"`
+		Provenance string          `json:"provenance"`
+	}
+	if json.Unmarshal(line, &l) != nil || l.Provenance != "" {
+		return false
+	}
+	return l.Project != "" || l.Type == "gemini" || len(l.Content) > 0 && len(l.Message) == 0 && l.Type == "user"
 }

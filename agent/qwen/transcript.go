@@ -1,10 +1,9 @@
-package transcript
+package qwen
 
 import (
 	"encoding/json"
-	"strings"
 
-	"github.com/loopbreaker/loopbreaker/agent/qwen"
+	"github.com/loopbreaker/loopbreaker/transcript"
 
 	"github.com/loopbreaker/loopbreaker/hook"
 )
@@ -17,7 +16,7 @@ import (
 // functionCall parts, and each call's result is a "tool_result" record
 // whose functionResponse.response has output (what the model read) or
 // error, and whose toolCallResult has the status and resultDisplay.
-// "system" records are telemetry. A turn ends at the next prompt and at
+// "system" records are telemetry. A transcript.Turn ends at the next prompt and at
 // the end of the file. What a hook added to a result (additionalContext,
 // appended after a blank line) is recorded with it: loopbreaker's own
 // warnings are taken off again, so that a guarded session replays with the
@@ -54,15 +53,15 @@ type qwenRecord struct {
 	} `json:"toolCallResult"`
 }
 
-func parseQwen(data []byte) (*Session, error) {
-	s := &Session{}
+func parseTranscript(data []byte) (*transcript.Session, error) {
+	s := &transcript.Session{}
 	type call struct {
 		name string
 		args json.RawMessage
 	}
 	calls := map[string]call{}
-	var tu turn
-	jsonLines(data, func(line []byte) {
+	var tu transcript.Turn
+	transcript.JSONLines(data, func(line []byte) {
 		var r qwenRecord
 		if json.Unmarshal(line, &r) != nil {
 			return
@@ -70,21 +69,21 @@ func parseQwen(data []byte) (*Session, error) {
 		if s.ID == "" {
 			s.ID = r.SessionID
 		}
-		t := parseTime(r.Timestamp)
+		t := transcript.ParseTime(r.Timestamp)
 		switch r.Type {
 		case "user":
 			if r.Provenance != "real_user" {
 				return
 			}
-			tu.end(s, t)
+			tu.End(s, t)
 		case "assistant":
-			tu.begin()
+			tu.Begin()
 			for _, p := range r.Message.Parts {
 				switch {
 				case p.FunctionCall != nil:
 					calls[p.FunctionCall.ID] = call{p.FunctionCall.Name, p.FunctionCall.Args}
 				case p.Text != "" && !p.Thought:
-					tu.say(p.Text)
+					tu.Say(p.Text)
 				}
 			}
 		case "tool_result":
@@ -101,25 +100,14 @@ func parseQwen(data []byte) (*Session, error) {
 				if r.ToolCallResult != nil && r.ToolCallResult.CallID == fr.ID {
 					display = r.ToolCallResult.ResultDisplay
 				}
-				output := withoutOwnWarning(textOf(fr.Response.Output))
-				errText := withoutOwnWarning(textOf(fr.Response.Error))
-				s.Steps = append(s.Steps, Step{Call: qwenPayload(c.name, c.args, output, errText, display), Time: t})
+				output := transcript.WithoutOwnWarning(transcript.TextOf(fr.Response.Output))
+				errText := transcript.WithoutOwnWarning(transcript.TextOf(fr.Response.Error))
+				s.Steps = append(s.Steps, transcript.Step{Call: qwenPayload(c.name, c.args, output, errText, display), Time: t})
 			}
 		}
 	})
-	tu.endOfFile(s)
+	tu.EndOfFile(s)
 	return s, nil
-}
-
-// ownWarning starts what loopbreaker's hook adds to a result.
-const ownWarning = "\n\nloopbreaker: "
-
-// withoutOwnWarning takes loopbreaker's warning off the end of a result.
-func withoutOwnWarning(s string) string {
-	if i := strings.LastIndex(s, ownWarning); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 // qwenPayload is the post-tool hook payload Qwen Code sends for a call:
@@ -127,7 +115,7 @@ func withoutOwnWarning(s string) string {
 // with {llmContent, returnDisplay}, a shell's returnDisplay being the
 // command's output as the hook gets it.
 func qwenPayload(name string, args json.RawMessage, output, errText string, display json.RawMessage) *hook.Payload {
-	p := &hook.Payload{Tool: "qwen", Dialect: qwen.New(), ToolName: name, ToolInput: args, Kind: hook.KindPostTool}
+	p := &hook.Payload{Tool: "qwen", Dialect: New(), ToolName: name, ToolInput: args, Kind: hook.KindPostTool}
 	if errText != "" {
 		p.Event, p.Error = "PostToolUseFailure", errText
 		return p
@@ -146,4 +134,27 @@ func qwenPayload(name string, args json.RawMessage, output, errText string, disp
 	}
 	p.ToolResponse, _ = json.Marshal(resp)
 	return p
+}
+
+// Transcript reads Qwen Code's chats (~/.qwen/projects/*/chats/*.jsonl).
+func (a Agent) Transcript() transcript.Reader {
+	return transcript.Reader{Format: transcript.Format(a.Name()), Line: isChatLine, Parse: parseTranscript}
+}
+
+// isChatLine: a record that says where it comes from, with messages in
+// parts (Gemini's shape, not Claude Code's content).
+func isChatLine(line []byte) bool {
+	var l struct {
+		Type       string `json:"type"`
+		Session    string `json:"sessionId"`
+		Provenance string `json:"provenance"`
+	}
+	if json.Unmarshal(line, &l) != nil || l.Provenance == "" || l.Session == "" {
+		return false
+	}
+	switch l.Type {
+	case "user", "assistant", "tool_result", "system":
+		return true
+	}
+	return false
 }

@@ -1,11 +1,11 @@
-package transcript
+package opencode
 
 import (
 	"encoding/json"
 	"strings"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/agent/opencode"
+	"github.com/loopbreaker/loopbreaker/transcript"
 
 	"github.com/loopbreaker/loopbreaker/hook"
 )
@@ -17,7 +17,7 @@ import (
 // each message is {info: {role, time}, parts}: a user message's
 // non-synthetic text parts are a prompt, an assistant message's "tool"
 // parts are its calls, {callID, tool, state: {status, input, output,
-// metadata, error, time}}, status "completed" or "error". A turn ends at
+// metadata, error, time}}, status "completed" or "error". A transcript.Turn ends at
 // the next prompt and at the end of the session.
 //
 // loopbreaker's plugin leaves traces of its own: what it appended to a
@@ -74,13 +74,13 @@ func isOpenCodeExport(data []byte) bool {
 // aborted.
 const openCodeAborted = "Tool execution aborted"
 
-func parseOpenCode(data []byte) (*Session, error) {
+func parseTranscript(data []byte) (*transcript.Session, error) {
 	var e openCodeExport
 	if err := json.Unmarshal(data, &e); err != nil {
 		return nil, err
 	}
-	s := &Session{ID: e.Info.ID}
-	var tu turn
+	s := &transcript.Session{ID: e.Info.ID}
+	var tu transcript.Turn
 	var last time.Time
 	for _, m := range e.Messages {
 		t := time.UnixMilli(m.Info.Time.Created)
@@ -93,13 +93,13 @@ func parseOpenCode(data []byte) (*Session, error) {
 			if !prompt {
 				continue
 			}
-			tu.end(s, last)
+			tu.End(s, last)
 		case "assistant":
-			tu.begin()
+			tu.Begin()
 			for _, p := range m.Parts {
 				switch {
 				case p.Type == "text" && p.Text != "":
-					tu.say(p.Text)
+					tu.Say(p.Text)
 				case p.Type != "tool":
 					continue
 				case p.State.Status == "error" && (p.State.Error == openCodeAborted || strings.HasPrefix(p.State.Error, "loopbreaker: ")):
@@ -109,15 +109,15 @@ func parseOpenCode(data []byte) (*Session, error) {
 					if p.State.Time.Start > 0 {
 						at = time.UnixMilli(p.State.Time.Start)
 					}
-					s.Steps = append(s.Steps, Step{Call: openCodePayload(p.Tool, p.CallID, p.State.Input, p.State.Title,
-						withoutOwnWarning(p.State.Output), p.State.Metadata, p.State.Error, p.State.Status == "error"), Time: at})
+					s.Steps = append(s.Steps, transcript.Step{Call: openCodePayload(p.Tool, p.CallID, p.State.Input, p.State.Title,
+						transcript.WithoutOwnWarning(p.State.Output), p.State.Metadata, p.State.Error, p.State.Status == "error"), Time: at})
 				}
 			}
 			last = t
 		}
 	}
-	// The export's last turn ends with its last message.
-	tu.end(s, last)
+	// The export's last transcript.Turn ends with its last message.
+	tu.End(s, last)
 	return s, nil
 }
 
@@ -125,7 +125,7 @@ func parseOpenCode(data []byte) (*Session, error) {
 // a call: PostToolUseFailure with the error, else PostToolUse with the
 // tool's {title, output, metadata}.
 func openCodePayload(name, callID string, input json.RawMessage, title, output string, metadata json.RawMessage, errText string, failed bool) *hook.Payload {
-	p := &hook.Payload{Tool: "opencode", Dialect: opencode.New(), ToolName: name, ToolUseID: callID, ToolInput: input, Kind: hook.KindPostTool}
+	p := &hook.Payload{Tool: "opencode", Dialect: New(), ToolName: name, ToolUseID: callID, ToolInput: input, Kind: hook.KindPostTool}
 	if failed {
 		p.Event, p.Error = "PostToolUseFailure", errText
 		return p
@@ -137,4 +137,9 @@ func openCodePayload(name, callID string, input json.RawMessage, title, output s
 	}
 	p.ToolResponse, _ = json.Marshal(resp)
 	return p
+}
+
+// Transcript reads OpenCode's session exports (`opencode export SESSION_ID`).
+func (a Agent) Transcript() transcript.Reader {
+	return transcript.Reader{Format: transcript.Format(a.Name()), Document: isOpenCodeExport, Parse: parseTranscript}
 }

@@ -1,10 +1,10 @@
-package transcript
+package claude
 
 import (
 	"encoding/json"
 	"strings"
 
-	"github.com/loopbreaker/loopbreaker/agent/claude"
+	"github.com/loopbreaker/loopbreaker/transcript"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/hook"
@@ -37,39 +37,29 @@ type claudeMessage struct {
 	Content json.RawMessage `json:"content"`
 }
 
-type claudeBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
-}
 
 type pendingUse struct {
 	name  string
 	input json.RawMessage
 }
 
-func parseClaude(data []byte) (*Session, error) {
-	s := &Session{}
+func parseTranscript(data []byte) (*transcript.Session, error) {
+	s := &transcript.Session{}
 	uses := map[string]pendingUse{}
-	active := false // tool calls or messages since the last turn end
+	active := false // tool calls or messages since the last transcript.Turn end
 	lastText := ""
 	// The usage of the messages since the previous step goes with the
-	// next one; a message's usage counts once (see UsageOf).
+	// next one; a message's usage counts once (see transcript.UsageOf).
 	var spent *lb.Usage
-	var cursor UsageCursor
+	var cursor transcript.UsageCursor
 	takeUsage := func() *lb.Usage { u := spent; spent = nil; return u }
 	endTurn := func(ts string) {
 		if active {
-			s.Steps = append(s.Steps, Step{TurnEnd: true, Message: lastText, Time: parseTime(ts), Usage: takeUsage()})
+			s.Steps = append(s.Steps, transcript.Step{TurnEnd: true, Message: lastText, Time: transcript.ParseTime(ts), Usage: takeUsage()})
 		}
 		active, lastText = false, ""
 	}
-	jsonLines(data, func(line []byte) {
+	transcript.JSONLines(data, func(line []byte) {
 		var l claudeLine
 		if json.Unmarshal(line, &l) != nil {
 			return
@@ -78,7 +68,7 @@ func parseClaude(data []byte) (*Session, error) {
 			s.ID = l.SessionID + l.SessionID2
 		}
 		if l.Type == "assistant" {
-			if u, next, ok := UsageOf(line, cursor); ok {
+			if u, next, ok := transcript.UsageOf(line, cursor); ok {
 				cursor = next
 				if spent == nil {
 					spent = &lb.Usage{}
@@ -100,13 +90,13 @@ func parseClaude(data []byte) (*Session, error) {
 		if l.Message == nil {
 			return
 		}
-		var blocks []claudeBlock
+		var blocks []transcript.Block
 		if json.Unmarshal(l.Message.Content, &blocks) != nil {
 			// A plain string: a prompt (user) or a message (assistant).
 			if l.Type == "user" && !l.IsMeta {
 				endTurn(l.Timestamp)
 			} else if l.Type == "assistant" {
-				lastText, active = textOf(l.Message.Content), true
+				lastText, active = transcript.TextOf(l.Message.Content), true
 			}
 			return
 		}
@@ -131,7 +121,7 @@ func parseClaude(data []byte) (*Session, error) {
 				if len(resp) == 0 {
 					resp = l.ToolUseRes2
 				}
-				s.Steps = append(s.Steps, Step{Call: claudeCall(b, use, resp), Time: parseTime(l.Timestamp), Usage: takeUsage()})
+				s.Steps = append(s.Steps, transcript.Step{Call: claudeCall(b, use, resp), Time: transcript.ParseTime(l.Timestamp), Usage: takeUsage()})
 				active = true
 			}
 		}
@@ -149,10 +139,10 @@ func parseClaude(data []byte) (*Session, error) {
 // claudeCall is the post-tool payload of one call: PostToolUseFailure with
 // the result's text as error when it failed, else PostToolUse with the
 // structured response when the file has it.
-func claudeCall(b claudeBlock, use pendingUse, resp json.RawMessage) *hook.Payload {
-	p := &hook.Payload{Tool: "claude", Dialect: claude.New(), Event: "PostToolUse", Kind: hook.KindPostTool,
+func claudeCall(b transcript.Block, use pendingUse, resp json.RawMessage) *hook.Payload {
+	p := &hook.Payload{Tool: "claude", Dialect: New(), Event: "PostToolUse", Kind: hook.KindPostTool,
 		ToolName: use.name, ToolInput: use.input, ToolUseID: b.ToolUseID}
-	text := textOf(b.Content)
+	text := transcript.TextOf(b.Content)
 	if b.IsError {
 		p.Event, p.Error = "PostToolUseFailure", text
 		return p
@@ -163,4 +153,34 @@ func claudeCall(b claudeBlock, use pendingUse, resp json.RawMessage) *hook.Paylo
 		p.ToolResponse, _ = json.Marshal(text)
 	}
 	return p
+}
+
+// Transcript reads Claude Code's transcripts (~/.claude/projects/**/*.jsonl)
+// and `claude -p --output-format stream-json` logs.
+func (a Agent) Transcript() transcript.Reader {
+	return transcript.Reader{Format: transcript.Format(a.Name()), Line: isTranscriptLine, Parse: parseTranscript}
+}
+
+// isTranscriptLine: a user or assistant message, a system line with a
+// session, or one of the bookkeeping lines; not Qwen Code's records,
+// which name their provenance.
+func isTranscriptLine(line []byte) bool {
+	var l struct {
+		Type       string          `json:"type"`
+		Message    json.RawMessage `json:"message"`
+		SessionID  string          `json:"session_id"`
+		Provenance string          `json:"provenance"`
+	}
+	if json.Unmarshal(line, &l) != nil || l.Provenance != "" {
+		return false
+	}
+	switch l.Type {
+	case "user", "assistant":
+		return len(l.Message) > 0
+	case "system":
+		return l.SessionID != ""
+	case "summary", "queue-operation", "file-history-snapshot":
+		return true
+	}
+	return false
 }

@@ -1,11 +1,11 @@
-package transcript
+package cline
 
 import (
 	"encoding/json"
 	"strings"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/agent/cline"
+	"github.com/loopbreaker/loopbreaker/transcript"
 
 	"github.com/loopbreaker/loopbreaker/hook"
 )
@@ -20,7 +20,7 @@ import (
 // whose content is the tool's output as the PostToolUse hook gets it
 // (apply_patch's as a JSON string). What a hook added for the model
 // (<hook_context>) is a user message of its own: it is skipped, so that
-// a guarded session replays with the results the tools gave. A turn ends
+// a guarded session replays with the results the tools gave. A transcript.Turn ends
 // at the next prompt and at the end of the file.
 
 type clineSession struct {
@@ -28,19 +28,19 @@ type clineSession struct {
 	Messages  []struct {
 		Role string `json:"role"`
 		// The blocks are Anthropic's, as in Claude Code's transcripts.
-		Content []claudeBlock `json:"content"`
+		Content []transcript.Block `json:"content"`
 		TS      int64         `json:"ts"`
 	} `json:"messages"`
 }
 
-func parseCline(data []byte) (*Session, error) {
+func parseTranscript(data []byte) (*transcript.Session, error) {
 	var cs clineSession
 	if err := json.Unmarshal(data, &cs); err != nil {
 		return nil, err
 	}
-	s := &Session{ID: cs.SessionID}
+	s := &transcript.Session{ID: cs.SessionID}
 	inputs := map[string]json.RawMessage{}
-	var tu turn
+	var tu transcript.Turn
 	for _, m := range cs.Messages {
 		var t time.Time
 		if m.TS > 0 {
@@ -48,13 +48,13 @@ func parseCline(data []byte) (*Session, error) {
 		}
 		switch m.Role {
 		case "assistant":
-			tu.begin()
+			tu.Begin()
 			for _, b := range m.Content {
 				switch b.Type {
 				case "tool_use":
 					inputs[b.ID] = b.Input
 				case "text":
-					tu.say(b.Text)
+					tu.Say(b.Text)
 				}
 			}
 		case "user":
@@ -62,22 +62,22 @@ func parseCline(data []byte) (*Session, error) {
 			for _, b := range m.Content {
 				switch {
 				case b.Type == "tool_result":
-					p := &hook.Payload{Tool: "cline", Dialect: cline.New(), Event: "PostToolUse", Kind: hook.KindPostTool,
+					p := &hook.Payload{Tool: "cline", Dialect: New(), Event: "PostToolUse", Kind: hook.KindPostTool,
 						ToolName: b.Name, ToolUseID: b.ToolUseID, ToolInput: inputs[b.ToolUseID], ToolResponse: clineOutput(b.Content)}
 					if b.IsError {
-						p.Error = textOf(b.Content)
+						p.Error = transcript.TextOf(b.Content)
 					}
-					s.Steps = append(s.Steps, Step{Call: p, Time: t})
+					s.Steps = append(s.Steps, transcript.Step{Call: p, Time: t})
 				case b.Type == "text" && !strings.HasPrefix(strings.TrimSpace(b.Text), "<hook_context"):
 					prompt = true
 				}
 			}
 			if prompt {
-				tu.end(s, t)
+				tu.End(s, t)
 			}
 		}
 	}
-	tu.endOfFile(s)
+	tu.EndOfFile(s)
 	return s, nil
 }
 
@@ -94,4 +94,20 @@ func clineOutput(raw json.RawMessage) json.RawMessage {
 		}
 	}
 	return raw
+}
+
+// Transcript reads Cline's sessions (~/.cline/data/sessions/*/*.messages.json).
+func (a Agent) Transcript() transcript.Reader {
+	return transcript.Reader{Format: transcript.Format(a.Name()), Document: isSessionDocument, Parse: parseTranscript}
+}
+
+// isSessionDocument: {sessionId, origin, messages: [...]}: Cline's
+// sessions say where they come from.
+func isSessionDocument(doc []byte) bool {
+	var h struct {
+		SessionID string          `json:"sessionId"`
+		Messages  json.RawMessage `json:"messages"`
+		Origin    json.RawMessage `json:"origin"`
+	}
+	return json.Unmarshal(doc, &h) == nil && h.SessionID != "" && len(h.Origin) > 0 && len(h.Messages) > 0 && h.Messages[0] == '['
 }

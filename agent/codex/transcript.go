@@ -1,10 +1,10 @@
-package transcript
+package codex
 
 import (
 	"encoding/json"
 	"strings"
 
-	"github.com/loopbreaker/loopbreaker/agent/codex"
+	"github.com/loopbreaker/loopbreaker/transcript"
 
 	"github.com/loopbreaker/loopbreaker/hook"
 )
@@ -13,7 +13,7 @@ import (
 // one {timestamp, type, payload} object a line. Tool calls are
 // response_item payloads: function_call (exec_command, shell, ...) and
 // custom_tool_call (apply_patch), answered by *_output payloads with the
-// same call_id. A turn ends with an event_msg of type task_complete.
+// same call_id. A transcript.Turn ends with an event_msg of type task_complete.
 //
 // Codex's hooks name every shell tool "Bash" with {"command": ...} and
 // send the command's output without the header Codex adds for the model
@@ -37,10 +37,10 @@ type codexPayload struct {
 	LastAgentMessage string          `json:"last_agent_message"`
 }
 
-func parseCodex(data []byte) (*Session, error) {
-	s := &Session{}
+func parseTranscript(data []byte) (*transcript.Session, error) {
+	s := &transcript.Session{}
 	uses := map[string]*hook.Payload{}
-	jsonLines(data, func(line []byte) {
+	transcript.JSONLines(data, func(line []byte) {
 		var l codexLine
 		if json.Unmarshal(line, &l) != nil {
 			return
@@ -56,7 +56,7 @@ func parseCodex(data []byte) (*Session, error) {
 			uses[p.CallID] = codexFunctionCall(p)
 		case l.Type == "response_item" && p.Type == "custom_tool_call":
 			in, _ := json.Marshal(map[string]string{"command": p.Input})
-			uses[p.CallID] = &hook.Payload{Tool: "codex", Dialect: codex.New(), ToolName: p.Name, ToolInput: in}
+			uses[p.CallID] = &hook.Payload{Tool: "codex", Dialect: New(), ToolName: p.Name, ToolInput: in}
 		case l.Type == "response_item" && (p.Type == "function_call_output" || p.Type == "custom_tool_call_output"):
 			call, ok := uses[p.CallID]
 			if !ok {
@@ -65,13 +65,13 @@ func parseCodex(data []byte) (*Session, error) {
 			delete(uses, p.CallID)
 			call.Event, call.Kind, call.ToolUseID = "PostToolUse", hook.KindPostTool, p.CallID
 			out := codexOutput(p.Output)
-			if codex.New().Class(call.ToolName) == hook.ClassShell {
+			if New().Class(call.ToolName) == hook.ClassShell {
 				out = stripCodexHeader(out)
 			}
 			call.ToolResponse, _ = json.Marshal(out)
-			s.Steps = append(s.Steps, Step{Call: call, Time: parseTime(l.Timestamp)})
+			s.Steps = append(s.Steps, transcript.Step{Call: call, Time: transcript.ParseTime(l.Timestamp)})
 		case l.Type == "event_msg" && p.Type == "task_complete":
-			s.Steps = append(s.Steps, Step{TurnEnd: true, Message: p.LastAgentMessage, Time: parseTime(l.Timestamp)})
+			s.Steps = append(s.Steps, transcript.Step{TurnEnd: true, Message: p.LastAgentMessage, Time: transcript.ParseTime(l.Timestamp)})
 		}
 	})
 	return s, nil
@@ -79,11 +79,11 @@ func parseCodex(data []byte) (*Session, error) {
 
 // codexFunctionCall names a function call as Codex's hooks do.
 func codexFunctionCall(p codexPayload) *hook.Payload {
-	call := &hook.Payload{Tool: "codex", Dialect: codex.New(), ToolName: p.Name, ToolInput: json.RawMessage(p.Arguments)}
+	call := &hook.Payload{Tool: "codex", Dialect: New(), ToolName: p.Name, ToolInput: json.RawMessage(p.Arguments)}
 	if !json.Valid(call.ToolInput) {
 		call.ToolInput, _ = json.Marshal(map[string]string{"arguments": p.Arguments})
 	}
-	if codex.New().Class(p.Name) != hook.ClassShell {
+	if New().Class(p.Name) != hook.ClassShell {
 		return call
 	}
 	var args struct {
@@ -130,7 +130,7 @@ func codexOutput(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &o) == nil {
 		return o.Content + o.Output
 	}
-	return textOf(raw)
+	return transcript.TextOf(raw)
 }
 
 // stripCodexHeader drops the lines Codex puts before a command's output
@@ -155,4 +155,25 @@ func stripCodexHeader(out string) string {
 		}
 	}
 	return out
+}
+
+// Transcript reads Codex's rollouts (~/.codex/sessions/**/rollout-*.jsonl).
+func (a Agent) Transcript() transcript.Reader {
+	return transcript.Reader{Format: transcript.Format(a.Name()), Line: isRolloutLine, Parse: parseTranscript}
+}
+
+// isRolloutLine: {type, payload} of a rollout.
+func isRolloutLine(line []byte) bool {
+	var l struct {
+		Type    string          `json:"type"`
+		Payload json.RawMessage `json:"payload"`
+	}
+	if json.Unmarshal(line, &l) != nil || len(l.Payload) == 0 {
+		return false
+	}
+	switch l.Type {
+	case "session_meta", "response_item", "event_msg", "turn_context":
+		return true
+	}
+	return false
 }

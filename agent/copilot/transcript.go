@@ -1,11 +1,11 @@
-package transcript
+package copilot
 
 import (
 	"encoding/json"
 	"strings"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/agent/copilot"
+	"github.com/loopbreaker/loopbreaker/transcript"
 
 	"github.com/loopbreaker/loopbreaker/hook"
 )
@@ -20,7 +20,7 @@ import (
 // (what the model read), or an error {message, code}. A call a hook
 // denied (code "denied") never ran and is left out, as it fired no
 // postToolUse; what hooks added to a result (additionalContext) is taken
-// off it. A turn ends at the next prompt and at the end of the file.
+// off it. A transcript.Turn ends at the next prompt and at the end of the file.
 
 type copilotEvent struct {
 	Type      string `json:"type"`
@@ -56,18 +56,18 @@ func isCopilotEvent(typ string, data json.RawMessage) bool {
 	return false
 }
 
-func parseCopilot(data []byte) (*Session, error) {
-	s := &Session{}
+func parseTranscript(data []byte) (*transcript.Session, error) {
+	s := &transcript.Session{}
 	// The start of each call, by its id: the completion names only the id.
 	starts := map[string]copilotEvent{}
 	open, last := false, ""
 	endTurn := func(t time.Time) {
 		if open {
-			s.Steps = append(s.Steps, Step{TurnEnd: true, Message: last, Time: t})
+			s.Steps = append(s.Steps, transcript.Step{TurnEnd: true, Message: last, Time: t})
 		}
 		open, last = false, ""
 	}
-	jsonLines(data, func(line []byte) {
+	transcript.JSONLines(data, func(line []byte) {
 		var e copilotEvent
 		if json.Unmarshal(line, &e) != nil {
 			return
@@ -78,7 +78,7 @@ func parseCopilot(data []byte) (*Session, error) {
 				s.ID = e.Data.SessionID
 			}
 		case "user.message":
-			endTurn(parseTime(e.Timestamp))
+			endTurn(transcript.ParseTime(e.Timestamp))
 		case "assistant.message":
 			open = true
 			if e.Data.Content != "" {
@@ -92,7 +92,7 @@ func parseCopilot(data []byte) (*Session, error) {
 				return
 			}
 			ran := e.Data.Success != nil && *e.Data.Success
-			s.Steps = append(s.Steps, Step{Call: CopilotCall(st.Data.ToolName, st.Data.Arguments, ran, resultText(e)), Time: parseTime(e.Timestamp)})
+			s.Steps = append(s.Steps, transcript.Step{Call: CopilotCall(st.Data.ToolName, st.Data.Arguments, ran, resultText(e)), Time: transcript.ParseTime(e.Timestamp)})
 		}
 	})
 	endTurn(time.Time{})
@@ -143,5 +143,20 @@ func CopilotCall(name string, args json.RawMessage, success bool, text string) *
 		result = "failure"
 	}
 	resp, _ := json.Marshal(map[string]string{"resultType": result, "textResultForLlm": text})
-	return &hook.Payload{Tool: "copilot", Dialect: copilot.New(), Event: "postToolUse", Kind: hook.KindPostTool, ToolName: name, ToolInput: args, ToolResponse: resp}
+	return &hook.Payload{Tool: "copilot", Dialect: New(), Event: "postToolUse", Kind: hook.KindPostTool, ToolName: name, ToolInput: args, ToolResponse: resp}
+}
+
+// Transcript reads Copilot CLI's session events
+// (~/.copilot/session-state/*/events.jsonl).
+func (a Agent) Transcript() transcript.Reader {
+	return transcript.Reader{Format: transcript.Format(a.Name()), Line: isEventLine, Parse: parseTranscript}
+}
+
+// isEventLine: {type, data} with a dotted type.
+func isEventLine(line []byte) bool {
+	var l struct {
+		Type string          `json:"type"`
+		Data json.RawMessage `json:"data"`
+	}
+	return json.Unmarshal(line, &l) == nil && isCopilotEvent(l.Type, l.Data)
 }

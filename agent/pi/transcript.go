@@ -1,10 +1,10 @@
-package transcript
+package pi
 
 import (
 	"encoding/json"
 	"strings"
 
-	"github.com/loopbreaker/loopbreaker/agent/pi"
+	"github.com/loopbreaker/loopbreaker/transcript"
 
 	"github.com/loopbreaker/loopbreaker/hook"
 )
@@ -18,7 +18,7 @@ import (
 // prompts, "assistant" ones hold text and toolCall blocks {id, name,
 // arguments}, and each call's result is a "toolResult" message {toolCallId,
 // toolName, content, isError}. Entries are read in file order, every
-// branch as it happened. A turn ends at the next prompt and at the end of
+// branch as it happened. A transcript.Turn ends at the next prompt and at the end of
 // the file. A warning loopbreaker's extension added to a result is a
 // content block of its own, taken off again so that a guarded session
 // replays with the results the tools gave.
@@ -42,11 +42,11 @@ type piEntry struct {
 	} `json:"message"`
 }
 
-func parsePi(data []byte) (*Session, error) {
-	s := &Session{}
+func parseTranscript(data []byte) (*transcript.Session, error) {
+	s := &transcript.Session{}
 	args := map[string]json.RawMessage{}
-	var tu turn
-	jsonLines(data, func(line []byte) {
+	var tu transcript.Turn
+	transcript.JSONLines(data, func(line []byte) {
 		var e piEntry
 		if json.Unmarshal(line, &e) != nil {
 			return
@@ -60,19 +60,19 @@ func parsePi(data []byte) (*Session, error) {
 		if e.Type != "message" {
 			return
 		}
-		t := parseTime(e.Timestamp)
+		t := transcript.ParseTime(e.Timestamp)
 		m := e.Message
 		switch m.Role {
 		case "user":
-			tu.end(s, t)
+			tu.End(s, t)
 		case "assistant":
-			tu.begin()
+			tu.Begin()
 			for _, c := range m.Content {
 				switch c.Type {
 				case "toolCall":
 					args[c.ID] = c.Arguments
 				case "text":
-					tu.say(c.Text)
+					tu.Say(c.Text)
 				}
 			}
 		case "toolResult":
@@ -82,10 +82,10 @@ func parsePi(data []byte) (*Session, error) {
 					parts = append(parts, c.Text)
 				}
 			}
-			s.Steps = append(s.Steps, Step{Call: piPayload(m.ToolName, args[m.ToolCallID], strings.Join(parts, "\n"), m.IsError), Time: t})
+			s.Steps = append(s.Steps, transcript.Step{Call: piPayload(m.ToolName, args[m.ToolCallID], strings.Join(parts, "\n"), m.IsError), Time: t})
 		}
 	})
-	tu.endOfFile(s)
+	tu.EndOfFile(s)
 	return s, nil
 }
 
@@ -96,7 +96,23 @@ const piOwnWarning = "loopbreaker: "
 // piPayload is the PostToolUse payload loopbreaker's pi extension sends
 // for a call: the text of its result and whether it failed.
 func piPayload(name string, args json.RawMessage, content string, isError bool) *hook.Payload {
-	p := &hook.Payload{Tool: "pi", Dialect: pi.New(), Event: "PostToolUse", Kind: hook.KindPostTool, ToolName: name, ToolInput: args}
+	p := &hook.Payload{Tool: "pi", Dialect: New(), Event: "PostToolUse", Kind: hook.KindPostTool, ToolName: name, ToolInput: args}
 	p.ToolResponse, _ = json.Marshal(map[string]any{"content": content, "is_error": isError})
 	return p
+}
+
+// Transcript reads pi's sessions (~/.pi/agent/sessions/*/*.jsonl).
+func (a Agent) Transcript() transcript.Reader {
+	return transcript.Reader{Format: transcript.Format(a.Name()), Line: isHeaderLine, Parse: parseTranscript}
+}
+
+// isHeaderLine: pi's header line, {type: "session", version, id, cwd}.
+func isHeaderLine(line []byte) bool {
+	var l struct {
+		Type    string          `json:"type"`
+		Version json.RawMessage `json:"version"`
+		ID      string          `json:"id"`
+		Cwd     string          `json:"cwd"`
+	}
+	return json.Unmarshal(line, &l) == nil && l.Type == "session" && len(l.Version) > 0 && l.ID != "" && l.Cwd != ""
 }
