@@ -151,3 +151,14 @@ var (
 	// it. The decision stands; do not apply the event again.
 	ErrCommitted = errors.New("the update was saved, but finishing it failed")
 )
+
+// ProjectFile is a project's configuration file, which also marks the
+// project as guarded; ProjectFileAlt is its other accepted spelling.
+const (
+	ProjectFile    = "loopbreaker.yaml"
+	ProjectFileAlt = "loopbreaker.yml"
+)
+
+// ProjectFiles are the names a project's configuration file may have,
+// preferred first.
+func ProjectFiles() []string { return []string{ProjectFile, ProjectFileAlt} }

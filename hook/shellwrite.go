@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
@@ -69,7 +70,7 @@ func ShellEdit(command string) ShellWrites {
 		files, unnamed := wordsEdit(words)
 		w.Unnamed = w.Unnamed || unnamed
 		for _, name := range files {
-			if !containsString(w.Files, name) {
+			if !slices.Contains(w.Files, name) {
 				w.Files = append(w.Files, name)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -164,7 +165,7 @@ func (p *Payload) Files(root, base string) []string {
 	var out []string
 	for _, n := range names {
 		f := relTo(root, base, n)
-		if !containsString(out, f) {
+		if !slices.Contains(out, f) {
 			out = append(out, f)
 		}
 	}
@@ -179,7 +180,7 @@ func PatchFiles(patch string) []string {
 		line = strings.TrimRight(line, "\r")
 		for _, prefix := range []string{"*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:"} {
 			if rest, ok := strings.CutPrefix(line, prefix); ok {
-				if f := strings.TrimSpace(rest); f != "" && !containsString(files, f) {
+				if f := strings.TrimSpace(rest); f != "" && !slices.Contains(files, f) {
 					files = append(files, f)
 				}
 			}
@@ -201,15 +202,6 @@ func relTo(root, base, name string) string {
 		}
 	}
 	return filepath.ToSlash(name)
-}
-
-func containsString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // maxErrorBytes bounds the raw error text a tool call keeps for reports.
@@ -300,7 +292,7 @@ func callOf(p *Payload, root, base string) lb.ToolCall {
 				continue
 			}
 			tc.Edit = true
-			if !containsString(tc.Files, f) {
+			if !slices.Contains(tc.Files, f) {
 				tc.Files = append(tc.Files, f)
 			}
 		}

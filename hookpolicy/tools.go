@@ -127,7 +127,3 @@ func (c *call) check(ctx context.Context) (hook.Answer, error) {
 	return c.decide(ctx, d), nil
 }
 
-// baseDirOf is baseDir for another payload of the session.
-func (c *call) baseDirOf(p *hook.Payload) string {
-	return (&call{Policy: c.Policy, p: p}).baseDir()
-}

@@ -15,6 +15,8 @@ package tamper
 import (
 	"path/filepath"
 	"strings"
+
+	lb "github.com/loopbreaker/loopbreaker"
 )
 
 // Kind is what a refused call would do to loopbreaker.
@@ -122,8 +124,9 @@ func (p *Protected) entries() []entry {
 	add(KindState, true, p.StateRoot)
 	if p.Project != "" {
 		add(KindState, true, filepath.Join(p.Project, ".loopbreaker"))
-		add(KindConfig, false, filepath.Join(p.Project, "loopbreaker.yaml"))
-		add(KindConfig, false, filepath.Join(p.Project, "loopbreaker.yml"))
+		for _, name := range lb.ProjectFiles() {
+			add(KindConfig, false, filepath.Join(p.Project, name))
+		}
 	}
 	for _, d := range p.HookDirs {
 		add(KindHooks, true, d)

@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	lb "github.com/loopbreaker/loopbreaker"
+
 	"github.com/loopbreaker/loopbreaker/agent/all"
 	"github.com/loopbreaker/loopbreaker/fsname"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
@@ -30,7 +32,10 @@ import (
 // hooks or editing the configuration between two iterations is not the
 // agent's progress.
 func OwnFiles(project, stateDir string) []string {
-	own := []string{filepath.Join(project, "loopbreaker.yaml"), filepath.Join(project, "loopbreaker.yml")}
+	var own []string
+	for _, name := range lb.ProjectFiles() {
+		own = append(own, filepath.Join(project, name))
+	}
 	if stateDir != "" {
 		own = append(own, stateDir)
 	}

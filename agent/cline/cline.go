@@ -42,15 +42,6 @@ func Events() []string { return []string{"PreToolUse", "PostToolUse", "TaskCompl
 // script under the bare name.
 func ScriptNames(event string) []string { return []string{event, event + ".sh"} }
 
-// IsEvent reports whether name is one of Cline's hook file names.
-func IsEvent(name string) bool {
-	for _, e := range hookNames {
-		if e == name {
-			return true
-		}
-	}
-	return false
-}
 
 // Kind reads Cline's hook file names.
 func (Agent) Kind(event string) hook.Kind {

@@ -353,10 +353,6 @@ func TrustHooks(ctx context.Context, o TrustOptions) (TrustResult, error) {
 	return t, nil
 }
 
-// TrustCommand is what a person runs to trust the hooks by hand.
-func TrustCommand(dir string) string {
-	return fmt.Sprintf("cd %s && codex, then choose \"Trust all and continue\" when it says \"Hooks need review\" (or open /hooks and trust the loopbreaker entries)", hook.ShellQuote(dir))
-}
 
 func samePath(a, b string) bool {
 	return a == b || hookinstall.CanonicalPath(a) == hookinstall.CanonicalPath(b)

@@ -192,12 +192,6 @@ func agentEnv(env *Env) *agent.Env {
 	return &agent.Env{Getenv: env.Getenv, Environ: env.Environ, LookPath: func(name string) (string, bool) { return lookPath(env, name) }}
 }
 
-func canonical(p string) string {
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		return real
-	}
-	return p
-}
 
 // lookPath finds an executable on the PATH of env.
 func lookPath(env *Env, name string) (string, bool) {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopbreaker/loopbreaker/hookinstall"
 )
 
 // realCodexDir is the directory of the pinned Codex CLI, or the test is
@@ -113,7 +115,7 @@ supports_websockets = false
 	}
 	// The project is trusted by hand; the hooks are not.
 	f, _ := os.OpenFile(filepath.Join(codexHome, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString("\n[projects.\"" + canonical(project) + "\"]\ntrust_level = \"trusted\"\n")
+	f.WriteString("\n[projects.\"" + hookinstall.CanonicalPath(project) + "\"]\ntrust_level = \"trusted\"\n")
 	f.Close()
 	codexExec()
 	if n := countCalls(); n != 0 {
