@@ -26,7 +26,7 @@ type BreakerState struct {
 	LastProgressAt time.Time `json:"last_progress_at,omitzero"`
 	// LastProgressReason is the progress rule that saw the latest
 	// progress, and what it saw ("files-changed: 2 files changed ...").
-	LastProgressReason string `json:"last_progress_reason,omitempty"`
+	LastProgressReason ProgressReason `json:"last_progress_reason,omitzero"`
 	// Unmeasured counts the latest iterations in a row that measured none
 	// of the signals progress is read from (files changed, tests, metrics,
 	// completion): no_progress does not count them, since what was not
@@ -211,7 +211,7 @@ type Attempt struct {
 	Progress  bool      `json:"progress"`
 	// ProgressReason says which progress rule saw progress, and what it
 	// saw; or, without progress, what was looked for.
-	ProgressReason string `json:"progress_reason,omitempty"`
+	ProgressReason ProgressReason `json:"progress_reason,omitzero"`
 	// Epoch counts resets: attempts of an earlier epoch were made before
 	// the last guidance.
 	Epoch int `json:"epoch"`
@@ -394,6 +394,7 @@ func (st *BreakerState) Clone() *BreakerState {
 	out.Failures = slices.Clone(st.Failures)
 	out.Tools = slices.Clone(st.Tools)
 	out.EditedFiles = slices.Clone(st.EditedFiles)
+	out.LastProgressReason.Files = slices.Clone(st.LastProgressReason.Files)
 	out.LastArgs = slices.Clone(st.LastArgs)
 	out.Session = st.Session.Clone()
 	out.Spend = st.Spend.Clone()

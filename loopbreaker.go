@@ -101,8 +101,8 @@ type Decision struct {
 	// Progress reports whether the recorded iteration made progress.
 	Progress bool `json:"progress"`
 	// ProgressReason says which progress rule saw progress, and what it
-	// saw; or, without progress, what was looked for (breaker.ProgressRule).
-	ProgressReason string `json:"progress_reason,omitempty"`
+	// saw; or, without progress, what was looked for (ProgressRule).
+	ProgressReason ProgressReason `json:"progress_reason,omitzero"`
 	// Probe is true when this caller holds the half-open probe.
 	Probe bool `json:"probe,omitempty"`
 	// RetryAt is when an OPEN breaker's cooldown ends.

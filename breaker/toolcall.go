@@ -49,7 +49,7 @@ func (e *Engine) recordToolCall(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	if run := toolRun(s, tc, &mark); run != nil {
 		edited := s.Edits > s.RunEdits
 		var failed []string
-		failed, seen = e.countTests(s, slice, tc.Tests, run)
+		failed = e.countTests(s, slice, tc.Tests, run, &seen)
 		mark.Run = s.TestRuns
 		if seen.seen() {
 			s.LastProgressAt, s.LastProgressReason = ev.Time, seen.reason()
@@ -98,7 +98,7 @@ func toolRun(s *lb.BreakerState, tc *lb.ToolCall, mark *lb.ToolMark) *testRun {
 		prev := &s.Tools[i]
 		if prev.Tested && prev.Key == mark.Key {
 			improved, same := countsImproved(mark.Passing, mark.Failing, prev.Passing, prev.Failing)
-			run.improved.merge(improved)
+			run.improved.merge(&improved)
 			if same {
 				run.coversRun = prev.Run
 			}
