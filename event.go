@@ -65,6 +65,10 @@ type Iteration struct {
 	// HeadMoved: HEAD points to another commit than at the previous
 	// iteration (a commit, a rebase, a reset): the history changed.
 	HeadMoved bool `json:"head_moved,omitempty"`
+	// RefsMoved: the repository's refs or its jj operation log moved since
+	// the previous iteration (a push, a branch, bookmark or tag set, a jj
+	// operation), measured whatever the command that moved them.
+	RefsMoved bool `json:"refs_moved,omitempty"`
 
 	TestsPassing *int `json:"tests_passing,omitempty"`
 	TestsFailing *int `json:"tests_failing,omitempty"`

@@ -23,6 +23,7 @@ const (
 	RuleFilesChanged
 	RuleHeadMoved
 	RuleTurnEdits
+	RuleRefsMoved
 	RuleMorePassing
 	RuleFewerFailing
 	RuleTestFixed
@@ -43,6 +44,8 @@ func (r ProgressRule) String() string {
 		return "head-moved"
 	case RuleTurnEdits:
 		return "turn-edits"
+	case RuleRefsMoved:
+		return "refs-moved"
 	case RuleMorePassing:
 		return "more-passing"
 	case RuleFewerFailing:
@@ -62,7 +65,7 @@ func (r ProgressRule) String() string {
 // ProgressRules lists the rules in the order they are tried: the first
 // that sees progress gives the reason.
 func ProgressRules() []ProgressRule {
-	return []ProgressRule{RuleComplete, RuleFilesChanged, RuleHeadMoved, RuleTurnEdits,
+	return []ProgressRule{RuleComplete, RuleFilesChanged, RuleHeadMoved, RuleTurnEdits, RuleRefsMoved,
 		RuleMorePassing, RuleFewerFailing, RuleTestFixed, RuleTestAbsent, RuleMetric}
 }
 
@@ -76,7 +79,9 @@ func (r ProgressRule) Why() string {
 	case RuleHeadMoved:
 		return "HEAD points to another commit than at the previous iteration (a commit, a rebase, a reset): work was committed or the history rewritten, even when no file differs"
 	case RuleTurnEdits:
-		return "the turn's tool calls edited: an edit tool, a shell command that wrote files, or a call after which the repository's refs or operation log moved (a commit, a push, jj new, jj undo); a replayed session, with no work tree to measure, sees its edits this way only"
+		return "the turn's tool calls edited: an edit tool, or a shell command that wrote files or history (sed -i, mv, git commit, jj new); a replayed session, with no work tree to measure, sees its edits this way only"
+	case RuleRefsMoved:
+		return "the repository's refs or jj operation log moved since the previous iteration (a push, a branch, bookmark or tag set, jj undo, jj op revert, jj workspace add): measured, whatever command moved them"
 	case RuleMorePassing:
 		return "more tests pass than in the previous comparable run (the first measurement counts from 0)"
 	case RuleFewerFailing:
@@ -88,7 +93,7 @@ func (r ProgressRule) Why() string {
 	case RuleMetric:
 		return "a phase metric moved in its direction (complexity_score, duplication, lint_errors and warnings fall; the others rise)"
 	case RuleNone:
-		return "no files changed, HEAD did not move, no edit in the turn, no test improved, no metric moved, no completion signal"
+		return "no files changed, HEAD, refs and operation log did not move, no edit in the turn, no test improved, no metric moved, no completion signal"
 	}
 	return ""
 }
@@ -148,6 +153,8 @@ func (r ProgressReason) AppendText(b []byte) ([]byte, error) {
 	case RuleTurnEdits:
 		b = appendPlural(b, r.N, "edit")
 		b = append(b, " by the turn's tool calls"...)
+	case RuleRefsMoved:
+		b = append(b, "the repository's refs or operation log moved"...)
 	case RuleMorePassing:
 		b = strconv.AppendInt(b, int64(r.N), 10)
 		b = append(b, " tests pass, "...)

@@ -35,7 +35,7 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	turnEdits := 0
 	if hookTurn {
 		turnEdits = s.Edits - s.TurnEdits
-	} else if it.FilesChanged != nil && *it.FilesChanged > 0 || len(it.Files) > 0 || it.HeadMoved {
+	} else if it.FilesChanged != nil && *it.FilesChanged > 0 || len(it.Files) > 0 || it.HeadMoved || it.RefsMoved {
 		s.Edits++
 	}
 	s.TurnToolCalls, s.TurnEdits = s.ToolCalls, s.Edits
@@ -98,7 +98,7 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 func ProgressMeasured(it *lb.Iteration) bool {
 	// Files measured count as measured even with no_progress.files_count
 	// off: the person chose not to read them as progress.
-	return it.Complete || it.FilesChanged != nil || len(it.Files) > 0 || it.HeadMoved || it.TestsPassing != nil || it.TestsFailing != nil ||
+	return it.Complete || it.FilesChanged != nil || len(it.Files) > 0 || it.HeadMoved || it.RefsMoved || it.TestsPassing != nil || it.TestsFailing != nil ||
 		len(it.Tests) > 0 || len(it.Metrics) > 0
 }
 

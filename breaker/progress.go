@@ -61,6 +61,9 @@ func (e *Engine) iterationProgress(s *lb.BreakerState, it *lb.Iteration, turnEdi
 		if turnEdits > 0 {
 			p.see(lb.ProgressReason{Rule: lb.RuleTurnEdits, N: count32(turnEdits)})
 		}
+		if it.RefsMoved {
+			p.see(lb.ProgressReason{Rule: lb.RuleRefsMoved})
+		}
 	}
 	if it.TestsPassing != nil {
 		// Before any measurement the baseline is zero.

@@ -27,7 +27,8 @@ func TestDecisionsSayWhyTheySawProgress(t *testing.T) {
 	}{
 		{lb.Iteration{FilesChanged: intp(2), Files: []string{"a.go", "b.go"}}, "files-changed: 2 files changed (a.go, b.go)"},
 		{lb.Iteration{FilesChanged: intp(0), HeadMoved: true}, "head-moved: HEAD moved to another commit"},
-		{lb.Iteration{FilesChanged: intp(0)}, "none: no files changed, HEAD did not move"},
+		{lb.Iteration{FilesChanged: intp(0), RefsMoved: true}, "refs-moved: the repository's refs or operation log moved"},
+		{lb.Iteration{FilesChanged: intp(0)}, "none: no files changed, HEAD, refs and operation log did not move"},
 		{lb.Iteration{FilesChanged: intp(0), TestsPassing: intp(3), TestsFailing: intp(1)}, "more-passing: 3 tests pass, 0 before"},
 		{lb.Iteration{FilesChanged: intp(0), TestsPassing: intp(3), TestsFailing: intp(0)}, "none: "},
 		{lb.Iteration{FilesChanged: intp(0), Complete: true}, "complete: the agent signalled completion"},
