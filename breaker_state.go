@@ -242,6 +242,15 @@ type ToolMark struct {
 	Result   string `json:"result,omitempty"`
 	ErrorSig string `json:"error_sig,omitempty"`
 	Edit     bool   `json:"edit,omitempty"`
+	// Rewrite: an edit that names no file and carries no text (jj undo,
+	// git reset --hard HEAD~1): it rewrites history, and the same command
+	// again is a repeat only when it answers the same (each jj undo undoes
+	// another operation).
+	Rewrite bool `json:"rewrite,omitempty"`
+	// Setup: a call that succeeded in changing the setup (a configuration
+	// set, a package installed); the failing call retried after it is a
+	// fresh attempt.
+	Setup bool `json:"setup,omitempty"`
 	// TurnEnd: the agent's turn ended after this call. A repeat of a
 	// failing call in a new turn (a new `claude -p`, the next run of a
 	// loop) is not "the same failing call with no edit in between".

@@ -138,6 +138,10 @@ type ToolCall struct {
 	Error    *ErrorText   `json:"error,omitempty"`
 	Files    []string     `json:"files,omitempty"`
 	Edit     bool         `json:"edit,omitempty"`
+	// Setup: a shell command that changes the setup other commands run in
+	// (a configuration set, a package installed): the same call retried
+	// after it is a fresh attempt.
+	Setup bool `json:"setup,omitempty"`
 	Tests    []TestResult `json:"tests,omitempty"`
 	// TestsPassing and TestsFailing are the runner's totals when the call
 	// ran tests (nil: not a test run, or not counted): a later run of the
