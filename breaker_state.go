@@ -134,6 +134,9 @@ type Counters struct {
 	// NearDuplicate counts the calls in a row that were one call with one
 	// changing argument and the same result.
 	NearDuplicate int `json:"near_duplicate,omitempty"`
+	// NoEffect counts the tool calls since the last one that changed
+	// something (no_effect).
+	NoEffect int `json:"no_effect,omitempty"`
 	// Tamper counts the attempts to silence the breaker since the last
 	// reset (a detected change counts as the threshold).
 	Tamper int `json:"tamper,omitempty"`
@@ -269,6 +272,9 @@ type ToolMark struct {
 	// history keeps them in a fixed order: a repeated batch then reads
 	// as a repeated sequence.
 	Batch int `json:"batch,omitempty"`
+	// NoEffect is no_effect's count at this call: the calls since the
+	// last one that changed something.
+	NoEffect int `json:"no_effect,omitempty"`
 }
 
 // Probe is the half-open probe and who holds it.
@@ -322,7 +328,7 @@ func (s *BreakerState) CheckInvariants() error {
 	// One comparison on the hot path (this runs on every record); the
 	// offending counter is named only when one is negative.
 	if c.NoProgress|c.SameError|c.OutputDecline|c.PhaseFailure|c.PermissionDenials|
-		c.ToolRepeat|c.ToolCycle|c.ToolError|c.ErrorAfterEdit|c.NoNewInfo|c.NearDuplicate|c.Tamper|
+		c.ToolRepeat|c.ToolCycle|c.ToolError|c.ErrorAfterEdit|c.NoNewInfo|c.NearDuplicate|c.NoEffect|c.Tamper|
 		s.Iterations|s.TotalOpens|s.Resets < 0 {
 		counts := [...]struct {
 			name string
@@ -333,7 +339,7 @@ func (s *BreakerState) CheckInvariants() error {
 			{"permission_denials", c.PermissionDenials}, {"tool_repeat", c.ToolRepeat},
 			{"tool_cycle", c.ToolCycle}, {"tool_error", c.ToolError},
 			{"error_after_edit", c.ErrorAfterEdit}, {"no_new_info", c.NoNewInfo},
-			{"near_duplicate", c.NearDuplicate}, {"tamper", c.Tamper},
+			{"near_duplicate", c.NearDuplicate}, {"no_effect", c.NoEffect}, {"tamper", c.Tamper},
 			{"iterations", s.Iterations}, {"total_opens", s.TotalOpens}, {"resets", s.Resets},
 		}
 		for _, n := range counts {

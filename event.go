@@ -134,15 +134,15 @@ type ToolCall struct {
 	// and normalised, InfoEmpty when nothing is left: calls whose results
 	// say the same whatever their arguments ("no matches") bring no new
 	// information. "" when not measured.
-	InfoHash string       `json:"info_hash,omitempty"`
-	Error    *ErrorText   `json:"error,omitempty"`
-	Files    []string     `json:"files,omitempty"`
-	Edit     bool         `json:"edit,omitempty"`
+	InfoHash string     `json:"info_hash,omitempty"`
+	Error    *ErrorText `json:"error,omitempty"`
+	Files    []string   `json:"files,omitempty"`
+	Edit     bool       `json:"edit,omitempty"`
 	// Setup: a shell command that changes the setup other commands run in
 	// (a configuration set, a package installed): the same call retried
 	// after it is a fresh attempt.
-	Setup bool `json:"setup,omitempty"`
-	Tests    []TestResult `json:"tests,omitempty"`
+	Setup bool         `json:"setup,omitempty"`
+	Tests []TestResult `json:"tests,omitempty"`
 	// TestsPassing and TestsFailing are the runner's totals when the call
 	// ran tests (nil: not a test run, or not counted): a later run of the
 	// same command with fewer failures and the same total has progressed

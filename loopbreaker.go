@@ -68,6 +68,7 @@ const (
 	DetectorErrorAfterEdit    = "error_after_edit"
 	DetectorNoNewInfo         = "no_new_info"
 	DetectorNearDuplicate     = "near_duplicate"
+	DetectorNoEffect          = "no_effect"
 	DetectorTamper            = "tamper"
 	DetectorScope             = "scope"
 	// The budgets (budget.*): what the agent spent against its caps.
