@@ -218,7 +218,16 @@ type ToolCallsConfig struct {
 	// NearDuplicate: calls in a row that are one call with one changing
 	// argument and the same result; 0 disables.
 	NearDuplicate int `yaml:"near_duplicate"`
+	// NoEffect: tool calls since the last one that changed something (an
+	// edit whose effect a later run shows, a test that improved, a new
+	// turn): reading and searching that never leads to an applied edit,
+	// and edits after which the same run answers the same; 0 disables.
+	NoEffect int `yaml:"no_effect"`
 }
+
+// DefaultNoEffect is tool_calls.no_effect's default, calibrated on public
+// recorded runs (docs/detection.md#work-that-changes-nothing).
+const DefaultNoEffect = 40
 
 // BudgetConfig caps what an agent may spend; a budget of 0 is off. Each
 // budget warns at WarnPercent % of it and opens the breaker at 100 %.
@@ -281,7 +290,7 @@ func Defaults() Config {
 		TestAttempts:      TestAttemptsConfig{PerTest: 3, PerSlice: 7},
 		FailureWindow:     FailureWindowConfig{Threshold: 5, Window: time.Hour},
 		ToolCalls: ToolCallsConfig{RepeatWarn: 3, Repeat: 5, CycleWarn: 3, Cycle: 5, SameError: 3, History: 30,
-			ErrorAfterEdit: 4, NoNewInfo: 6, NearDuplicate: 6},
+			ErrorAfterEdit: 4, NoNewInfo: 6, NearDuplicate: 6, NoEffect: DefaultNoEffect},
 		Budget: BudgetConfig{CallsPerHour: 100, TokensWithoutProgress: DefaultTokensWithoutProgress, WarnPercent: 80},
 		Prices: DefaultPrices(),
 		Phases: map[Phase]PhaseProfile{
@@ -397,8 +406,8 @@ func (c *Config) Validate() error {
 	if c.ProbeTimeout <= 0 {
 		return fmt.Errorf("probe_timeout must be positive, got %s", c.ProbeTimeout)
 	}
-	if c.ToolCalls.ErrorAfterEdit < 0 || c.ToolCalls.NoNewInfo < 0 || c.ToolCalls.NearDuplicate < 0 {
-		return fmt.Errorf("tool_calls.error_after_edit, tool_calls.no_new_info and tool_calls.near_duplicate must be 0 (off) or more")
+	if c.ToolCalls.ErrorAfterEdit < 0 || c.ToolCalls.NoNewInfo < 0 || c.ToolCalls.NearDuplicate < 0 || c.ToolCalls.NoEffect < 0 {
+		return fmt.Errorf("tool_calls.error_after_edit, tool_calls.no_new_info, tool_calls.near_duplicate and tool_calls.no_effect must be 0 (off) or more")
 	}
 	if c.Tamper.Threshold < 0 {
 		return fmt.Errorf("tamper.threshold must be 0 (refuse without counting) or more, got %d", c.Tamper.Threshold)

@@ -37,7 +37,7 @@ func (noProgress) Count(s *lb.BreakerState, at Moment) Count {
 func (noProgress) Reason(s *lb.BreakerState, at Moment, c Count) Reason {
 	return Reason{
 		What: fmt.Sprintf("no progress in %d consecutive iterations (%s%s): %s",
-			c.Value, c.limit(), inPhase(at.Phase), RuleNone.Why()),
+			c.Value, c.limit(), inPhase(at.Phase), lb.RuleNone.Why()),
 		Advice: "Change approach: re-read the failing output and make a concrete, different change.",
 	}
 }

@@ -526,6 +526,7 @@ func descriptions() map[string]string {
 		"tool_calls.error_after_edit": "Failing runs, each after an edit, with the same normalised error (infrastructure errors included) that open the breaker; 0 turns the detector off.",
 		"tool_calls.no_new_info":      "Calls in a row that bring no new information (fishing): each answers what a call with other arguments among the last N (this value) answered already, with the calls' own arguments removed or word for word, or nothing; they open the breaker; 0 turns the detector off.",
 		"tool_calls.near_duplicate":   "Calls in a row that are one call with one changing argument (a line number, a path, a flag) and the same result, that open the breaker; 0 turns the detector off.",
+		"tool_calls.no_effect":        "Tool calls since the last one that changed something (an applied edit whose effect a later run shows, a test that improved, a new turn) that open the breaker: reading and searching that never leads to an edit, and edits after which the same command answers the same; 0 turns the detector off.",
 
 		"budget":                         "Budgets: caps on what the agent spends, read from its transcripts or its JSON output; each warns at budget.warn_percent and opens the breaker at 100 %; 0 turns a budget off.",
 		"budget.calls_per_hour":          "Calls of the agent within the last hour (Ralph's MAX_CALLS_PER_HOUR): an iteration that reports the agent's usage (one invocation under loopbreaker run, one turn in hook mode); the model requests inside a turn are not counted; 0 turns it off.",

@@ -284,8 +284,10 @@ func callOf(p *Payload, root, base string) lb.ToolCall {
 		// A command that writes files or history edits as an edit tool
 		// does (a failed one is unmarked by BuildToolCall). What it writes
 		// outside the project (a log in /tmp) is not the project's work.
-		w := ShellEdit(p.ShellCommand())
+		cmd := p.ShellCommand()
+		w := ShellEdit(cmd)
 		tc.Edit = w.Unnamed
+		tc.Setup = ShellSetup(cmd)
 		for _, f := range w.Files {
 			f = relTo(root, base, f)
 			if root != "" && filepath.IsAbs(filepath.FromSlash(f)) {

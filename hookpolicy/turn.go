@@ -39,7 +39,7 @@ func (c *call) stop(ctx context.Context) (hook.Answer, error) {
 		ch, err := c.files, c.filesErr
 		refusal, refused := cannotrun.ClassifyTurn(msg, c.now())
 		switch {
-		case refused && err == nil && len(ch.Files) == 0 && !ch.HeadMoved:
+		case refused && err == nil && len(ch.Files) == 0 && !ch.HistoryMoved():
 			// The model API refused the agent (a limit, an overload, a
 			// login, the network): the agent could not work, which is
 			// not being stuck. (Files it changed before are progress,
@@ -47,12 +47,12 @@ func (c *call) stop(ctx context.Context) (hook.Answer, error) {
 			c.logf("loopbreaker: turn end not recorded as an iteration: %s\n", refusal.Describe())
 		case err != nil:
 			c.logf("loopbreaker: turn end not recorded as an iteration: files changed not measured (%v)\n", err)
-		case len(ch.Files) == 0 && !ch.HeadMoved && c.notificationTurn():
+		case len(ch.Files) == 0 && !ch.HistoryMoved() && c.notificationTurn():
 			// Claude Code answers a background task's notification with
 			// a turn of its own and a second Stop.
 		default:
 			n := len(ch.Files)
-			it.FilesChanged, it.Files, it.HeadMoved = &n, ch.Files, ch.HeadMoved
+			it.FilesChanged, it.Files, it.HeadMoved, it.RefsMoved = &n, ch.Files, ch.HeadMoved, ch.RefsMoved
 			it.Usage = c.transcriptUsage()
 			ev = lb.Event{Kind: lb.EventIteration, Iteration: it}
 		}

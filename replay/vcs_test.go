@@ -68,3 +68,21 @@ func TestReplayCountsShellEditsAsProgress(t *testing.T) {
 		t.Fatalf("idle session: warn %+v, halt %+v, last edit %d; want no_progress warned and halted, no edit", r.Warn, r.Halt, r.LastEdit)
 	}
 }
+
+// Commands that change a jj repository are progress however they are
+// spelled (jj workspace add, jj op revert, jj bookmark set, jj git push),
+// as git push and a tag are: a session of them, one a turn, is neither
+// warned nor halted, in replay as in a live hook.
+func TestReplayCountsEveryRepositoryChangeAsProgress(t *testing.T) {
+	s := claudeSession(t,
+		"jj workspace add ../second",
+		"jj op revert 3f2a",
+		"jj bookmark set main -r @-",
+		"jj git push --bookmark main",
+		"git push origin main",
+		"git tag v1.2.0",
+	)
+	if r := replay.Run(s, lb.Defaults()); r.Warn != nil || r.Halt != nil || r.LastEdit != 6 {
+		t.Fatalf("warn %+v, halt %+v, last edit %d; want none, none, 6", r.Warn, r.Halt, r.LastEdit)
+	}
+}

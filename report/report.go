@@ -413,7 +413,7 @@ func attemptLines(st *lb.BreakerState) []AttemptLine {
 			Error:          firstLine(a.Error),
 			Signature:      a.Signature,
 			Progress:       a.Progress,
-			ProgressReason: a.ProgressReason,
+			ProgressReason: a.ProgressReason.String(),
 			ToolCall:       a.ToolCall,
 			Epoch:          a.Epoch,
 			BeforeGuidance: !lastGuidance.IsZero() && a.Time.Before(lastGuidance),

@@ -3,6 +3,7 @@ package transcript_test
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -206,5 +207,49 @@ func TestSWEAgentShellErrors(t *testing.T) {
 	want := []bool{true, true, true, false, false}
 	if fmt.Sprint(failed) != fmt.Sprint(want) {
 		t.Fatalf("failed calls %v, want %v", failed, want)
+	}
+}
+
+// A Skill load is part of its turn: Claude Code writes the skill's text as
+// a user message after the Skill call's result (with the turn's promptId
+// in 2.1, without it before), and no hook sees a prompt there. Only the
+// person's next prompt starts a turn.
+func TestClaudeSkillLoadIsPartOfItsTurn(t *testing.T) {
+	lines := []string{
+		`{"type":"user","promptId":"p1","sessionId":"s","message":{"role":"user","content":"tidy the history"}}`,
+		`{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Skill","input":{"skill":"jj"}}]}}`,
+		`{"type":"user","promptId":"p1","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"Launching skill: jj"}]}}`,
+		`{"type":"user","promptId":"p1","sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"Base directory for this skill: /home/u/.claude/skills/jj\n\n# jj\nUse jj log."}]}}`,
+		`{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"jj log"}}]}}`,
+		`{"type":"user","promptId":"p1","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"@ abc"}]}}`,
+		// An older version: no promptId, the skill's text right after the
+		// Skill call's result.
+		`{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","id":"t3","name":"Skill","input":{"skill":"review"}}]}}`,
+		`{"type":"user","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t3","content":"Launching skill: review"}]}}`,
+		`{"type":"user","sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"Review the change for mistakes."}]}}`,
+		`{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"text","text":"done"}]}}`,
+		`{"type":"user","promptId":"p2","sessionId":"s","message":{"role":"user","content":"now push it"}}`,
+		`{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","id":"t4","name":"Bash","input":{"command":"jj git push"}}]}}`,
+		`{"type":"user","promptId":"p2","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t4","content":"pushed"}]}}`,
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := transcript.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, turns := 0, 0
+	for _, st := range s.Steps {
+		switch {
+		case st.TurnEnd:
+			turns++
+		case st.Call != nil:
+			calls++
+		}
+	}
+	if calls != 4 || turns != 2 {
+		t.Fatalf("%d calls in %d turns, want 4 calls in 2 turns (the prompt, then the next prompt)", calls, turns)
 	}
 }

@@ -17,19 +17,24 @@ import (
 // tool_result block per result, with the tool's structured response beside
 // it (toolUseResult in transcripts, tool_use_result in stream-json), which
 // is what the PostToolUse hook receives as tool_response. A "user" line
-// whose content is a prompt starts a new turn; stream-json ends each run
-// with a "result" line.
+// whose content is a prompt starts a new turn (but not one that is part of
+// the turn, see partOfTurn); stream-json ends each run with a "result"
+// line.
 
 type claudeLine struct {
-	Type          string          `json:"type"`
-	SessionID     string          `json:"sessionId"`
-	SessionID2    string          `json:"session_id"`
-	Timestamp     string          `json:"timestamp"`
-	IsMeta        bool            `json:"isMeta"`
-	Message       *claudeMessage  `json:"message"`
-	ToolUseResult json.RawMessage `json:"toolUseResult"`
-	ToolUseRes2   json.RawMessage `json:"tool_use_result"`
-	Result        string          `json:"result"`
+	Type       string `json:"type"`
+	SessionID  string `json:"sessionId"`
+	SessionID2 string `json:"session_id"`
+	Timestamp  string `json:"timestamp"`
+	IsMeta     bool   `json:"isMeta"`
+	// PromptID names the prompt a line belongs to (Claude Code 2.1 and
+	// later); SourceToolUseID the tool call a message was injected by.
+	PromptID        string          `json:"promptId"`
+	SourceToolUseID string          `json:"sourceToolUseID"`
+	Message         *claudeMessage  `json:"message"`
+	ToolUseResult   json.RawMessage `json:"toolUseResult"`
+	ToolUseRes2     json.RawMessage `json:"tool_use_result"`
+	Result          string          `json:"result"`
 }
 
 type claudeMessage struct {
@@ -53,6 +58,7 @@ func parseTranscript(data []byte) (*transcript.Session, error) {
 	var spent *lb.Usage
 	var cursor transcript.UsageCursor
 	takeUsage := func() *lb.Usage { u := spent; spent = nil; return u }
+	prompt := promptState{}
 	endTurn := func(ts string) {
 		if active {
 			s.Steps = append(s.Steps, transcript.Step{TurnEnd: true, Message: lastText, Time: transcript.ParseTime(ts), Usage: takeUsage()})
@@ -94,13 +100,18 @@ func parseTranscript(data []byte) (*transcript.Session, error) {
 		if json.Unmarshal(l.Message.Content, &blocks) != nil {
 			// A plain string: a prompt (user) or a message (assistant).
 			if l.Type == "user" && !l.IsMeta {
-				endTurn(l.Timestamp)
+				if !prompt.partOfTurn(&l, textOf(l.Message.Content), prompt.lastResultTool) {
+					endTurn(l.Timestamp)
+					prompt.begin(&l)
+				}
 			} else if l.Type == "assistant" {
 				lastText, active = transcript.TextOf(l.Message.Content), true
 			}
 			return
 		}
 		results := false
+		after := prompt.lastResultTool
+		prompt.lastResultTool = ""
 		for _, b := range blocks {
 			switch b.Type {
 			case "tool_use":
@@ -117,6 +128,7 @@ func parseTranscript(data []byte) (*transcript.Session, error) {
 					continue
 				}
 				delete(uses, b.ToolUseID)
+				prompt.lastResultTool = use.name
 				resp := l.ToolUseResult
 				if len(resp) == 0 {
 					resp = l.ToolUseRes2
@@ -126,14 +138,42 @@ func parseTranscript(data []byte) (*transcript.Session, error) {
 			}
 		}
 		if l.Type == "user" && !results && !l.IsMeta && len(blocks) > 0 && blocks[0].Type == "text" &&
-			!strings.HasPrefix(strings.TrimSpace(blocks[0].Text), "<") {
+			!strings.HasPrefix(strings.TrimSpace(blocks[0].Text), "<") && !prompt.partOfTurn(&l, blocks[0].Text, after) {
 			// A prompt given as text blocks (not a reminder or a command
 			// echo, which start with a tag).
 			endTurn(l.Timestamp)
+			prompt.begin(&l)
 		}
 	})
 	endTurn("")
 	return s, nil
+}
+
+// promptState tells a person's prompt from a user message Claude Code
+// writes inside a turn: a Skill load writes the skill's text as a user
+// message after the Skill call's result, which no hook sees as a prompt
+// (no UserPromptSubmit); replayed as one, it would add a turn the live
+// hooks never saw.
+type promptState struct {
+	// promptID is the prompt the current turn began with.
+	promptID string
+	// lastResultTool is the tool whose result the latest line with
+	// content blocks held ("" when it held none).
+	lastResultTool string
+}
+
+func (p *promptState) begin(l *claudeLine) { p.promptID = l.PromptID }
+
+// partOfTurn reports whether a user message with text is part of the
+// current turn rather than a new prompt: it names the turn's own prompt
+// (promptId), or the tool call that injected it (sourceToolUseID), or it
+// comes right after a Skill call's result, or it is a skill's text
+// ("Base directory for this skill: …", which versions without those
+// fields write).
+// afterTool is the tool whose result the line before held.
+func (p *promptState) partOfTurn(l *claudeLine, text, afterTool string) bool {
+	return l.PromptID != "" && l.PromptID == p.promptID || l.SourceToolUseID != "" ||
+		afterTool == "Skill" || strings.HasPrefix(strings.TrimSpace(text), "Base directory for this skill:")
 }
 
 // claudeCall is the post-tool payload of one call: PostToolUseFailure with
