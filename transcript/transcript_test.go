@@ -236,7 +236,7 @@ func TestClaudeSkillLoadIsPartOfItsTurn(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := transcript.Read(path)
+	s, err := transcript.Read(path, all.Transcripts())
 	if err != nil {
 		t.Fatal(err)
 	}

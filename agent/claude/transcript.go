@@ -100,7 +100,7 @@ func parseTranscript(data []byte) (*transcript.Session, error) {
 		if json.Unmarshal(l.Message.Content, &blocks) != nil {
 			// A plain string: a prompt (user) or a message (assistant).
 			if l.Type == "user" && !l.IsMeta {
-				if !prompt.partOfTurn(&l, textOf(l.Message.Content), prompt.lastResultTool) {
+				if !prompt.partOfTurn(&l, transcript.TextOf(l.Message.Content), prompt.lastResultTool) {
 					endTurn(l.Timestamp)
 					prompt.begin(&l)
 				}
