@@ -84,6 +84,13 @@ type Config struct {
 	// fires at once, so that a test sees the whole countdown without
 	// waiting.
 	After func(d time.Duration) <-chan time.Time
+	// CallsPerHour, when above 0, pauses the loop before an iteration
+	// while the breaker's last hour holds that many calls of the agent,
+	// until the hour has room again (budget.on_calls_per_hour: pause).
+	CallsPerHour int
+	// CompletionSignals is how many iterations in a row must signal
+	// completion before the loop ends (0 or 1: the first signal ends it).
+	CompletionSignals int
 	// KeepOutputs is how many iterations' outputs stay in the run
 	// directory.
 	KeepOutputs int
@@ -199,6 +206,9 @@ type loop struct {
 	prepared bool
 	// refusals counts the agent's runs in a row that could not work.
 	refusals int
+	// completions counts the iterations in a row that signalled
+	// completion (CompletionSignals).
+	completions int
 	// lastNumber is the number of the last iteration run, for when the
 	// breaker does not count (disabled, or failed with on_error: continue).
 	lastNumber int
@@ -258,8 +268,8 @@ func newLoop(cfg Config, b Breaker) (*loop, error) {
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
 	}
-	if cfg.MaxIterations < 0 || cfg.IterationTimeout < 0 || cfg.KeepOutputs < 0 || cfg.MaxWait < 0 {
-		return nil, errors.New("max iterations, iteration timeout, max wait and outputs kept must not be negative")
+	if cfg.MaxIterations < 0 || cfg.IterationTimeout < 0 || cfg.KeepOutputs < 0 || cfg.MaxWait < 0 || cfg.CallsPerHour < 0 || cfg.CompletionSignals < 0 {
+		return nil, errors.New("max iterations, iteration timeout, max wait, outputs kept, calls per hour and completion signals must not be negative")
 	}
 	hasPrompt := cfg.Prompt != "" || cfg.PromptFile != ""
 	if usesPlaceholder(cfg.Command, placeholderPrompt) || usesPlaceholder(cfg.Command, placeholderPromptFile) {
@@ -340,13 +350,19 @@ func (l *loop) run(ctx context.Context) (Result, error) {
 			res.Outcome = Halted
 			return res, nil
 		}
+		n := l.nextNumber(res.State)
+		if paused, ok := l.pauseForHour(ctx, res.State, n); !ok {
+			res.Outcome, res.Signal = Interrupted, l.intr.signal
+			return res, nil
+		} else if paused {
+			continue // the breaker is asked again after the wait
+		}
 		if !l.prepared {
 			if err := l.prepareGit(work); err != nil {
 				return res, err
 			}
 			l.prepared = true
 		}
-		n := l.nextNumber(res.State)
 		fb := l.feedback(chk.Decision, res.State, n)
 		l.con.setStatus(l.statusLine(n, "running", chk.Decision, res.State))
 		it, ran, err := l.iterate(ctx, work, n, res.State, fb)
@@ -390,9 +406,8 @@ func (l *loop) run(ctx context.Context) (Result, error) {
 			res.Outcome = Halted
 			return res, nil
 		}
-		if it.Complete {
+		if l.completed(it, number) {
 			res.Outcome = Completed
-			l.con.line("loopbreaker: the agent signalled completion after iteration %d", number)
 			return res, nil
 		}
 	}

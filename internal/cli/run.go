@@ -111,6 +111,10 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		cfg.IterationTimeout = o.iterationTimeout
 	}
 	cfg.KeepOutputs, cfg.Checkpoint, cfg.AutoReset = rc.KeepOutputs, rc.Checkpoint, w.cfg.AutoReset && w.cfg.Enabled
+	cfg.CompletionSignals = rc.CompletionSignals
+	if w.cfg.Enabled && w.cfg.Budget.OnCallsPerHour == lb.CallsPause {
+		cfg.CallsPerHour = w.cfg.Budget.CallsPerHour
+	}
 	if f := env.Getenv(supervisor.EnvWarningFile); f != "" {
 		cfg.WarningFile = abs(env, f)
 	}
