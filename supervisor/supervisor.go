@@ -91,6 +91,10 @@ type Config struct {
 	// CompletionSignals is how many iterations in a row must signal
 	// completion before the loop ends (0 or 1: the first signal ends it).
 	CompletionSignals int
+	// AgentSession, when set, continues the agent's own session from one
+	// iteration to the next (run.continue_session) instead of starting a
+	// fresh agent each time.
+	AgentSession *AgentSession
 	// KeepOutputs is how many iterations' outputs stay in the run
 	// directory.
 	KeepOutputs int
@@ -206,6 +210,9 @@ type loop struct {
 	prepared bool
 	// refusals counts the agent's runs in a row that could not work.
 	refusals int
+	// agentSession is the id of the agent's own session the next
+	// iteration continues ("" : a fresh one).
+	agentSession string
 	// completions counts the iterations in a row that signalled
 	// completion (CompletionSignals).
 	completions int
