@@ -25,7 +25,6 @@ import (
 	"github.com/loopbreaker/loopbreaker/cannotrun"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
-	"github.com/loopbreaker/loopbreaker/worktree"
 )
 
 // Breaker is the session's breaker as the loop sees it. internal/cli
@@ -189,6 +188,12 @@ func (r Result) ExitCode() int {
 	return 0
 }
 
+// measurer is the one measurer of changed files (worktree/): a work
+// tree, or a workspace of several.
+type measurer interface {
+	Measure(ctx context.Context) (gitrepo.Change, error)
+}
+
 // loop is one run in progress.
 type loop struct {
 	cfg    Config
@@ -200,7 +205,9 @@ type loop struct {
 	// repository can ship with links in it).
 	runD *nofollow.Dir
 	repo *gitrepo.Repo
-	tree *worktree.Tree
+	// tree measures the files changed: the project's work tree, or the
+	// repositories of a workspace (nil: not measured).
+	tree measurer
 	// guidance given before or during this run: fed to every iteration of
 	// the run, because each iteration of a loop is a fresh agent.
 	guidance []lb.Guidance
