@@ -244,3 +244,40 @@ func writeMark(stateDir, name string, b []byte) error {
 	}
 	return nil
 }
+
+// Baseline takes the working tree as it is now as the session's previous
+// measurement when the session has none yet (its first prompt in hook
+// mode), so that its first turn end compares with the turn's start, not
+// with HEAD: a first turn that commits its work (the work tree then
+// matches HEAD) is change. A session measured before keeps its mark.
+// Outside git there is nothing to take.
+func Baseline(ctx context.Context, project, stateDir, session string) error {
+	names := []string{markName(session)}
+	if _, err := gitrepo.Locate(project); errors.Is(err, gitrepo.ErrNotRepo) {
+		names = names[:0]
+		for _, m := range WorkspaceMembers(project) {
+			names = append(names, workspaceMarkName(session, m))
+		}
+		if len(names) == 0 {
+			return nil
+		}
+	}
+	if hasMarks(stateDir, names) {
+		return nil
+	}
+	_, err := Since(ctx, project, stateDir, session)
+	if errors.Is(err, gitrepo.ErrNotRepo) {
+		return nil
+	}
+	return err
+}
+
+// hasMarks tells whether every mark file names holds a previous State.
+func hasMarks(stateDir string, names []string) bool {
+	for _, name := range names {
+		if st, _, err := readMark(stateDir, name); err != nil || st == nil {
+			return false
+		}
+	}
+	return true
+}

@@ -108,6 +108,15 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer release()
+	// The agent's hooks (LOOPBREAKER_SESSION) measure their turns against
+	// the session's previous measurement: the loop's start is theirs, as
+	// check --start makes it for a shell loop, so that a first turn which
+	// commits its work (the work tree then matches HEAD) is seen.
+	if w.cfg.Enabled {
+		if err := w.saveBaseline(ctx, o.session); err != nil {
+			fmt.Fprintf(env.Stderr, "loopbreaker: the work tree's state at the loop's start was not kept (%v): the hooks' first turn compares with HEAD\n", err)
+		}
+	}
 	cfg.Dir, cfg.StateDir = w.project, w.stateDir
 	rc := w.cfg.Run
 	cfg.MaxIterations, cfg.IterationTimeout, cfg.MaxWait = rc.MaxIterations, rc.IterationTimeout, rc.MaxWait
