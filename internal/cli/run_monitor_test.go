@@ -1,3 +1,5 @@
+//go:build unix
+
 package cli
 
 import (
@@ -5,8 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // monitorRig is a git project and a tmux server of the test's own
@@ -45,7 +50,15 @@ func newMonitorRig(t *testing.T) *monitorRig {
 		"GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=test@example.com", "GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=test@example.com",
 		"LOOPBREAKER_NOW=2026-11-21T09:30:00Z")
 	t.Cleanup(func() {
+		// The panes' processes (the loop, watch) must be gone before the
+		// temporary directories are removed under them.
+		out, _ := r.command("tmux", "list-panes", "-a", "-F", "#{pane_pid}").Output()
 		_ = r.command("tmux", "kill-server").Run()
+		for _, f := range strings.Fields(string(out)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				waitGone(t, pid)
+			}
+		}
 		os.RemoveAll(sock)
 	})
 	// The agent tells the test it ran, through tmux (the loop runs in it).
@@ -59,6 +72,27 @@ func newMonitorRig(t *testing.T) *monitorRig {
 		r.run("git", args...)
 	}
 	return r
+}
+
+// waitGone waits until process pid has exited (killed with the tmux
+// server); a minute bounds a hang. A zombie has exited: whoever reaps it
+// is not the test's business.
+func waitGone(t *testing.T, pid int) {
+	running := func() bool {
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+			if i := strings.LastIndexByte(string(b), ')'); i >= 0 && strings.HasPrefix(string(b[i+1:]), " Z") {
+				return false
+			}
+		}
+		return syscall.Kill(pid, 0) == nil
+	}
+	for deadline := time.Now().Add(time.Minute); running(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("pane process %d still runs a minute after the tmux server was killed", pid)
+			return
+		}
+	}
 }
 
 func (r *monitorRig) command(name string, args ...string) *exec.Cmd {
