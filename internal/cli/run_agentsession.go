@@ -14,9 +14,11 @@ import (
 // agentSessionsByProgram is the one table of how each agent CLI continues
 // its own session across iterations of `loopbreaker run`
 // (run.continue_session), keyed by the program's base name. It is
-// per-agent knowledge, checked against the pinned versions' --help
-// (Claude Code 2.0.77 and 2.1.330, Codex CLI 0.169.0, Gemini CLI 0.61.0,
-// Qwen Code 0.24.4); each entry belongs in its agent/<name> package.
+// per-agent knowledge, read from the pinned versions' --help and checked
+// in the real-agent tier (TestContinueSession of e2e/claudecode, codex,
+// gemini and qwen: Claude Code 2.0.77 and 2.1.330, Codex CLI 0.169.0,
+// Gemini CLI 0.61.0, Qwen Code 0.24.4); each entry belongs in its
+// agent/<name> package.
 //
 //   - Claude Code, Qwen Code: --session-id UUID on the first iteration,
 //     --resume UUID after it.
