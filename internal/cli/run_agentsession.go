@@ -77,8 +77,8 @@ func flagAfterProgram(flag string, own []string) func(argv []string, id string) 
 // take a value: what follows them is not the prompt.
 func codexExecValueFlags() []string {
 	return []string{"-c", "--config", "--enable", "--disable", "-i", "--image", "-m", "--model",
-	"--local-provider", "-p", "--profile", "-s", "--sandbox", "-C", "--cd", "--add-dir", "--thread-source",
-	"--cyber-access-program", "--output-schema", "--color", "-o", "--output-last-message"}
+		"--local-provider", "-p", "--profile", "-s", "--sandbox", "-C", "--cd", "--add-dir", "--thread-source",
+		"--cyber-access-program", "--output-schema", "--color", "-o", "--output-last-message"}
 }
 
 // codexResume turns `codex exec [options] [prompt]` into `codex exec
