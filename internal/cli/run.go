@@ -68,7 +68,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&o.completePattern, "complete-pattern", "", "a Go `regexp`: an output line matching it signals completion (besides <promise>COMPLETE</promise> and Ralph's EXIT_SIGNAL: true)")
 	fs.Var(&o.maxIterations, "max-iterations", "stop after `N` iterations of this run, exit 0 (default: run.max_iterations; 0 = no limit)")
 	fs.BoolVar(&o.continueSession, "continue-session", false, "run each iteration after the first in the agent's own session of the previous one (claude, codex exec, gemini, qwen; also run.continue_session)")
-	fs.BoolVar(&o.monitor, "monitor", false, "open `loopbreaker watch` beside the loop in tmux: a split of the current window inside tmux, else a new tmux session")
+	fs.BoolVar(&o.monitor, "monitor", false, "open loopbreaker watch beside the loop in tmux: a split of the current window inside tmux, else a new tmux session")
 	fs.Func("iteration-timeout", "stop an iteration that runs longer than `duration` (e.g. 20m): its process group is killed and the iteration counts as failed (default: run.iteration_timeout, 15m; 0 = none)", func(v string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
