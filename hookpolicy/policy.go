@@ -66,6 +66,12 @@ type Policy struct {
 	// turn's iteration; nil (or an error) records the turn end as a check
 	// only. GitFiles is the usual one.
 	Files func(ctx context.Context) (gitrepo.Change, error)
+	// Baseline, at a prompt or a session's start, takes the work tree's
+	// state as the session's starting point when it has none, so that
+	// Files compares its first turn end with the turn's start (a first
+	// turn that commits its work is change); nil: none. GitBaseline is
+	// the usual one.
+	Baseline func(ctx context.Context) error
 }
 
 func (p *Policy) now() time.Time {
@@ -119,6 +125,12 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 	if payload.Kind == hook.KindStop && payload.Event != "SubagentStop" && p.Config.Enabled {
 		// Measured before the update: git must not run under the lock.
 		c.files, c.filesErr = c.changedFiles(ctx)
+	}
+	if (payload.Kind == hook.KindPrompt || payload.Kind == hook.KindSessionStart) && p.Config.Enabled && p.Baseline != nil {
+		// Before the update too: git must not run under the lock.
+		if err := p.Baseline(ctx); err != nil {
+			p.logf("loopbreaker: the work tree's state at the turn's start was not kept (%v): the first turn end compares with HEAD\n", err)
+		}
 	}
 	_, err := p.Service.Transact(ctx, p.Scope, p.caller(), func(tx *breaker.Tx) error {
 		c.tx = tx

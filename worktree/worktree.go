@@ -139,6 +139,12 @@ type Pending struct {
 	repo    *gitrepo.Repo
 	status  *gitrepo.Status
 	err     error
+	// member names the repository in a workspace this measurement is of
+	// ("" for the project's own work tree).
+	member string
+	// members are the measurements of a workspace's repositories, when
+	// the project is in no work tree but holds several.
+	members []*Pending
 }
 
 // Start finds the work tree around project and starts reading it; Since
@@ -150,16 +156,34 @@ func Start(ctx context.Context, project string) *Pending {
 	if p.err == nil {
 		p.status = p.repo.StartStatus(ctx)
 	}
+	p.members = startWorkspace(ctx, project, p.err)
 	return p
 }
 
 // Since finishes a measurement begun by Start (see the function Since).
+// A workspace's repositories are measured each against its own mark.
 func (p *Pending) Since(ctx context.Context, stateDir, session string, also ...string) (gitrepo.Change, error) {
+	if len(p.members) > 0 {
+		names := make([]string, len(p.members))
+		changes := make([]gitrepo.Change, len(p.members))
+		for i, m := range p.members {
+			ch, err := m.Since(ctx, stateDir, session, also...)
+			if err != nil {
+				return gitrepo.Change{}, fmt.Errorf("%s: %w", m.member, err)
+			}
+			names[i], changes[i] = m.member, ch
+		}
+		return joinChanges(names, changes), nil
+	}
 	if p.err != nil {
 		return gitrepo.Change{}, p.err
 	}
 	t := New(p.repo, p.project, stateDir, also...)
 	path, name := MarkFile(stateDir, session), markName(session)
+	if p.member != "" {
+		name = workspaceMarkName(session, p.member)
+		path = filepath.Join(stateDir, filepath.FromSlash(name))
+	}
 	prev, kept, err := readMark(stateDir, name)
 	if err != nil {
 		return gitrepo.Change{}, err
@@ -250,4 +274,41 @@ func writeMark(stateDir, name string, b []byte) error {
 		return err
 	}
 	return nil
+}
+
+// Baseline takes the working tree as it is now as the session's previous
+// measurement when the session has none yet (its first prompt in hook
+// mode), so that its first turn end compares with the turn's start, not
+// with HEAD: a first turn that commits its work (the work tree then
+// matches HEAD) is change. A session measured before keeps its mark.
+// Outside git there is nothing to take.
+func Baseline(ctx context.Context, project, stateDir, session string) error {
+	names := []string{markName(session)}
+	if _, err := gitrepo.Locate(project); errors.Is(err, gitrepo.ErrNotRepo) {
+		names = names[:0]
+		for _, m := range WorkspaceMembers(project) {
+			names = append(names, workspaceMarkName(session, m))
+		}
+		if len(names) == 0 {
+			return nil
+		}
+	}
+	if hasMarks(stateDir, names) {
+		return nil
+	}
+	_, err := Since(ctx, project, stateDir, session)
+	if errors.Is(err, gitrepo.ErrNotRepo) {
+		return nil
+	}
+	return err
+}
+
+// hasMarks tells whether every mark file names holds a previous State.
+func hasMarks(stateDir string, names []string) bool {
+	for _, name := range names {
+		if st, _, err := readMark(stateDir, name); err != nil || st == nil {
+			return false
+		}
+	}
+	return true
 }

@@ -109,8 +109,9 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 		Service: w.svc, Scope: w.scope, Session: w.session, Caller: w.caller,
 		Config: w.cfg, Project: w.project, StateDir: w.stateDir, Dir: env.Dir,
 		Now: env.Now, Log: env.Stderr,
-		Files: hookpolicy.GitFiles(w.project, w.stateDir, w.session),
-		Guard: hookGuard(env, a, w),
+		Files:    hookpolicy.GitFiles(w.project, w.stateDir, w.session),
+		Baseline: hookpolicy.GitBaseline(w.project, w.stateDir, w.session),
+		Guard:    hookGuard(env, a, w),
 	}
 	ans = pol.Answer(ctx, p)
 	if ans.Failed {

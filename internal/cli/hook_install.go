@@ -192,7 +192,6 @@ func agentEnv(env *Env) *agent.Env {
 	return &agent.Env{Getenv: env.Getenv, Environ: env.Environ, LookPath: func(name string) (string, bool) { return lookPath(env, name) }}
 }
 
-
 // lookPath finds an executable on the PATH of env.
 func lookPath(env *Env, name string) (string, bool) {
 	for _, dir := range filepath.SplitList(env.Getenv("PATH")) {
