@@ -93,24 +93,17 @@ func settings(url string) string {
 	return string(b)
 }
 
-// run is one `droid exec` process and the model requests it made.
-type run struct {
-	harness.Result
-	api *fakemodel.Anthropic
-}
-
 // exec runs `droid exec --auto high -m custom:Fake-0 PROMPT` in the
 // repository, the model answering script.
-func (a *agent) exec(prompt string, script ...fakemodel.AnthropicStep) run {
+func (a *agent) exec(prompt string, script ...fakemodel.AnthropicStep) harness.AnthropicRun {
 	a.T.Helper()
-	api := fakemodel.NewAnthropic(script...)
-	a.T.Cleanup(api.Close)
-	harness.WriteFiles(a.T, filepath.Join(a.Home, ".factory"), map[string]string{"settings.json": settings(api.URL)})
-	r := harness.RunAgent(a.T, "droid exec", harness.Cmd{
-		Path: a.Bin, Args: []string{"exec", "--auto", "high", "-m", "custom:Fake-0", prompt},
-		Dir: a.Repo, Env: a.Env, Timeout: runTimeout,
-	}, func() int { return len(api.Log.Main()) })
-	return run{Result: r, api: api}
+	return harness.RunAnthropic(a.T, "droid exec", func(url string) harness.Cmd {
+		harness.WriteFiles(a.T, filepath.Join(a.Home, ".factory"), map[string]string{"settings.json": settings(url)})
+		return harness.Cmd{
+			Path: a.Bin, Args: []string{"exec", "--auto", "high", "-m", "custom:Fake-0", prompt},
+			Dir: a.Repo, Env: a.Env, Timeout: runTimeout,
+		}
+	}, script...)
 }
 
 // calls is every hook call so far.

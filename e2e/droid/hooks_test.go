@@ -48,17 +48,8 @@ func TestDroidRunsToolCallsOfflineAndHooksSeeThem(t *testing.T) {
 		execute("exit 3"),
 		fakemodel.Text("done"),
 	)
-	if r.Exit != 0 || !strings.Contains(r.Stdout, "done") {
-		t.Fatalf("droid exec: exit %d, want 0 and the model's last text\nstdout: %s\nstderr: %s", r.Exit, r.Stdout, r.Stderr)
-	}
-	if b, err := os.ReadFile(filepath.Join(a.Repo, "smoke.txt")); err != nil || string(b) != "smoke\n" {
-		t.Fatalf("smoke.txt = %q, %v; the Execute call did not run", b, err)
-	}
-	main := r.api.Log.Main()
-	if len(main) != 4 {
-		t.Fatalf("%d model requests, want 4 (three calls and the answer)", len(main))
-	}
-	results := fakemodel.AnthropicToolResults(main[3].Body)
+	results := harness.SmokeResults(t, "droid exec", a.Repo, r)
+	main := r.API.Log.Main()
 	if len(results) != 3 || !strings.Contains(results[0], "[Process exited with code 0]") ||
 		!strings.Contains(results[1], "droid smoke test") || !strings.Contains(results[2], "[Process exited with code 3]") {
 		t.Fatalf("the model was shown %q", results)
@@ -99,8 +90,8 @@ func TestDroidRunsToolCallsOfflineAndHooksSeeThem(t *testing.T) {
 	// The transcript names the model's call ids the hooks do not get, and
 	// the session's settings file beside it counts the tokens.
 	transcript, err := os.ReadFile(first.TranscriptPath)
-	if err != nil || !strings.Contains(string(transcript), r.api.ToolUseID(0)) {
-		t.Errorf("transcript %s (%v) does not name the first call %s", first.TranscriptPath, err, r.api.ToolUseID(0))
+	if err != nil || !strings.Contains(string(transcript), r.API.ToolUseID(0)) {
+		t.Errorf("transcript %s (%v) does not name the first call %s", first.TranscriptPath, err, r.API.ToolUseID(0))
 	}
 	var session struct {
 		TokenUsage struct {
@@ -133,7 +124,7 @@ func TestDroidPreToolUseDenyRefusesTheCallAndGoesOn(t *testing.T) {
 			t.Errorf("%s exists: a denied call ran", f)
 		}
 	}
-	main := r.api.Log.Main()
+	main := r.API.Log.Main()
 	if got := fakemodel.AnthropicToolResults(main[len(main)-1].Body); len(got) != 2 || got[0] != "Error: refused by the test" || got[1] != got[0] {
 		t.Errorf("the model was shown %q, want the reason of each refusal", got)
 	}
@@ -157,7 +148,7 @@ func TestDroidContinueFalseEndsTheRun(t *testing.T) {
 			if r.Exit != 0 || strings.Contains(r.Stdout, "done") {
 				t.Fatalf("droid exec: exit %d, want 0 and no last text\nstdout: %s\nstderr: %s", r.Exit, r.Stdout, r.Stderr)
 			}
-			if n := len(r.api.Log.Main()); n != 1 {
+			if n := len(r.API.Log.Main()); n != 1 {
 				t.Errorf("%d model requests, want 1: the run goes on after continue:false", n)
 			}
 			_, err := os.Stat(filepath.Join(a.Repo, "one.txt"))
@@ -187,8 +178,8 @@ func TestDroidProjectSettingsSwitchOffEveryHook(t *testing.T) {
 	}
 	harness.WriteFiles(t, a.Repo, map[string]string{".factory/settings.json": `{"hooks": {"hooksDisabled": true}}`})
 	r := a.exec("list", execute("ls"), fakemodel.Text("done"))
-	if r.Exit != 0 || len(r.api.Log.Main()) != 2 {
-		t.Fatalf("droid exec: exit %d, %d model requests\nstderr: %s", r.Exit, len(r.api.Log.Main()), r.Stderr)
+	if r.Exit != 0 || len(r.API.Log.Main()) != 2 {
+		t.Fatalf("droid exec: exit %d, %d model requests\nstderr: %s", r.Exit, len(r.API.Log.Main()), r.Stderr)
 	}
 	if after := len(a.calls()); after != before {
 		t.Errorf("%d hook calls with hooksDisabled in the project", after-before)

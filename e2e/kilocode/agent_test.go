@@ -72,22 +72,11 @@ func newAgent(t *testing.T, env ...string) *agent {
 	return a
 }
 
-// markDependencies leaves a Kilo configuration directory as Kilo leaves
-// it once it has installed @kilocode/plugin there (node_modules and a
-// lock that lists it), so that Kilo does not run npm: offline that costs
-// a minute of retries before the first prompt.
+// markDependencies marks @kilocode/plugin installed in dir, as Kilo
+// leaves a configuration directory (harness.MarkNpmInstalled).
 func markDependencies(t *testing.T, dir string) {
 	t.Helper()
-	lock, _ := json.Marshal(map[string]any{"lockfileVersion": 3, "packages": map[string]any{
-		"": map[string]any{"dependencies": map[string]string{"@kilocode/plugin": harness.KiloCode7_7.Version}},
-	}})
-	harness.WriteFiles(t, dir, map[string]string{
-		"package-lock.json": string(lock) + "\n",
-		".gitignore":        "node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore\n",
-	})
-	if err := os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	harness.MarkNpmInstalled(t, dir, "@kilocode/plugin", harness.KiloCode7_7.Version)
 }
 
 // config is Kilo's configuration for a run: the fake API as a custom
@@ -110,24 +99,17 @@ func config(url string) string {
 	return string(b)
 }
 
-// run is one `kilo run` process and the model requests it made.
-type run struct {
-	harness.Result
-	api *fakemodel.Anthropic
-}
-
 // kilo runs `kilo run --auto PROMPT` in the repository, the model
 // answering script.
-func (a *agent) kilo(prompt string, script ...fakemodel.AnthropicStep) run {
+func (a *agent) kilo(prompt string, script ...fakemodel.AnthropicStep) harness.AnthropicRun {
 	a.T.Helper()
-	api := fakemodel.NewAnthropic(script...)
-	a.T.Cleanup(api.Close)
-	r := harness.RunAgent(a.T, "kilo run", harness.Cmd{
-		Path: a.Bin, Args: []string{"run", "--auto", prompt},
-		Dir: a.Repo, Env: append(append([]string{}, a.Env...), "KILO_CONFIG_CONTENT="+config(api.URL)),
-		Timeout: runTimeout,
-	}, func() int { return len(api.Log.Main()) })
-	return run{Result: r, api: api}
+	return harness.RunAnthropic(a.T, "kilo run", func(url string) harness.Cmd {
+		return harness.Cmd{
+			Path: a.Bin, Args: []string{"run", "--auto", prompt},
+			Dir: a.Repo, Env: append(append([]string{}, a.Env...), "KILO_CONFIG_CONTENT="+config(url)),
+			Timeout: runTimeout,
+		}
+	}, script...)
 }
 
 // entry is one line of the probe plugin's log.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
+	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
 
 // call is the part of a tool hook's input the tests read.
@@ -41,17 +42,7 @@ func TestKiloRunsToolCallsOfflineAndThePluginSeesThem(t *testing.T) {
 		read(filepath.Join(a.Repo, "missing.txt")),
 		fakemodel.Text("done"),
 	)
-	if r.Exit != 0 || !strings.Contains(r.Stdout, "done") {
-		t.Fatalf("kilo run: exit %d, want 0 and the model's last text\nstdout: %s\nstderr: %s", r.Exit, r.Stdout, r.Stderr)
-	}
-	if b, err := os.ReadFile(filepath.Join(a.Repo, "smoke.txt")); err != nil || string(b) != "smoke\n" {
-		t.Fatalf("smoke.txt = %q, %v; the bash call did not run", b, err)
-	}
-	main := r.api.Log.Main()
-	if len(main) != 4 {
-		t.Fatalf("%d model requests, want 4 (three calls and the answer)", len(main))
-	}
-	results := fakemodel.AnthropicToolResults(main[3].Body)
+	results := harness.SmokeResults(t, "kilo run", a.Repo, r)
 	if len(results) != 3 || !strings.Contains(results[1], "kilo smoke test") || !strings.Contains(results[2], "File not found") {
 		t.Fatalf("the model was shown %q", results)
 	}
@@ -64,8 +55,8 @@ func TestKiloRunsToolCallsOfflineAndThePluginSeesThem(t *testing.T) {
 	session := callOf(t, before[0]).SessionID
 	for i, e := range before {
 		c := callOf(t, e)
-		if c.CallID != r.api.ToolUseID(i) || c.SessionID != session {
-			t.Errorf("before %d: callID %q session %q, want %q and %q", i, c.CallID, c.SessionID, r.api.ToolUseID(i), session)
+		if c.CallID != r.API.ToolUseID(i) || c.SessionID != session {
+			t.Errorf("before %d: callID %q session %q, want %q and %q", i, c.CallID, c.SessionID, r.API.ToolUseID(i), session)
 		}
 	}
 	if c := callOf(t, before[0]); c.Tool != "bash" || c.Args != nil {
@@ -78,7 +69,7 @@ func TestKiloRunsToolCallsOfflineAndThePluginSeesThem(t *testing.T) {
 	if err := json.Unmarshal(after[0].Output, &out); err != nil || out.Metadata["exit"] != float64(0) {
 		t.Errorf("after 0 output %s: want the bash tool's metadata.exit 0 (%v)", after[0].Output, err)
 	}
-	if c := callOf(t, after[1]); c.Tool != "read" || c.CallID != r.api.ToolUseID(1) || c.Args["filePath"] == nil {
+	if c := callOf(t, after[1]); c.Tool != "read" || c.CallID != r.API.ToolUseID(1) || c.Args["filePath"] == nil {
 		t.Errorf("after 1: %+v; want the read and its args", c)
 	}
 	failed := ofHook(es, "message.part.updated")
@@ -91,7 +82,7 @@ func TestKiloRunsToolCallsOfflineAndThePluginSeesThem(t *testing.T) {
 			} `json:"state"`
 		} `json:"part"`
 	}
-	if len(failed) == 0 || json.Unmarshal(failed[0].Input, &part) != nil || part.Part.CallID != r.api.ToolUseID(2) || !strings.Contains(part.Part.State.Error, "File not found") {
+	if len(failed) == 0 || json.Unmarshal(failed[0].Input, &part) != nil || part.Part.CallID != r.API.ToolUseID(2) || !strings.Contains(part.Part.State.Error, "File not found") {
 		t.Errorf("the failed read as a tool part: %d entries, first %+v", len(failed), part.Part)
 	}
 	for _, hook := range []string{"chat.message", "session.created", "session.idle"} {
@@ -110,7 +101,7 @@ func TestKiloPluginAbortEndsTheRun(t *testing.T) {
 	if r.Exit != 1 || !strings.Contains(r.Stderr, "Aborted") {
 		t.Fatalf("kilo run: exit %d, want 1 and Error: Aborted\nstdout: %s\nstderr: %s", r.Exit, r.Stdout, r.Stderr)
 	}
-	if n := len(r.api.Log.Main()); n != 1 {
+	if n := len(r.API.Log.Main()); n != 1 {
 		t.Errorf("%d model requests, want 1", n)
 	}
 	if _, err := os.Stat(filepath.Join(a.Repo, "one.txt")); err == nil {
