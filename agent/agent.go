@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/hook"
@@ -379,4 +380,56 @@ func FolderTrust(trusted, known bool, why, untrusted, unknown string) (string, [
 		return "untrusted (" + why + ")", []string{untrusted}
 	}
 	return "unknown: " + unknown, nil
+}
+
+// Resume is how a CLI continues its own session across the iterations of
+// `loopbreaker run` (run.continue_session); a CLI that can implements
+// Resumer.
+type Resume struct {
+	// Begin rewrites the first iteration's command so that the session it
+	// starts has the id given; nil when the CLI picks its own id, which
+	// FindID then reads from the iteration's output.
+	Begin func(argv []string, id string) ([]string, bool)
+	// Continue rewrites an iteration's command so that it continues the
+	// session id; false when the command cannot (it manages sessions
+	// itself, or keeps none).
+	Continue func(argv []string, id string) ([]string, bool)
+	// FindID reads the session's id from an iteration's output, "".
+	FindID func(stdout, stderr []byte) string
+}
+
+// Resumer is a CLI whose sessions `loopbreaker run` can continue.
+type Resumer interface{ Resume() Resume }
+
+// PinnedResume is Resume for a CLI that takes its session's id on the
+// command line: --session-id ID on the first iteration, --resume ID after
+// it (Claude Code, and the CLIs that copy its flags), unless the command
+// manages its session itself.
+func PinnedResume() Resume {
+	return Resume{
+		Begin:    flagAfterProgram("--session-id", sessionFlags()),
+		Continue: flagAfterProgram("--resume", sessionFlags()),
+	}
+}
+
+// sessionFlags are the flags with which a command manages its session
+// itself (Claude Code, Gemini CLI, Qwen Code): loopbreaker then leaves it
+// as given.
+func sessionFlags() []string {
+	return []string{"--session-id", "--resume", "-r", "--continue", "-c", "--fork-session", "--no-session-persistence", "--session-file"}
+}
+
+// flagAfterProgram puts flag ID right after the program, unless the
+// command already has one of the flags in own.
+func flagAfterProgram(flag string, own []string) func(argv []string, id string) ([]string, bool) {
+	return func(argv []string, id string) ([]string, bool) {
+		for _, a := range argv[1:] {
+			name, _, _ := strings.Cut(a, "=")
+			if slices.Contains(own, name) {
+				return argv, false
+			}
+		}
+		out := append([]string{argv[0], flag, id}, argv[1:]...)
+		return out, true
+	}
 }

@@ -121,3 +121,7 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 	g.Dirs = []string{"/etc/claude-code/managed-settings.d"}
 	return g
 }
+
+// Resume: --session-id UUID on the first iteration, --resume UUID after
+// it; checked with Claude Code 2.0.77 and 2.1.330 in the real-agent tier.
+func (Agent) Resume() agent.Resume { return agent.PinnedResume() }

@@ -187,3 +187,7 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 	g.Files = append(g.Files, "/etc/gemini-cli/settings.json")
 	return g
 }
+
+// Resume: --session-id UUID on the first iteration, --resume UUID after
+// it; checked with Gemini CLI 0.61.0 (its --resume takes the UUID as well as "latest" or an index) in the real-agent tier.
+func (Agent) Resume() agent.Resume { return agent.PinnedResume() }

@@ -156,3 +156,7 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 	g.Files = append(g.Files, "/etc/qwen-code/settings.json")
 	return g
 }
+
+// Resume: --session-id UUID on the first iteration, --resume UUID after
+// it; checked with Qwen Code 0.24.4 in the real-agent tier.
+func (Agent) Resume() agent.Resume { return agent.PinnedResume() }
