@@ -4,8 +4,8 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"strconv"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 )

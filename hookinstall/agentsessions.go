@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // AgentSession is a session an agent CLI recorded on disk (its own
@@ -59,7 +60,7 @@ func sessionsRunIn(tool hook.Tool, logs []string, project string, since time.Tim
 // codexSessionMeta reads a rollout's first line: {"type":"session_meta",
 // "payload":{"id":…,"cwd":…}}.
 func codexSessionMeta(path string) (id, cwd string) {
-	f, err := os.Open(path)
+	f, _, err := safeopen.Open(path, safeopen.FollowLinks)
 	if err != nil {
 		return "", ""
 	}
@@ -156,7 +157,7 @@ func CopilotSessions(copilotDir, project string, since time.Time) []AgentSession
 // copilotSessionStart reads the session.start event of a Copilot event
 // log: {"type":"session.start","data":{"sessionId":…,"context":{"cwd":…}}}.
 func copilotSessionStart(path string) (id, cwd string) {
-	f, err := os.Open(path)
+	f, _, err := safeopen.Open(path, safeopen.FollowLinks)
 	if err != nil {
 		return "", ""
 	}

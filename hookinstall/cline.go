@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // Cline has no settings file for hooks: it runs every script of its hooks
@@ -193,7 +194,7 @@ func removeEmptyClineDirs(root *nofollow.Dir, rel string, res *FileResult) {
 func ClineInstalled(dir string) (events []string, program string) {
 	for _, event := range hook.ClineEvents() {
 		for _, name := range hook.ClineScriptNames(event) {
-			data, err := os.ReadFile(filepath.Join(dir, name))
+			data, err := safeopen.ReadFile(filepath.Join(dir, name), safeopen.FollowLinks, safeopen.SmallFileLimit)
 			if err != nil || !isOurClineScript(data) {
 				continue
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // ClineDataDir is where the Cline CLI keeps its data: $CLINE_DATA_DIR,
@@ -45,7 +46,7 @@ func ClineSessions(dataDir, project string, since time.Time) []AgentSession {
 // clineSessionMeta reads the session id and working directory of a
 // Cline session file.
 func clineSessionMeta(path string) (id, cwd string) {
-	data, err := os.ReadFile(path)
+	data, err := safeopen.ReadFile(path, safeopen.FollowLinks, safeopen.SmallFileLimit)
 	if err != nil {
 		return "", ""
 	}

@@ -20,13 +20,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // Format names a session format.
@@ -101,14 +101,10 @@ const MaxFileBytes = 512 << 20
 
 // Read reads and parses the session in the file at path.
 func Read(path string) (*Session, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
+	data, err := safeopen.ReadFile(path, safeopen.FollowLinks, MaxFileBytes)
+	if errors.Is(err, safeopen.ErrTooLarge) {
+		return nil, fmt.Errorf("%w: more than a session file can be (%d MiB)", err, MaxFileBytes>>20)
 	}
-	if fi.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("%s: %d MiB is more than a session file can be (%d MiB)", path, fi.Size()>>20, MaxFileBytes>>20)
-	}
-	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

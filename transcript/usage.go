@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // Where each agent records what its model calls consumed:
@@ -271,7 +272,7 @@ const maxUsageRead = 8 << 20
 // UsageOfFile is the usage an agent's output file reports (the last 8 MiB
 // of it), as one call: one agent invocation. nil when it reports none.
 func UsageOfFile(path string) (*lb.Usage, error) {
-	f, err := os.Open(path)
+	f, _, err := safeopen.Open(path, safeopen.FollowLinks)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 	"github.com/loopbreaker/loopbreaker/hookpolicy"
 	"github.com/loopbreaker/loopbreaker/internal/jsonenc"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 	"github.com/loopbreaker/loopbreaker/session"
 	"github.com/loopbreaker/loopbreaker/tamper"
 )
@@ -142,7 +143,7 @@ func fingerprintOf(env *Env, w *workspace) fingerprintDoc {
 				if prog != "" {
 					pl.Installed.Programs = []string{prog}
 				}
-			} else if data, err := os.ReadFile(path); err == nil {
+			} else if data, err := safeopen.ReadFile(path, safeopen.FollowLinks, safeopen.SmallFileLimit); err == nil {
 				pl.Installed = hookinstall.FindInstalled(tool, data)
 			}
 			doc.Hooks = append(doc.Hooks, pl)

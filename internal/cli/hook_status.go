@@ -12,6 +12,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 	"github.com/loopbreaker/loopbreaker/session"
 )
 
@@ -240,7 +241,7 @@ func toolStatus(ctx context.Context, env *Env, tool hook.Tool, project string) t
 			ts.Installs = append(ts.Installs, place)
 			continue
 		}
-		data, err := os.ReadFile(path)
+		data, err := safeopen.ReadFile(path, safeopen.FollowLinks, safeopen.SmallFileLimit)
 		if err == nil {
 			in := hookinstall.FindInstalled(tool, data)
 			place.Installed, place.Events, place.Programs = len(in.Events) > 0, in.Events, in.Programs
