@@ -13,6 +13,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
 // ErrNotRegular means the path names something other than a regular file
@@ -50,7 +52,7 @@ func Open(path string, links Links) (*os.File, fs.FileInfo, error) {
 	if !fi.Mode().IsRegular() {
 		f.Close()
 		return nil, nil, &fs.PathError{Op: "open", Path: path,
-			Err: fmt.Errorf("%w (%s): loopbreaker reads only regular files here; remove it or put the real file back", ErrNotRegular, describe(fi.Mode()))}
+			Err: fmt.Errorf("%w (%s): loopbreaker reads only regular files here; remove it or put the real file back", ErrNotRegular, nofollow.Describe(fi.Mode()))}
 	}
 	return f, fi, nil
 }
@@ -75,20 +77,4 @@ func ReadFile(path string, links Links, limit int64) ([]byte, error) {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)}
 	}
 	return data, nil
-}
-
-func describe(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "mode " + m.String()
 }
