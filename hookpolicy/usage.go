@@ -68,6 +68,11 @@ func (c *call) transcriptUsage() *lb.Usage {
 	if !ok {
 		return nil
 	}
+	for _, why := range u.Refused {
+		// The breaker records each as an attempt to silence it; the
+		// person reading the hook's output learns it here first.
+		c.logf("loopbreaker: usage refused from the transcript %s: %s\n", path, why)
+	}
 	return &u
 }
 

@@ -61,3 +61,16 @@ func bashCall(id, command, stdout string) (pre, post map[string]any) {
 		"tool_response": map[string]any{"stdout": stdout, "stderr": "", "interrupted": false, "isImage": false}}
 	return pre, post
 }
+
+// claudeStatus decodes `loopbreaker status --session claude --json` into
+// v and returns its output.
+func claudeStatus(t *testing.T, project string, env []string, v any) string {
+	t.Helper()
+	cmd := exec.Command("loopbreaker", "status", "--session", "claude", "--json")
+	cmd.Dir, cmd.Env = project, env
+	out, err := cmd.Output()
+	if err != nil || json.Unmarshal(out, v) != nil {
+		t.Fatalf("status: %v\n%s", err, out)
+	}
+	return string(out)
+}
