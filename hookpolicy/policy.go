@@ -125,6 +125,10 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 		return err
 	})
 	if err != nil && !errors.Is(err, lb.ErrCommitted) {
+		if d, open := p.Service.OpenDespite(ctx, p.Scope, err); open {
+			c.logf("loopbreaker: the breaker's state reads OPEN and this call could not be recorded: %v\n", err)
+			return c.decideUnrecorded(d)
+		}
 		return c.failure(err)
 	}
 	if err != nil {

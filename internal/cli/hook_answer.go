@@ -97,6 +97,9 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 			onError = w.cfg.OnError
 		}
 		markSeen(env, project, "", p)
+		if ans, open := openDespite(ctx, env, c, p, err); open {
+			return ans
+		}
 		return hookpolicy.Failure(p, o.session, onError, err, env.Stderr)
 	}
 	defer w.close()
@@ -113,6 +116,23 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 		markSeen(env, project, w.stateDir, p)
 	}
 	return ans
+}
+
+// openDespite answers a call whose project could not be opened for
+// writing (err) with the OPEN answer when the state, opened read-only,
+// reads OPEN: whatever on_error says (breaker.Service.OpenDespite).
+func openDespite(ctx context.Context, env *Env, c common, p *hook.Payload, err error) (hook.Answer, bool) {
+	r, rerr := c.openRead(env)
+	if rerr != nil {
+		return hook.Answer{}, false
+	}
+	defer r.close()
+	d, open := r.svc.OpenDespite(ctx, r.scope, err)
+	if !open {
+		return hook.Answer{}, false
+	}
+	fmt.Fprintf(env.Stderr, "loopbreaker: the breaker's state reads OPEN and this call could not be recorded: %v\n", err)
+	return hookpolicy.Unrecorded(p, r.session, d), true
 }
 
 // markSeen marks a hook call that could not be recorded in the breaker
