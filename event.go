@@ -189,6 +189,10 @@ type Reset struct {
 	Guidance string `json:"guidance,omitempty"`
 	By       string `json:"by,omitempty"`
 	Reason   string `json:"reason,omitempty"`
+	// From is where the reset came from, as the command saw it: user,
+	// terminal, parent processes (the journal keeps it; the report and
+	// status show it with the transition).
+	From string `json:"from,omitempty"`
 }
 
 // ScopeViolation is an edit outside the slice's scope.

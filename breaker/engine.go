@@ -230,6 +230,9 @@ func (e *Engine) reset(s *lb.BreakerState, ev *lb.Event, r lb.Reset, a *Applied)
 	if who != "" {
 		reason += " by " + who
 	}
+	if r.From != "" {
+		reason += " [from " + r.From + "]"
+	}
 	if r.Reason != "" {
 		reason += ": " + r.Reason
 	}

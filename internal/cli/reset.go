@@ -6,6 +6,8 @@ import (
 	"os/user"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/hookpolicy"
+	"github.com/loopbreaker/loopbreaker/internal/origin"
 )
 
 type resetOptions struct {
@@ -33,8 +35,14 @@ func runReset(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer w.close()
+	from := origin.Of(origin.Options{Getenv: env.Getenv, Stop: env.originStop})
+	if from.Agent != "" {
+		return fmt.Errorf("reset refused: this command runs under an agent, %s. The agent under guard does not reset its own breaker. "+
+			"A person resets it from a terminal outside the agent session (not its shell tool, nor a process it started): loopbreaker reset --session %s",
+			from.Agent, hookpolicy.ShellWord(w.session))
+	}
 	res, err := w.apply(ctx, lb.Event{Kind: lb.EventReset, Reset: &lb.Reset{
-		ProbeFirst: o.probeFirst, Guidance: o.guidance, Reason: o.reason, By: o.by,
+		ProbeFirst: o.probeFirst, Guidance: o.guidance, Reason: o.reason, By: o.by, From: from.String(),
 	}})
 	if err != nil {
 		return err
@@ -43,11 +51,11 @@ func runReset(ctx context.Context, env *Env, args []string) error {
 		return w.finish(true, res.States, res.Decision, nil)
 	}
 	d := res.Decision
-	from := "?"
+	was := "?"
 	if d.Transition != nil {
-		from = string(d.Transition.From)
+		was = string(d.Transition.From)
 	}
-	fmt.Fprintf(env.Stdout, "loopbreaker: %s reset %s -> %s", w.scope, from, d.State)
+	fmt.Fprintf(env.Stdout, "loopbreaker: %s reset %s -> %s", w.scope, was, d.State)
 	if d.State == lb.HalfOpen {
 		fmt.Fprint(env.Stdout, " (the next check takes the probe)")
 	}
