@@ -49,6 +49,17 @@ type Event struct {
 	// after a person's reset, and a different one later is a change that
 	// got past the hook (see Tamper.Detected).
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// Witness is the mark the state reached at its last update, kept
+	// outside the store (breaker.Service.Witness): a state behind it was
+	// erased or rolled back (see Tamper.Detected).
+	Witness *WitnessMark `json:"witness,omitempty"`
+}
+
+// WitnessMark is how far a scope's state had gone: the journal sequence
+// number of its last entry and its reset count.
+type WitnessMark struct {
+	Seq    uint64 `json:"seq"`
+	Resets int    `json:"resets"`
 }
 
 // Iteration is what one loop iteration did. Pointer fields are optional:

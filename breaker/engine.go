@@ -109,6 +109,7 @@ func (e *Engine) apply(s *lb.BreakerState, ev *lb.Event, a *Applied) error {
 	default:
 		return fmt.Errorf("unknown event kind %q", ev.Kind)
 	}
+	e.witness(s, ev, a)
 	e.fingerprint(s, ev, a)
 	if a.Changed {
 		s.UpdatedAt = ev.Time
