@@ -58,6 +58,10 @@ type Policy struct {
 	// Guard refuses the agent's attempts to silence its breaker (nil:
 	// none are refused).
 	Guard *Guard
+	// Killed describes the project's hook calls that were killed before
+	// they answered, found by the command line before this call (one
+	// line each); each is recorded as an attempt to silence the breaker.
+	Killed []string
 	// Files measures what changed in the work tree since the previous
 	// turn end of the session (files, and whether HEAD moved), for the
 	// turn's iteration; nil (or an error) records the turn end as a check
@@ -120,6 +124,9 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 	_, err := p.Service.Transact(ctx, p.Scope, p.caller(), func(tx *breaker.Tx) error {
 		c.tx = tx
 		c.seen()
+		if err := c.recordKilled(); err != nil {
+			return err
+		}
 		var err error
 		ans, err = c.dispatch(ctx)
 		return err
@@ -165,6 +172,19 @@ func (c *call) apply(ev lb.Event) (lb.Decision, error) {
 		ev.Fingerprint = c.Guard.Fingerprint
 	}
 	return c.tx.Apply(ev)
+}
+
+// recordKilled records the hook calls of the project killed before they
+// answered (Killed): each let a tool call through unseen, so each counts
+// as an attempt to silence the breaker.
+func (c *call) recordKilled() error {
+	for _, what := range c.Killed {
+		c.logf("loopbreaker: %s\n", what)
+		if _, err := c.apply(lb.Event{Kind: lb.EventTamper, Tamper: &lb.Tamper{Tool: "hook", What: []string{what}}}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // seen notes that a hook call of this agent session arrived, for `hook

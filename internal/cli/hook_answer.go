@@ -104,12 +104,15 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 	}
 	defer w.close()
 	onError = w.cfg.OnError
+	killed := killedHooks(w.stateDir)
+	defer markRunning(w.stateDir, p, env.Now())()
 	pol := &hookpolicy.Policy{
 		Service: w.svc, Scope: w.scope, Session: w.session, Caller: w.caller,
 		Config: w.cfg, Project: w.project, StateDir: w.stateDir, Dir: env.Dir,
 		Now: env.Now, Log: env.Stderr,
-		Files: hookpolicy.GitFiles(w.project, w.stateDir, w.session),
-		Guard: hookGuard(env, w),
+		Files:  hookpolicy.GitFiles(w.project, w.stateDir, w.session),
+		Guard:  hookGuard(env, w),
+		Killed: killed,
 	}
 	ans = pol.Answer(ctx, p)
 	if ans.Failed {

@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
+)
+
+// A hook call killed before it answered (a `pkill -f 'loopbreaker hook'`
+// loop the agent started, a CLI's timeout, the person's Ctrl-C) lets its
+// tool call through unseen. Each call therefore leaves a "running" mark
+// beside the state before it works and removes it when it is done; the
+// next call that runs finds the marks of processes that are gone and
+// reports each: on stderr, and to the breaker as an attempt to silence
+// it (counted towards tamper.threshold, listed by the report and `hook
+// status`).
+
+// runningDirName holds the marks under the state directory's hooks/.
+const runningDirName = "running"
+
+// runningMark is what a mark holds.
+type runningMark struct {
+	Tool     string    `json:"tool"`
+	Session  string    `json:"session"`
+	Event    string    `json:"event"`
+	ToolName string    `json:"tool_name,omitempty"`
+	Started  time.Time `json:"started"`
+}
+
+func runningDir(stateDir string) string { return filepath.Join(stateDir, "hooks", runningDirName) }
+
+// markRunning leaves this process's mark and returns what removes it. A
+// mark that cannot be written is not an error: the call still answers.
+func markRunning(stateDir string, p *hook.Payload, now time.Time) (done func()) {
+	dir := runningDir(stateDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return func() {}
+	}
+	name := filepath.Join(dir, processKey(os.Getpid()))
+	b, _ := json.Marshal(runningMark{Tool: string(p.Tool), Session: p.SessionID, Event: p.Event, ToolName: p.ToolName, Started: now.UTC()})
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		return func() {}
+	}
+	return func() { os.Remove(name) }
+}
+
+// killedHooks lists, and removes, the marks of hook calls whose process
+// is gone without removing its mark: each is described in one line.
+func killedHooks(stateDir string) []string {
+	dir := runningDir(stateDir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		pidText, _, _ := strings.Cut(e.Name(), "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid == os.Getpid() || stillRunning(e.Name(), pid) {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		var m runningMark
+		if data, err := safeopen.ReadFile(path, safeopen.NoLinks, 4096); err == nil {
+			_ = json.Unmarshal(data, &m)
+		}
+		os.Remove(path)
+		what := fmt.Sprintf("a hook call was killed before it answered: %s %s", m.Tool, m.Event)
+		if m.ToolName != "" {
+			what += " of " + m.ToolName
+		}
+		if !m.Started.IsZero() {
+			what += ", started " + m.Started.Format(time.RFC3339)
+		}
+		out = append(out, what+" (its tool call went on unseen)")
+	}
+	return out
+}
