@@ -55,6 +55,17 @@ type Event struct {
 	Witness *WitnessMark `json:"witness,omitempty"`
 }
 
+// WitnessDirName is the directory, beside the state root
+// (${XDG_STATE_HOME:-~/.local/state}) and not under it, of what is kept
+// outside the state: the marks of how far each state has gone (the
+// session's witness), and the hook calls the installed guard let through
+// because loopbreaker could not run (UnguardedFile).
+const WitnessDirName = "loopbreaker-witness"
+
+// UnguardedFile, in WitnessDirName, gets a line (the agent CLI's name)
+// for each hook call the installed guard let through unchecked.
+const UnguardedFile = "unguarded"
+
 // WitnessMark is how far a scope's state had gone: the journal sequence
 // number of its last entry and its reset count.
 type WitnessMark struct {

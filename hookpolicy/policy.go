@@ -58,10 +58,12 @@ type Policy struct {
 	// Guard refuses the agent's attempts to silence its breaker (nil:
 	// none are refused).
 	Guard *Guard
-	// Killed describes the project's hook calls that were killed before
-	// they answered, found by the command line before this call (one
-	// line each); each is recorded as an attempt to silence the breaker.
-	Killed []string
+	// Unseen describes hook calls that let a tool call through unchecked
+	// (killed before they answered, or run by the installed guard while
+	// loopbreaker could not run), found by the command line before this
+	// call, one line each; each is recorded as an attempt to silence the
+	// breaker.
+	Unseen []string
 	// Files measures what changed in the work tree since the previous
 	// turn end of the session (files, and whether HEAD moved), for the
 	// turn's iteration; nil (or an error) records the turn end as a check
@@ -124,7 +126,7 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 	_, err := p.Service.Transact(ctx, p.Scope, p.caller(), func(tx *breaker.Tx) error {
 		c.tx = tx
 		c.seen()
-		if err := c.recordKilled(); err != nil {
+		if err := c.recordUnseen(); err != nil {
 			return err
 		}
 		var err error
@@ -174,11 +176,10 @@ func (c *call) apply(ev lb.Event) (lb.Decision, error) {
 	return c.tx.Apply(ev)
 }
 
-// recordKilled records the hook calls of the project killed before they
-// answered (Killed): each let a tool call through unseen, so each counts
-// as an attempt to silence the breaker.
-func (c *call) recordKilled() error {
-	for _, what := range c.Killed {
+// recordUnseen records the hook calls that let a tool call through
+// unchecked (Unseen): each counts as an attempt to silence the breaker.
+func (c *call) recordUnseen() error {
+	for _, what := range c.Unseen {
 		c.logf("loopbreaker: %s\n", what)
 		if _, err := c.apply(lb.Event{Kind: lb.EventTamper, Tamper: &lb.Tamper{Tool: "hook", What: []string{what}}}); err != nil {
 			return err

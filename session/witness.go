@@ -14,27 +14,30 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
-// witnessDirName is the directory, beside the state root and not under
-// it, that keeps how far each state directory's scopes have gone: a
-// state directory deleted or restored from an older copy is then found
-// behind its mark (breaker.Service.Witness). It is a second place, not a
-// protected one: the agent's user can delete it too (docs/hooks.md says
-// what that leaves).
-const witnessDirName = "loopbreaker-witness"
-
 // fileWitness keeps the marks of one state directory, one small file
 // per scope: "SEQ RESETS".
 type fileWitness struct{ dir string }
 
-// witnessFor is the witness of stateDir: under $XDG_STATE_HOME, else
-// ~/.local/state; nil when neither is set.
-func witnessFor(stateDir string, getenv func(string) string) *fileWitness {
-	root := ""
+// WitnessRoot is lb.WitnessDirName under $XDG_STATE_HOME, else under
+// ~/.local/state: beside the state root, not in it, so that deleting a
+// state directory (or the whole state root) leaves it. "" when neither is
+// set. The agent's user can delete it too (docs/hooks.md says what that
+// leaves).
+func WitnessRoot(getenv func(string) string) string {
 	if x := getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
-		root = filepath.Join(x, witnessDirName)
-	} else if h := getenv("HOME"); h != "" && filepath.IsAbs(h) {
-		root = filepath.Join(h, ".local", "state", witnessDirName)
-	} else {
+		return filepath.Join(x, lb.WitnessDirName)
+	}
+	if h := getenv("HOME"); h != "" && filepath.IsAbs(h) {
+		return filepath.Join(h, ".local", "state", lb.WitnessDirName)
+	}
+	return ""
+}
+
+// witnessFor is the witness of stateDir, in a directory of WitnessRoot
+// named by a hash of its path; nil when there is no root.
+func witnessFor(stateDir string, getenv func(string) string) *fileWitness {
+	root := WitnessRoot(getenv)
+	if root == "" {
 		return nil
 	}
 	sum := sha256.Sum256([]byte(realpath.Of(stateDir)))

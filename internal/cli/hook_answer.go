@@ -104,7 +104,7 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 	}
 	defer w.close()
 	onError = w.cfg.OnError
-	killed := killedHooks(w.stateDir)
+	unseen := append(killedHooks(w.stateDir), unguardedHooks(env)...)
 	defer markRunning(w.stateDir, p, env.Now())()
 	pol := &hookpolicy.Policy{
 		Service: w.svc, Scope: w.scope, Session: w.session, Caller: w.caller,
@@ -112,7 +112,7 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 		Now: env.Now, Log: env.Stderr,
 		Files:  hookpolicy.GitFiles(w.project, w.stateDir, w.session),
 		Guard:  hookGuard(env, w),
-		Killed: killed,
+		Unseen: unseen,
 	}
 	ans = pol.Answer(ctx, p)
 	if ans.Failed {

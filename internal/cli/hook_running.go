@@ -3,14 +3,19 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/internal/safeopen"
+	"github.com/loopbreaker/loopbreaker/session"
 )
 
 // A hook call killed before it answered (a `pkill -f 'loopbreaker hook'`
@@ -80,6 +85,41 @@ func killedHooks(stateDir string) []string {
 			what += ", started " + m.Started.Format(time.RFC3339)
 		}
 		out = append(out, what+" (its tool call went on unseen)")
+	}
+	return out
+}
+
+// unguardedHooks reads, and removes, the marks the installed guard left
+// for the hook calls it let through because loopbreaker could not run
+// (its binary deleted, moved or made non-executable): one line per agent
+// CLI, with the count and the time of the last.
+func unguardedHooks(env *Env) []string {
+	root := session.WitnessRoot(env.Getenv)
+	if root == "" {
+		return nil
+	}
+	path := filepath.Join(root, lb.UnguardedFile)
+	f, fi, err := safeopen.Open(path, safeopen.NoLinks)
+	if err != nil {
+		return nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	f.Close()
+	os.Remove(path)
+	if err != nil {
+		return nil
+	}
+	counts := map[string]int{}
+	for _, line := range strings.Fields(string(data)) {
+		if !slices.Contains(hook.AllTools(), hook.Tool(line)) {
+			line = "unknown" // the file is the user's: bound what it can say
+		}
+		counts[line]++
+	}
+	var out []string
+	for _, tool := range slices.Sorted(maps.Keys(counts)) {
+		out = append(out, fmt.Sprintf("%d %s hook call(s) ran while loopbreaker could not run (missing or not executable), the last at %s: their tool calls went on unchecked",
+			counts[tool], tool, fi.ModTime().UTC().Format(time.RFC3339)))
 	}
 	return out
 }
