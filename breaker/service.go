@@ -42,8 +42,9 @@ func (s *Service) witnessed(ev *lb.Event, scope string) {
 	}
 }
 
-// remember marks each saved state in the witness.
-func (s *Service) remember(states []*lb.BreakerState) {
+// Remember marks each saved state in the witness: after each update, and
+// after a person's command that replaced a state (recover).
+func (s *Service) Remember(states []*lb.BreakerState) {
 	if s.Witness == nil {
 		return
 	}
@@ -140,7 +141,7 @@ func (s *Service) Apply(ctx context.Context, scopes []string, ev lb.Event) (Resu
 	}
 	s.announce(saved)
 	if saved != nil {
-		s.remember(res.States)
+		s.Remember(res.States)
 	}
 	// A committed update stands even when finishing it failed; the caller
 	// sees the error (to report it) along with the decision.

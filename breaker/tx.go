@@ -133,7 +133,7 @@ func (s *Service) Transact(ctx context.Context, scope string, caller string, fn 
 	}
 	s.announce(saved)
 	if saved != nil {
-		s.remember(res.States)
+		s.Remember(res.States)
 	}
 	return res, err
 }

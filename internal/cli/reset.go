@@ -35,11 +35,9 @@ func runReset(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer w.close()
-	from := origin.Of(origin.Options{Getenv: env.Getenv, Stop: env.originStop})
-	if from.Agent != "" {
-		return fmt.Errorf("reset refused: this command runs under an agent, %s. The agent under guard does not reset its own breaker. "+
-			"A person resets it from a terminal outside the agent session (not its shell tool, nor a process it started): loopbreaker reset --session %s",
-			from.Agent, hookpolicy.ShellWord(w.session))
+	from, err := refuseUnderAgent(env, "reset", w.session)
+	if err != nil {
+		return err
 	}
 	res, err := w.apply(ctx, lb.Event{Kind: lb.EventReset, Reset: &lb.Reset{
 		ProbeFirst: o.probeFirst, Guidance: o.guidance, Reason: o.reason, By: o.by, From: from.String(),
@@ -64,6 +62,20 @@ func runReset(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stdout, "guidance saved: the next iteration receives it with what was already tried")
 	}
 	return nil
+}
+
+// refuseUnderAgent is where a command that resets the breaker (reset,
+// recover) came from, or its refusal when it runs under an agent: the
+// agent under guard does not reset its own breaker, however it spells
+// the command.
+func refuseUnderAgent(env *Env, command, session string) (origin.Origin, error) {
+	from := origin.Of(origin.Options{Getenv: env.Getenv, Stop: env.originStop})
+	if from.Agent != "" {
+		return from, fmt.Errorf("%s refused: this command runs under an agent, %s. The agent under guard does not reset its own breaker. "+
+			"A person runs it from a terminal outside the agent session (not its shell tool, nor a process it started): loopbreaker %s --session %s",
+			command, from.Agent, command, hookpolicy.ShellWord(session))
+	}
+	return from, nil
 }
 
 func defaultUser(env *Env) string {
