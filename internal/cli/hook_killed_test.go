@@ -62,6 +62,11 @@ func TestKilledHookReportedAtTheNextCall(t *testing.T) {
 	cmd.Wait()
 	syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 
+	status := exec.Command("loopbreaker", "hook", "status")
+	status.Dir, status.Env = project, env
+	if out, _ := status.CombinedOutput(); !strings.Contains(string(out), "a hook call was killed before it answered") {
+		t.Fatalf("hook status does not show the killed call:\n%s", out)
+	}
 	next, _ := bashCall("toolu_03", "ls", "")
 	_, stderr := claudeHook(t, project, env, next)
 	if !strings.Contains(stderr, "a hook call was killed before it answered: claude PreToolUse of Bash") {

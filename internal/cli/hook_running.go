@@ -58,7 +58,12 @@ func markRunning(stateDir string, p *hook.Payload, now time.Time) (done func()) 
 
 // killedHooks lists, and removes, the marks of hook calls whose process
 // is gone without removing its mark: each is described in one line.
-func killedHooks(stateDir string) []string {
+func killedHooks(stateDir string) []string { return findKilled(stateDir, true) }
+
+// findKilled lists the marks of hook calls killed before they answered;
+// with remove it also removes them (the hook reports them once; `hook
+// status` only looks).
+func findKilled(stateDir string, remove bool) []string {
 	dir := runningDir(stateDir)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -76,7 +81,9 @@ func killedHooks(stateDir string) []string {
 		if data, err := safeopen.ReadFile(path, safeopen.NoLinks, 4096); err == nil {
 			_ = json.Unmarshal(data, &m)
 		}
-		os.Remove(path)
+		if remove {
+			os.Remove(path)
+		}
 		what := fmt.Sprintf("a hook call was killed before it answered: %s %s", m.Tool, m.Event)
 		if m.ToolName != "" {
 			what += " of " + m.ToolName
@@ -93,7 +100,11 @@ func killedHooks(stateDir string) []string {
 // for the hook calls it let through because loopbreaker could not run
 // (its binary deleted, moved or made non-executable): one line per agent
 // CLI, with the count and the time of the last.
-func unguardedHooks(env *Env) []string {
+func unguardedHooks(env *Env) []string { return findUnguarded(env, true) }
+
+// findUnguarded is unguardedHooks; without remove it only looks (`hook
+// status`).
+func findUnguarded(env *Env, remove bool) []string {
 	root := session.WitnessRoot(env.Getenv)
 	if root == "" {
 		return nil
@@ -105,7 +116,9 @@ func unguardedHooks(env *Env) []string {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
 	f.Close()
-	os.Remove(path)
+	if remove {
+		os.Remove(path)
+	}
 	if err != nil {
 		return nil
 	}

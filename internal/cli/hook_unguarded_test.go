@@ -36,6 +36,11 @@ func TestCallsLetThroughWhileTheBinaryCouldNotRunAreReported(t *testing.T) {
 		}
 	}
 
+	status := exec.Command("loopbreaker", "hook", "status")
+	status.Dir, status.Env = project, env
+	if out, _ := status.CombinedOutput(); !strings.Contains(string(out), "2 claude hook call(s) ran while loopbreaker could not run") {
+		t.Fatalf("hook status does not show the calls let through:\n%s", out)
+	}
 	next, _ := bashCall("toolu_02", "ls", "")
 	_, stderr := claudeHook(t, project, env, next)
 	if !strings.Contains(stderr, "2 claude hook call(s) ran while loopbreaker could not run") {
