@@ -49,6 +49,28 @@ type Event struct {
 	// after a person's reset, and a different one later is a change that
 	// got past the hook (see Tamper.Detected).
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// Witness is the mark the state reached at its last update, kept
+	// outside the store (breaker.Service.Witness): a state behind it was
+	// erased or rolled back (see Tamper.Detected).
+	Witness *WitnessMark `json:"witness,omitempty"`
+}
+
+// WitnessDirName is the directory, beside the state root
+// (${XDG_STATE_HOME:-~/.local/state}) and not under it, of what is kept
+// outside the state: the marks of how far each state has gone (the
+// session's witness), and the hook calls the installed guard let through
+// because loopbreaker could not run (UnguardedFile).
+const WitnessDirName = "loopbreaker-witness"
+
+// UnguardedFile, in WitnessDirName, gets a line (the agent CLI's name)
+// for each hook call the installed guard let through unchecked.
+const UnguardedFile = "unguarded"
+
+// WitnessMark is how far a scope's state had gone: the journal sequence
+// number of its last entry and its reset count.
+type WitnessMark struct {
+	Seq    uint64 `json:"seq"`
+	Resets int    `json:"resets"`
 }
 
 // Iteration is what one loop iteration did. Pointer fields are optional:
@@ -197,6 +219,10 @@ type Reset struct {
 	Guidance string `json:"guidance,omitempty"`
 	By       string `json:"by,omitempty"`
 	Reason   string `json:"reason,omitempty"`
+	// From is where the reset came from, as the command saw it: user,
+	// terminal, parent processes (the journal keeps it; the report and
+	// status show it with the transition).
+	From string `json:"from,omitempty"`
 }
 
 // ScopeViolation is an edit outside the slice's scope.

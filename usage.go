@@ -26,30 +26,112 @@ type Usage struct {
 	// total_cost_usd); nil when it reported none, and then the price table
 	// prices the tokens.
 	CostUSD *float64 `json:"cost_usd,omitempty"`
+	// Refused are the records its reader refused (Implausible), each with
+	// why: they add nothing, and the breaker records each as an attempt
+	// to silence it.
+	Refused []string `json:"refused,omitempty"`
 }
 
-// Tokens is every token the usage counts.
+// Tokens is every token the usage counts (at most math.MaxInt64).
 func (u *Usage) Tokens() int64 {
-	return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
+	return AddSaturating(AddSaturating(u.InputTokens, u.OutputTokens), AddSaturating(u.CacheReadTokens, u.CacheWriteTokens))
 }
 
-// Add adds o to u; a cost is known only while both are.
+// Add adds o to u, each sum saturating at the largest value its type
+// holds (a usage is the agent's own account: it never wraps round to a
+// small or negative figure); a cost is known only while both are.
 func (u *Usage) Add(o Usage) {
 	if u.Model == "" {
 		u.Model = o.Model
 	}
-	u.Calls += o.Calls
-	u.InputTokens += o.InputTokens
-	u.OutputTokens += o.OutputTokens
-	u.CacheReadTokens += o.CacheReadTokens
-	u.CacheWriteTokens += o.CacheWriteTokens
+	u.Calls = int(AddSaturating(int64(u.Calls), int64(o.Calls)))
+	u.InputTokens = AddSaturating(u.InputTokens, o.InputTokens)
+	u.OutputTokens = AddSaturating(u.OutputTokens, o.OutputTokens)
+	u.CacheReadTokens = AddSaturating(u.CacheReadTokens, o.CacheReadTokens)
+	u.CacheWriteTokens = AddSaturating(u.CacheWriteTokens, o.CacheWriteTokens)
 	if o.CostUSD != nil {
 		c := *o.CostUSD
 		if u.CostUSD != nil {
-			c += *u.CostUSD
+			c = AddCostSaturating(c, *u.CostUSD)
 		}
 		u.CostUSD = &c
 	}
+	for _, why := range o.Refused {
+		u.Refuse(why)
+	}
+}
+
+// maxRefused bounds the refusals one usage carries.
+const maxRefused = 10
+
+// Refuse notes a record that was not added because it is implausible.
+func (u *Usage) Refuse(why string) {
+	if len(u.Refused) < maxRefused {
+		u.Refused = append(u.Refused, why)
+	}
+}
+
+// AddSaturating is a+b, held at math.MaxInt64 or math.MinInt64 instead of
+// wrapping round.
+func AddSaturating(a, b int64) int64 {
+	s := a + b
+	switch {
+	case a > 0 && b > 0 && s < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && s >= 0:
+		return math.MinInt64
+	}
+	return s
+}
+
+// AddCostSaturating is a+b, held at the largest finite amount.
+func AddCostSaturating(a, b float64) float64 {
+	return math.Min(a+b, math.MaxFloat64)
+}
+
+// Cents is an amount of US dollars in whole cents, held within int64.
+func Cents(usd float64) int64 {
+	c := math.Round(usd * 100)
+	switch {
+	case c >= math.MaxInt64:
+		return math.MaxInt64
+	case c <= math.MinInt64:
+		return math.MinInt64
+	case math.IsNaN(c):
+		return 0
+	}
+	return int64(c)
+}
+
+// MaxUsageTokens and MaxUsageCostUSD bound one usage record: far above
+// what a model call, or a whole agent run, consumes (a long Claude Code
+// session reads some hundred million cached tokens), far below what
+// wraps a sum. A record beyond them is not an account of real work.
+const (
+	MaxUsageTokens  = 100_000_000_000
+	MaxUsageCostUSD = 1_000_000
+)
+
+// Implausible says why u cannot be what model calls consumed: a negative
+// count or cost, one beyond MaxUsageTokens or MaxUsageCostUSD, a cost
+// that is not a number; "" for a usage that can be real. An agent can
+// write its own transcript: such a usage is refused, never added.
+func (u *Usage) Implausible() string {
+	for _, c := range []struct {
+		name string
+		n    int64
+	}{{"input_tokens", u.InputTokens}, {"output_tokens", u.OutputTokens},
+		{"cache_read_tokens", u.CacheReadTokens}, {"cache_write_tokens", u.CacheWriteTokens}, {"calls", int64(u.Calls)}} {
+		if c.n < 0 || c.n > MaxUsageTokens {
+			return fmt.Sprintf("%s %d (0 to %d)", c.name, c.n, int64(MaxUsageTokens))
+		}
+	}
+	if u.CostUSD != nil {
+		if c := *u.CostUSD; math.IsNaN(c) || c < 0 || c > MaxUsageCostUSD {
+			return fmt.Sprintf("cost %g USD (0 to %d)", c, MaxUsageCostUSD)
+		}
+	}
+	return ""
 }
 
 // Empty reports a usage that counts nothing.
@@ -188,7 +270,7 @@ func (s *Spend) Clone() *Spend {
 // Summary sums up a spend on one line: tokens, cost (with the tokens no
 // price covers), calls and the tokens since the last progress.
 func (s *Spend) Summary() string {
-	cost := FormatCount(UnitCents, int64(math.Round(s.CostUSD*100)))
+	cost := FormatCount(UnitCents, Cents(s.CostUSD))
 	switch {
 	case s.UnpricedTokens > 0 && s.UnpricedTokens == s.Tokens:
 		cost = "cost not known (no price for the models: add them to prices)"

@@ -234,6 +234,11 @@ type Traits struct {
 	VersionScratch string
 	// Unseen says why a session may run with no hook call at all.
 	Unseen string
+	// EnvMarkers are the environment variables the CLI sets for the
+	// commands its shell tool runs: a reset run under one is the agent's.
+	EnvMarkers []string
+	// Package is the CLI's npm package, which names the script node runs.
+	Package string
 }
 
 // HarmlessStopper is a CLI that ends a run only after a tool call has run:

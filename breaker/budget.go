@@ -109,7 +109,7 @@ func (b budget) Reason(s *lb.BreakerState, at Moment, c Count) Reason {
 }
 
 // cents is an amount of US dollars in whole cents (budgets count in them).
-func cents(usd float64) int { return int(math.Round(usd * 100)) }
+func cents(usd float64) int { return int(lb.Cents(usd)) }
 
 // figure writes a count in its unit: 412,000 tokens, $4.12, 95 calls.
 func (c Count) figure(v int) string { return lb.FormatCount(c.Unit, int64(v)) }

@@ -114,6 +114,7 @@ func (e *Engine) apply(s *lb.BreakerState, ev *lb.Event, a *Applied) error {
 	default:
 		return fmt.Errorf("unknown event kind %q", ev.Kind)
 	}
+	e.witness(s, ev, a)
 	e.fingerprint(s, ev, a)
 	if a.Changed {
 		s.UpdatedAt = ev.Time
@@ -234,6 +235,9 @@ func (e *Engine) reset(s *lb.BreakerState, ev *lb.Event, r lb.Reset, a *Applied)
 	reason := "reset"
 	if who != "" {
 		reason += " by " + who
+	}
+	if r.From != "" {
+		reason += " [from " + r.From + "]"
 	}
 	if r.Reason != "" {
 		reason += ": " + r.Reason

@@ -17,6 +17,42 @@ type Service struct {
 	// OnTransition, when set, is told of every change of state once its
 	// update is saved (notify.command, webhooks); it must not block.
 	OnTransition func(scope string, t lb.Transition)
+	// Witness, when set, keeps how far each scope's state has gone
+	// outside the store: a state found behind it was erased or rolled
+	// back (Engine.witness).
+	Witness Witness
+}
+
+// Witness keeps a mark per scope outside the store. Mark reads it (false:
+// none yet); SetMark replaces it after each saved update. Neither fails
+// loudly: a witness that cannot be kept weakens the check, it does not
+// stop the agent.
+type Witness interface {
+	Mark(scope string) (lb.WitnessMark, bool)
+	SetMark(scope string, m lb.WitnessMark)
+}
+
+// witnessed sets ev's witness mark for st's scope.
+func (s *Service) witnessed(ev *lb.Event, scope string) {
+	if s.Witness == nil {
+		return
+	}
+	if m, ok := s.Witness.Mark(scope); ok {
+		ev.Witness = &m
+	}
+}
+
+// Remember marks each saved state in the witness: after each update, and
+// after a person's command that replaced a state (recover).
+func (s *Service) Remember(states []*lb.BreakerState) {
+	if s.Witness == nil {
+		return
+	}
+	for _, st := range states {
+		if st != nil {
+			s.Witness.SetMark(st.Scope, lb.WitnessMark{Seq: st.Seq, Resets: st.Resets})
+		}
+	}
 }
 
 // announce tells OnTransition of the transitions among saved entries.
@@ -76,6 +112,7 @@ func (s *Service) Apply(ctx context.Context, scopes []string, ev lb.Event) (Resu
 				return nil, fmt.Errorf("scope %s: stored state is unusable (%w); run `loopbreaker recover` to rebuild it from the journal", st.Scope, err)
 			}
 			e := ev // each scope journals its own copy
+			s.witnessed(&e, st.Scope)
 			a, err := s.Engine.Apply(st, &e)
 			if err != nil {
 				return nil, fmt.Errorf("scope %s: %w", st.Scope, err)
@@ -103,6 +140,9 @@ func (s *Service) Apply(ctx context.Context, scopes []string, ev lb.Event) (Resu
 		return Result{}, err
 	}
 	s.announce(saved)
+	if saved != nil {
+		s.Remember(res.States)
+	}
 	// A committed update stands even when finishing it failed; the caller
 	// sees the error (to report it) along with the decision.
 	res.Decision = MostRestrictive(res.Decisions)

@@ -7,9 +7,20 @@ import (
 )
 
 // spend adds what an event's model calls consumed to the state's spend:
-// in all, in the slice, and since the last progress. A usage that was not measured (nil) adds nothing. Tokens
-// that brought progress end the spend without progress.
+// in all, in the slice, and since the last progress. A usage that was not
+// measured (nil) adds nothing. Tokens that brought progress end the spend
+// without progress. A usage no model call can have consumed is refused
+// (refuseUsage); every sum saturates.
 func (e *Engine) spend(s *lb.BreakerState, u *lb.Usage, slice string, progress bool, now time.Time) {
+	if u != nil {
+		for _, why := range u.Refused {
+			e.refuseUsage(s, why, now)
+		}
+		if why := u.Implausible(); why != "" {
+			e.refuseUsage(s, why, now)
+			u = nil
+		}
+	}
 	if u == nil || u.Empty() {
 		if progress && s.Spend != nil {
 			s.Spend.SinceProgress = 0
@@ -24,22 +35,35 @@ func (e *Engine) spend(s *lb.BreakerState, u *lb.Usage, slice string, progress b
 		sp.Slice, sp.SliceTokens, sp.SliceCostUSD = slice, 0, 0
 	}
 	n := u.Tokens()
-	sp.Tokens += n
-	sp.SliceTokens += n
+	sp.Tokens = lb.AddSaturating(sp.Tokens, n)
+	sp.SliceTokens = lb.AddSaturating(sp.SliceTokens, n)
 	if cost, ok := u.Cost(e.Config.Prices); ok {
-		sp.CostUSD += cost
-		sp.SliceCostUSD += cost
+		sp.CostUSD = lb.AddCostSaturating(sp.CostUSD, cost)
+		sp.SliceCostUSD = lb.AddCostSaturating(sp.SliceCostUSD, cost)
 	} else if n > 0 {
-		sp.UnpricedTokens += n
+		sp.UnpricedTokens = lb.AddSaturating(sp.UnpricedTokens, n)
 	}
-	sp.SinceProgress += n
+	sp.SinceProgress = lb.AddSaturating(sp.SinceProgress, n)
 	if progress {
 		sp.SinceProgress = 0
 	}
-	sp.Calls += u.Calls
+	sp.Calls = int(lb.AddSaturating(int64(sp.Calls), int64(u.Calls)))
 	if n == 0 && u.CostUSD == nil {
-		sp.UnmeasuredCalls += u.Calls
+		sp.UnmeasuredCalls = int(lb.AddSaturating(int64(sp.UnmeasuredCalls), int64(u.Calls)))
 	}
+}
+
+// refuseUsage records a usage no model call can have consumed as an
+// attempt to silence the breaker: the agent's CLI never writes one, and a
+// negative or wrapping figure would switch every budget off. It counts
+// towards tamper.threshold like a refused call, and the report and
+// status list it with what was refused.
+func (e *Engine) refuseUsage(s *lb.BreakerState, why string, now time.Time) {
+	s.Tampers = appendBounded(s.Tampers, lb.Tamper{
+		What: []string{"usage refused: " + why + " is not what a model call consumes (the transcript or output it came from was written by something else)"},
+		Time: now, Epoch: s.Resets,
+	}, maxTampers)
+	s.Counters.Tamper++
 }
 
 // HourCallsKept is how many of the last hour's calls a state keeps for a

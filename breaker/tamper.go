@@ -35,8 +35,12 @@ func (tamper) Reason(s *lb.BreakerState, at Moment, c Count) Reason {
 		if s.Tampers[i].Epoch == s.Resets {
 			last = strings.Join(s.Tampers[i].What, "; ")
 			if s.Tampers[i].Detected {
+				changed := "loopbreaker's configuration or hook settings changed during the session"
+				if strings.HasPrefix(s.Tampers[i].Command, witnessKey) {
+					changed = "loopbreaker's state changed behind its back"
+				}
 				return Reason{
-					What:   "loopbreaker's configuration or hook settings changed during the session (" + last + "); a person accepts the change with `loopbreaker reset`",
+					What:   changed + " (" + last + "); a person accepts the change with `loopbreaker reset`",
 					Advice: adviceTamper,
 				}
 			}
@@ -92,16 +96,43 @@ func (e *Engine) fingerprint(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	if kept == ev.Fingerprint {
 		return
 	}
+	e.detected(s, ev, a, ev.Fingerprint, "fingerprint "+kept+", now "+ev.Fingerprint)
+}
+
+// witness compares the state with the mark its last update left outside
+// the store (ev.Witness): a state behind it (a journal sequence number or
+// a reset count lower than the mark's) was deleted, or replaced by an
+// older copy, behind loopbreaker's back. Like a changed fingerprint, it
+// keeps the breaker OPEN until a person resets it.
+func (e *Engine) witness(s *lb.BreakerState, ev *lb.Event, a *Applied) {
+	w := ev.Witness
+	if w == nil || s.Resets > w.Resets || s.Resets == w.Resets && s.Seq >= w.Seq {
+		return
+	}
+	what := fmt.Sprintf("the state was erased or rolled back: it is at journal entry %d after %d resets, where it had reached entry %d after %d resets", s.Seq, s.Resets, w.Seq, w.Resets)
+	if s.Seq == 0 && s.Resets == 0 {
+		what = fmt.Sprintf("the state was erased: it starts afresh, where it had reached journal entry %d after %d resets", w.Seq, w.Resets)
+	}
+	e.detected(s, ev, a, fmt.Sprintf("%s%d/%d", witnessKey, w.Seq, w.Resets), what)
+}
+
+// witnessKey starts the key of an erasure or rollback the witness saw.
+const witnessKey = "witness "
+
+// detected records a change seen after the fact (key tells one from
+// another, so that each is recorded once) and opens the breaker until a
+// person resets it. With tamper.threshold 0 it is recorded only.
+func (e *Engine) detected(s *lb.BreakerState, ev *lb.Event, a *Applied, key, what string) {
 	seen := false
 	for _, t := range s.Tampers {
-		if t.Detected && t.Epoch == s.Resets && t.Command == ev.Fingerprint {
+		if t.Detected && t.Epoch == s.Resets && t.Command == key {
 			seen = true
 		}
 	}
 	if !seen {
 		s.Tampers = appendBounded(s.Tampers, lb.Tamper{
-			What:     []string{"fingerprint " + kept + ", now " + ev.Fingerprint},
-			Command:  ev.Fingerprint,
+			What:     []string{what},
+			Command:  key,
 			Detected: true, Time: ev.Time, Epoch: s.Resets,
 		}, maxTampers)
 		a.Changed = true

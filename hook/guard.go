@@ -3,6 +3,8 @@ package hook
 import (
 	"fmt"
 	"strings"
+
+	lb "github.com/loopbreaker/loopbreaker"
 )
 
 // Command is the command line installed for tool. The agent CLIs run it
@@ -36,8 +38,15 @@ func EventCommand(program string, tool Tool, event string) string {
 	}
 	js, _ := MarshalNoEscape(MissingProgramWarning(program, tool))
 	inner := string(js[1 : len(js)-1]) // JSON-escaped, without the quotes
-	return fmt.Sprintf(`%s && exec %s hook %s || { cat >/dev/null; m=%s; printf '{"systemMessage":"%%s"}\n' "$m"; printf '%%s\n' "$m" >&2; exit 0; }`,
-		test, q, words, ShellQuote(inner))
+	return fmt.Sprintf(`%s && exec %s hook %s || { cat >/dev/null; %s m=%s; printf '{"systemMessage":"%%s"}\n' "$m"; printf '%%s\n' "$m" >&2; exit 0; }`,
+		test, q, words, unguardedMark(tool), ShellQuote(inner))
+}
+
+// unguardedMark is the fallback's shell words that append the tool's name
+// to lb.UnguardedFile, which the next hook call that runs reports
+// (internal/cli); a failure is silent (the warning still goes out).
+func unguardedMark(tool Tool) string {
+	return `d="${XDG_STATE_HOME:-$HOME/.local/state}/` + lb.WitnessDirName + `"; mkdir -p "$d" 2>/dev/null && echo ` + string(tool) + ` >>"$d/` + lb.UnguardedFile + `" 2>/dev/null;`
 }
 
 // PlainCommand is `PROGRAM hook TOOL` without the guard: what older

@@ -55,6 +55,23 @@ func (c *call) decide(ctx context.Context, d lb.Decision) hook.Answer {
 	return c.render(hook.Allow, "")
 }
 
+// decideUnrecorded answers a call that could not be recorded while the
+// breaker's state reads OPEN (breaker.Service.OpenDespite): the agent is
+// stopped as by any OPEN answer, with the reason the state holds; the
+// memory of what the session was told is not at hand, so the whole
+// one-line reason is given each time.
+func (c *call) decideUnrecorded(d lb.Decision) hook.Answer {
+	return Unrecorded(c.Agent, c.p, c.Session, d)
+}
+
+// Unrecorded is decideUnrecorded for a call whose project could not even
+// be opened for writing (the CLI reads the state read-only then).
+func Unrecorded(a agent.Agent, p *hook.Payload, session string, d lb.Decision) hook.Answer {
+	ans := a.Render(p.Event, hook.Stop, haltReminder(session, d))
+	ans.Failed = true
+	return ans
+}
+
 // haltMessage says why the breaker is OPEN, what the report makes of it,
 // and how a person resets it.
 func (c *call) haltMessage(ctx context.Context, d lb.Decision, st *lb.BreakerState) string {
@@ -119,9 +136,11 @@ func (c *call) harmlessInput(note string) map[string]string {
 
 // haltReminder is the one-line refusal after the halt message was given
 // in this agent session.
-func (c *call) haltReminder(d lb.Decision) string {
+func (c *call) haltReminder(d lb.Decision) string { return haltReminder(c.Session, d) }
+
+func haltReminder(session string, d lb.Decision) string {
 	return fmt.Sprintf("loopbreaker: refused: the circuit breaker of session %s is still OPEN (%s). End your turn; the reason and what to do were given above. Report: loopbreaker report --session %s",
-		c.Session, d.Reason, ShellWord(c.Session))
+		session, d.Reason, ShellWord(session))
 }
 
 // ShellWord quotes s for a POSIX shell when it needs quoting.

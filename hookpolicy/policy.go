@@ -61,6 +61,12 @@ type Policy struct {
 	// Guard refuses the agent's attempts to silence its breaker (nil:
 	// none are refused).
 	Guard *Guard
+	// Unseen describes hook calls that let a tool call through unchecked
+	// (killed before they answered, or run by the installed guard while
+	// loopbreaker could not run), found by the command line before this
+	// call, one line each; each is recorded as an attempt to silence the
+	// breaker.
+	Unseen []string
 	// Files measures what changed in the work tree since the previous
 	// turn end of the session (files, and whether HEAD moved), for the
 	// turn's iteration; nil (or an error) records the turn end as a check
@@ -135,11 +141,18 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 	_, err := p.Service.Transact(ctx, p.Scope, p.caller(), func(tx *breaker.Tx) error {
 		c.tx = tx
 		c.seen()
+		if err := c.recordUnseen(); err != nil {
+			return err
+		}
 		var err error
 		ans, err = c.dispatch(ctx)
 		return err
 	})
 	if err != nil && !errors.Is(err, lb.ErrCommitted) {
+		if d, open := p.Service.OpenDespite(ctx, p.Scope, err); open {
+			c.logf("loopbreaker: the breaker's state reads OPEN and this call could not be recorded: %v\n", err)
+			return c.decideUnrecorded(d)
+		}
 		return c.failure(err)
 	}
 	if err != nil {
@@ -176,6 +189,18 @@ func (c *call) apply(ev lb.Event) (lb.Decision, error) {
 		ev.Fingerprint = c.Guard.Fingerprint
 	}
 	return c.tx.Apply(ev)
+}
+
+// recordUnseen records the hook calls that let a tool call through
+// unchecked (Unseen): each counts as an attempt to silence the breaker.
+func (c *call) recordUnseen() error {
+	for _, what := range c.Unseen {
+		c.logf("loopbreaker: %s\n", what)
+		if _, err := c.apply(lb.Event{Kind: lb.EventTamper, Tamper: &lb.Tamper{Tool: "hook", What: []string{what}}}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // seen notes that a hook call of this agent session arrived, for `hook

@@ -10,6 +10,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
 
@@ -75,18 +76,14 @@ func (c *call) recordFromTranscript() error {
 		return nil
 	}
 	from, _ := c.transcriptOffset()
-	f, err := os.Open(c.p.TranscriptPath)
+	f, fi, err := safeopen.Open(c.p.TranscriptPath, safeopen.NoLinks)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // not written (yet); nothing to add
 	}
 	if err != nil {
-		return fmt.Errorf("read the transcript %s: %w", c.p.TranscriptPath, err)
+		return fmt.Errorf("read the transcript: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
 	if fi.Size() < from {
 		from = 0 // a new or rewritten file
 	}

@@ -2,10 +2,12 @@ package hookpolicy
 
 import (
 	"bytes"
+	"errors"
 	"io"
-	"os"
+	"io/fs"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
 
@@ -23,15 +25,15 @@ func (c *call) transcriptUsage() *lb.Usage {
 	if path == "" || c.p.SessionID == "" || !c.Config.Enabled {
 		return nil
 	}
-	f, err := os.Open(path)
-	if err != nil {
+	f, fi, err := safeopen.Open(path, safeopen.NoLinks)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil // not written (yet): nothing to count
 	}
-	defer f.Close()
-	fi, err := f.Stat()
 	if err != nil {
+		c.logf("loopbreaker: usage not counted: read the transcript: %v\n", err)
 		return nil
 	}
+	defer f.Close()
 	size := fi.Size()
 	mark, found := lb.TranscriptMark{Session: c.p.SessionID, Offset: size}, false
 	if m := c.tx.Peek(); m != nil {
@@ -65,6 +67,11 @@ func (c *call) transcriptUsage() *lb.Usage {
 	c.setTranscriptMark(mark)
 	if !ok {
 		return nil
+	}
+	for _, why := range u.Refused {
+		// The breaker records each as an attempt to silence it; the
+		// person reading the hook's output learns it here first.
+		c.logf("loopbreaker: usage refused from the transcript %s: %s\n", path, why)
 	}
 	return &u
 }

@@ -17,11 +17,13 @@ import (
 func (s *Session) Apply(ctx context.Context, ev lb.Event) (breaker.Result, error) {
 	ev.Caller = s.Caller
 	res, err := s.Service.Apply(ctx, []string{s.Scope}, ev)
-	return s.onError(res, err)
+	return s.onError(ctx, res, err)
 }
 
-// onError turns a failure of the breaker itself into what on_error says.
-func (s *Session) onError(res breaker.Result, err error) (breaker.Result, error) {
+// onError turns a failure of the breaker itself into what on_error says,
+// unless the state reads OPEN: that stops the agent whatever on_error
+// says (breaker.Service.OpenDespite).
+func (s *Session) onError(ctx context.Context, res breaker.Result, err error) (breaker.Result, error) {
 	if err == nil {
 		return res, nil
 	}
@@ -29,6 +31,10 @@ func (s *Session) onError(res breaker.Result, err error) (breaker.Result, error)
 		// Saved: the decision stands; the next update repairs the rest.
 		s.warnf("loopbreaker: warning: %v\n", err)
 		return res, nil
+	}
+	if d, open := s.Service.OpenDespite(ctx, s.Scope, err); open {
+		s.warnf("loopbreaker: the breaker's state reads OPEN and this call could not be recorded: %v\n", err)
+		return breaker.Result{Decision: d, Decisions: []lb.Decision{d}}, nil
 	}
 	if s.Config.OnError == lb.OnErrorContinue {
 		s.warnf("loopbreaker: WARNING: the breaker failed and on_error is %q, so the agent goes on UNGUARDED:\n  %v\n", s.Config.OnError, err)
@@ -55,7 +61,7 @@ func (s *Session) ApplyReadFirst(ctx context.Context, ev lb.Event) (breaker.Resu
 	if !errors.Is(err, filestore.ErrReadOnly) {
 		// on_error decides, as for every write; not applied again (a
 		// store that is down would make the caller wait twice).
-		return s.onError(res, err)
+		return s.onError(ctx, res, err)
 	}
 	if err := s.Reopen(); err != nil {
 		return breaker.Result{}, err

@@ -60,6 +60,11 @@ func (s *Session) openStore(readOnly bool) error {
 	}
 	s.Store = store
 	s.Service = &breaker.Service{Store: store, Engine: Engine(s.Config, s.Scope, s.opts.Now)}
+	if _, files := store.(*filestore.Store); files {
+		if w := witnessFor(s.StateDir, s.opts.Getenv); w != nil {
+			s.Service.Witness = w
+		}
+	}
 	return s.startNotifier()
 }
 

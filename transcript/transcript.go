@@ -20,13 +20,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // Format names a session format: an agent CLI's name, or one of the
@@ -108,14 +108,10 @@ const MaxFileBytes = 512 << 20
 // Read reads and parses the session in the file at path, in one of the
 // agents' formats or of the formats this package knows.
 func Read(path string, agents []Reader) (*Session, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
+	data, err := safeopen.ReadFile(path, safeopen.FollowLinks, MaxFileBytes)
+	if errors.Is(err, safeopen.ErrTooLarge) {
+		return nil, fmt.Errorf("%w: more than a session file can be (%d MiB)", err, MaxFileBytes>>20)
 	}
-	if fi.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("%s: %d MiB is more than a session file can be (%d MiB)", path, fi.Size()>>20, MaxFileBytes>>20)
-	}
-	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +334,6 @@ func WithoutOwnWarning(s string) string {
 	}
 	return s
 }
-
 
 // Block is a content block of a message of the Anthropic Messages API,
 // which Claude Code and Cline record: text, a tool use, or a tool

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // Where each agent records what its model calls consumed:
@@ -75,7 +76,7 @@ func UsageOf(data []byte, c UsageCursor) (u lb.Usage, next UsageCursor, ok bool)
 			if len(l.ModelUsage) > 0 {
 				r.Model = firstKey(l.ModelUsage)
 			}
-			summary.Add(r)
+			addChecked(&summary, r)
 			summaries = true
 		case l.Type == "assistant" && l.Message != nil && l.Message.Usage != nil:
 			if l.Message.ID != "" {
@@ -87,7 +88,7 @@ func UsageOf(data []byte, c UsageCursor) (u lb.Usage, next UsageCursor, ok bool)
 			}
 			m := l.Message.Usage.claude()
 			m.Model, m.Calls = l.Message.Model, 1
-			u.Add(m)
+			addChecked(&u, m)
 			ok = true
 		case l.Type == "message" && l.Message != nil && l.Message.Role == "assistant" && l.Message.Usage != nil:
 			if l.ID != "" {
@@ -99,24 +100,24 @@ func UsageOf(data []byte, c UsageCursor) (u lb.Usage, next UsageCursor, ok bool)
 			}
 			m := l.Message.Usage.pi()
 			m.Model, m.Calls = l.Message.Model, 1
-			u.Add(m)
+			addChecked(&u, m)
 			ok = true
 		case l.Type == "turn_context" && l.Payload != nil && l.Payload.Model != "":
 			codexModel = l.Payload.Model
 		case l.Type == "event_msg" && l.Payload != nil && l.Payload.Type == "token_count" && l.Payload.Info != nil && l.Payload.Info.Last != nil:
 			m := l.Payload.Info.Last.codex()
 			m.Model, m.Calls = codexModel, 1
-			u.Add(m)
+			addChecked(&u, m)
 			ok = true
 		case l.Type == "turn.completed" && l.Usage != nil:
 			m := l.Usage.codex()
 			m.Calls = 1
-			summary.Add(m)
+			addChecked(&summary, m)
 			summaries = true
 		case l.Stats != nil && len(l.Stats.Models) > 0:
 			for _, name := range sortedKeys(l.Stats.Models) {
 				t := l.Stats.Models[name].Tokens
-				summary.Add(lb.Usage{Model: name, InputTokens: t.Prompt - t.Cached, CacheReadTokens: t.Cached,
+				addChecked(&summary, lb.Usage{Model: name, InputTokens: t.Prompt - t.Cached, CacheReadTokens: t.Cached,
 					OutputTokens: t.Candidates + t.Thoughts})
 			}
 			summary.Calls++
@@ -138,7 +139,7 @@ func UsageOf(data []byte, c UsageCursor) (u lb.Usage, next UsageCursor, ok bool)
 				seen[m.ID] = true
 				lastID = m.ID
 				t := m.Tokens
-				u.Add(lb.Usage{Model: m.Model, Calls: 1, InputTokens: t.Input - t.Cached, CacheReadTokens: t.Cached,
+				addChecked(&u, lb.Usage{Model: m.Model, Calls: 1, InputTokens: t.Input - t.Cached, CacheReadTokens: t.Cached,
 					OutputTokens: t.Output + t.Thoughts})
 				ok = true
 			}
@@ -146,9 +147,23 @@ func UsageOf(data []byte, c UsageCursor) (u lb.Usage, next UsageCursor, ok bool)
 	})
 	next = UsageCursor{Last: lastID, Model: codexModel}
 	if summaries {
+		for _, why := range u.Refused {
+			summary.Refuse(why)
+		}
 		return summary, next, true
 	}
 	return u, next, ok
+}
+
+// addChecked adds one record to sum, or, when no model call can have
+// consumed it (a negative or wrapping count, an absurd cost: a line the
+// agent wrote into its own transcript), notes it as refused.
+func addChecked(sum *lb.Usage, record lb.Usage) {
+	if why := record.Implausible(); why != "" {
+		sum.Refuse(why)
+		return
+	}
+	sum.Add(record)
 }
 
 type usageLine struct {
@@ -271,7 +286,7 @@ const maxUsageRead = 8 << 20
 // UsageOfFile is the usage an agent's output file reports (the last 8 MiB
 // of it), as one call: one agent invocation. nil when it reports none.
 func UsageOfFile(path string) (*lb.Usage, error) {
-	f, err := os.Open(path)
+	f, _, err := safeopen.Open(path, safeopen.FollowLinks)
 	if err != nil {
 		return nil, err
 	}

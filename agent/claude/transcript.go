@@ -42,7 +42,6 @@ type claudeMessage struct {
 	Content json.RawMessage `json:"content"`
 }
 
-
 type pendingUse struct {
 	name  string
 	input json.RawMessage

@@ -42,7 +42,6 @@ func Events() []string { return []string{"PreToolUse", "PostToolUse", "TaskCompl
 // script under the bare name.
 func ScriptNames(event string) []string { return []string{event, event + ".sh"} }
 
-
 // Kind reads Cline's hook file names.
 func (Agent) Kind(event string) hook.Kind {
 	switch event {
@@ -338,7 +337,7 @@ func (Agent) Name() hook.Tool { return "cline" }
 
 // Traits of the Cline CLI: each hook file passes its own name.
 func (Agent) Traits() agent.Traits {
-	return agent.Traits{Unseen: "cline started with another workspace (--cwd), or the scripts removed from .clinerules/hooks", Display: "Cline", EventArgument: true, Events: Events(), TryEvent: "PreToolUse"}
+	return agent.Traits{Package: "cline", Unseen: "cline started with another workspace (--cwd), or the scripts removed from .clinerules/hooks", Display: "Cline", EventArgument: true, Events: Events(), TryEvent: "PreToolUse"}
 }
 
 // Parse reads a Cline payload; the hook file's name is the event when the

@@ -14,6 +14,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // Cline has no settings file for hooks: it runs every script of its hooks
@@ -196,7 +197,7 @@ func removeEmptyDirs(root *nofollow.Dir, rel string, res *hookinstall.FileResult
 func installedIn(dir string) (events []string, program string) {
 	for _, event := range Events() {
 		for _, name := range ScriptNames(event) {
-			data, err := os.ReadFile(filepath.Join(dir, name))
+			data, err := safeopen.ReadFile(filepath.Join(dir, name), safeopen.FollowLinks, safeopen.SmallFileLimit)
 			if err != nil || !isOurScript(data) {
 				continue
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // dataDir is where the Cline CLI keeps its data: $CLINE_DATA_DIR,
@@ -46,7 +47,7 @@ func sessionsIn(data, project string, since time.Time) []hookinstall.AgentSessio
 // sessionMeta reads the session id and working directory of a
 // Cline session file.
 func sessionMeta(path string) (id, cwd string) {
-	data, err := os.ReadFile(path)
+	data, err := safeopen.ReadFile(path, safeopen.FollowLinks, safeopen.SmallFileLimit)
 	if err != nil {
 		return "", ""
 	}

@@ -29,7 +29,7 @@ type clineSession struct {
 		Role string `json:"role"`
 		// The blocks are Anthropic's, as in Claude Code's transcripts.
 		Content []transcript.Block `json:"content"`
-		TS      int64         `json:"ts"`
+		TS      int64              `json:"ts"`
 	} `json:"messages"`
 }
 

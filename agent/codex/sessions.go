@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"encoding/json"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/hookinstall"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // sessionsIn lists Codex sessions (rollouts under CODEX_HOME/sessions)
@@ -28,7 +28,7 @@ func sessionsIn(codexHome, project string, since time.Time) []hookinstall.AgentS
 // codexSessionMeta reads a rollout's first line: {"type":"session_meta",
 // "payload":{"id":…,"cwd":…}}.
 func codexSessionMeta(path string) (id, cwd string) {
-	f, err := os.Open(path)
+	f, _, err := safeopen.Open(path, safeopen.FollowLinks)
 	if err != nil {
 		return "", ""
 	}

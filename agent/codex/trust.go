@@ -353,7 +353,6 @@ func TrustHooks(ctx context.Context, o TrustOptions) (TrustResult, error) {
 	return t, nil
 }
 
-
 func samePath(a, b string) bool {
 	return a == b || hookinstall.CanonicalPath(a) == hookinstall.CanonicalPath(b)
 }

@@ -185,7 +185,7 @@ func (Agent) Name() hook.Tool { return "copilot" }
 
 // Traits of Copilot CLI.
 func (Agent) Traits() agent.Traits {
-	return agent.Traits{Unseen: "an untrusted folder (trust it in copilot, or --trust-folder for one -p run), or disableAllHooks in ~/.copilot/settings.json",
+	return agent.Traits{Package: "@github/copilot", Unseen: "an untrusted folder (trust it in copilot, or --trust-folder for one -p run), or disableAllHooks in ~/.copilot/settings.json",
 		Display: "Copilot CLI", EventArgument: true, TryEvent: "preToolUse",
 		SilentFileFailures: true, PostToolToModelOnly: true,
 	}

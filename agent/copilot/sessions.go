@@ -2,11 +2,11 @@ package copilot
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/hookinstall"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // sessionsIn lists Copilot CLI sessions (session-state/<id>/
@@ -21,7 +21,7 @@ func sessionsIn(copilotDir, project string, since time.Time) []hookinstall.Agent
 // sessionStart reads the session.start event of a Copilot event
 // log: {"type":"session.start","data":{"sessionId":…,"context":{"cwd":…}}}.
 func sessionStart(path string) (id, cwd string) {
-	f, err := os.Open(path)
+	f, _, err := safeopen.Open(path, safeopen.FollowLinks)
 	if err != nil {
 		return "", ""
 	}

@@ -23,8 +23,9 @@ func New() Agent {
 func (Agent) Name() hook.Tool { return "gemini" }
 
 // Traits of Gemini CLI.
+// GEMINI_CLI is set to 1 for shell commands (its documentation).
 func (Agent) Traits() agent.Traits {
-	return agent.Traits{Unseen: "an untrusted folder, or gemini started in a subdirectory", VersionScratch: ".gemini/projects.json.*.tmp", Display: "Gemini CLI", ProjectDirEnv: "GEMINI_PROJECT_DIR", CumulativeTurnText: true}
+	return agent.Traits{Package: "@google/gemini-cli", EnvMarkers: []string{"GEMINI_CLI"}, Unseen: "an untrusted folder, or gemini started in a subdirectory", VersionScratch: ".gemini/projects.json.*.tmp", Display: "Gemini CLI", ProjectDirEnv: "GEMINI_PROJECT_DIR", CumulativeTurnText: true}
 }
 
 // Parse reads Gemini's payload (Claude Code's wire format, its own event

@@ -29,7 +29,7 @@ func (Agent) Name() hook.Tool { return "kilocode" }
 // Traits of Kilo Code: its command is kilo; the plugin names the event on
 // the command line, which the payload repeats.
 func (Agent) Traits() agent.Traits {
-	return agent.Traits{
+	return agent.Traits{Package: "@kilocode/cli",
 		Display: "Kilo Code", Executable: "kilo", EventArgument: true, TryEvent: "PreToolUse",
 		Unseen: "kilo --pure or KILO_PURE=1 (no plugins), KILO_DISABLE_PROJECT_CONFIG, or kilo started outside the project",
 	}

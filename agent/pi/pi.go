@@ -112,7 +112,7 @@ func (Agent) Name() hook.Tool { return "pi" }
 
 // Traits of pi.
 func (Agent) Traits() agent.Traits {
-	return agent.Traits{Unseen: "pi started in a subdirectory (it loads .pi/extensions of its working directory only), or run with --no-extensions", Display: "pi"}
+	return agent.Traits{Package: "@mariozechner/pi-coding-agent", Unseen: "pi started in a subdirectory (it loads .pi/extensions of its working directory only), or run with --no-extensions", Display: "pi"}
 }
 
 // Parse reads the payload loopbreaker's extension sends (Claude Code's

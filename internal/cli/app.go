@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/loopbreaker/loopbreaker/internal/origin"
 	"github.com/loopbreaker/loopbreaker/supervisor"
 )
 
@@ -73,6 +74,11 @@ type Env struct {
 	// globals are -C and --set given before the command; the command's
 	// own flags start from them.
 	globals globalFlags
+
+	// originStop ends the walk up the process tree that tells whether a
+	// command runs under an agent (nil: up to init); the tests stop it at
+	// the test binary, which may itself run under an agent CLI.
+	originStop func(origin.Proc) bool
 }
 
 // globalFlags are the flags accepted before the command name.
@@ -229,7 +235,10 @@ func printUsage(w io.Writer) {
 
 // MainOS runs the program with the process's arguments, streams, working
 // directory and environment, and returns its exit code.
-func MainOS(ctx context.Context) int {
+func MainOS(ctx context.Context) int { return mainOS(ctx, nil) }
+
+// mainOS is MainOS with the walk up the process tree stopped by stop.
+func mainOS(ctx context.Context, stop func(origin.Proc) bool) int {
 	dir, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "loopbreaker: error: cannot read the working directory:", err)
@@ -237,7 +246,7 @@ func MainOS(ctx context.Context) int {
 	}
 	return Main(ctx, os.Args[1:], &Env{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Environ: os.Environ(), Dir: dir, Now: time.Now,
+		Environ: os.Environ(), Dir: dir, Now: time.Now, originStop: stop,
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/origin"
 	"github.com/loopbreaker/loopbreaker/session"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -23,12 +24,21 @@ func TestMain(m *testing.M) {
 	// reports themselves are not delayed by turning the sleep off.
 	os.Setenv("GORACE", raceOptions())
 	testscript.Main(m, map[string]func(){
-		"loopbreaker": func() { os.Exit(MainOS(context.Background())) },
+		// The walk up the process tree that tells whether a command runs
+		// under an agent stops at this test binary: the tests may run
+		// under an agent CLI themselves.
+		"loopbreaker": func() { os.Exit(mainOS(context.Background(), isThisTestBinary)) },
 		// loopbreaker-repeat N ARGS...: the command ARGS N times in one
 		// process, each a whole CLI run (config, store, decision), for
 		// tests that need thousands of CLI records in seconds.
 		"loopbreaker-repeat": func() { os.Exit(repeatMain()) },
 	})
+}
+
+// isThisTestBinary reports whether p runs a Go test binary: the one
+// that runs the tests (the loopbreaker they start is a copy of it).
+func isThisTestBinary(p origin.Proc) bool {
+	return strings.HasSuffix(filepath.Base(p.Exe), ".test")
 }
 
 // raceOptions are the race detector's options for the processes tests

@@ -124,6 +124,9 @@ func eventSummary(ev *lb.Event) string {
 		if r.Guidance != "" {
 			parts = append(parts, fmt.Sprintf("guidance %q", oneLine(r.Guidance)))
 		}
+		if r.From != "" {
+			parts = append(parts, "from "+r.From)
+		}
 	case ev.Outcome != nil:
 		parts = append(parts, fmt.Sprintf("%s %s", ev.Outcome.DecisionID, ev.Outcome.Result))
 	case ev.ToolCall != nil:

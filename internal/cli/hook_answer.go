@@ -100,10 +100,15 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 			onError = w.cfg.OnError
 		}
 		markSeen(env, project, "", p)
+		if ans, open := openDespite(ctx, env, a, c, p, err); open {
+			return ans
+		}
 		return hookpolicy.Failure(a, p, o.session, onError, err, env.Stderr)
 	}
 	defer w.close()
 	onError = w.cfg.OnError
+	unseen := append(killedHooks(w.stateDir), unguardedHooks(env)...)
+	defer markRunning(w.stateDir, p, env.Now())()
 	pol := &hookpolicy.Policy{
 		Agent:   a,
 		Service: w.svc, Scope: w.scope, Session: w.session, Caller: w.caller,
@@ -112,12 +117,30 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 		Files:    hookpolicy.GitFiles(w.project, w.stateDir, w.session),
 		Baseline: hookpolicy.GitBaseline(w.project, w.stateDir, w.session),
 		Guard:    hookGuard(env, a, w),
+		Unseen:   unseen,
 	}
 	ans = pol.Answer(ctx, p)
 	if ans.Failed {
 		markSeen(env, project, w.stateDir, p)
 	}
 	return ans
+}
+
+// openDespite answers a call whose project could not be opened for
+// writing (err) with the OPEN answer when the state, opened read-only,
+// reads OPEN: whatever on_error says (breaker.Service.OpenDespite).
+func openDespite(ctx context.Context, env *Env, a agent.Agent, c common, p *hook.Payload, err error) (hook.Answer, bool) {
+	r, rerr := c.openRead(env)
+	if rerr != nil {
+		return hook.Answer{}, false
+	}
+	defer r.close()
+	d, open := r.svc.OpenDespite(ctx, r.scope, err)
+	if !open {
+		return hook.Answer{}, false
+	}
+	fmt.Fprintf(env.Stderr, "loopbreaker: the breaker's state reads OPEN and this call could not be recorded: %v\n", err)
+	return hookpolicy.Unrecorded(a, p, r.session, d), true
 }
 
 // markSeen marks a hook call that could not be recorded in the breaker

@@ -29,6 +29,16 @@ func runRecover(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer w.close()
+	if _, err := refuseUnderAgent(env, "recover", w.session); err != nil {
+		return err
+	}
+	// What recover writes is the person's: the witness takes it as the
+	// mark to compare the next updates with.
+	defer func() {
+		if st, err := w.store.Load(ctx, w.scope); err == nil {
+			w.svc.Remember([]*lb.BreakerState{st})
+		}
+	}()
 	_, loadErr := w.store.Load(ctx, w.scope)
 	if loadErr != nil && !errors.Is(loadErr, lb.ErrCorruptState) {
 		return loadErr

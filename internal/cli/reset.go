@@ -6,6 +6,10 @@ import (
 	"os/user"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/agent"
+	"github.com/loopbreaker/loopbreaker/agent/all"
+	"github.com/loopbreaker/loopbreaker/hookpolicy"
+	"github.com/loopbreaker/loopbreaker/internal/origin"
 )
 
 type resetOptions struct {
@@ -33,8 +37,12 @@ func runReset(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer w.close()
+	from, err := refuseUnderAgent(env, "reset", w.session)
+	if err != nil {
+		return err
+	}
 	res, err := w.apply(ctx, lb.Event{Kind: lb.EventReset, Reset: &lb.Reset{
-		ProbeFirst: o.probeFirst, Guidance: o.guidance, Reason: o.reason, By: o.by,
+		ProbeFirst: o.probeFirst, Guidance: o.guidance, Reason: o.reason, By: o.by, From: from.String(),
 	}})
 	if err != nil {
 		return err
@@ -43,11 +51,11 @@ func runReset(ctx context.Context, env *Env, args []string) error {
 		return w.finish(true, res.States, res.Decision, nil)
 	}
 	d := res.Decision
-	from := "?"
+	was := "?"
 	if d.Transition != nil {
-		from = string(d.Transition.From)
+		was = string(d.Transition.From)
 	}
-	fmt.Fprintf(env.Stdout, "loopbreaker: %s reset %s -> %s", w.scope, from, d.State)
+	fmt.Fprintf(env.Stdout, "loopbreaker: %s reset %s -> %s", w.scope, was, d.State)
 	if d.State == lb.HalfOpen {
 		fmt.Fprint(env.Stdout, " (the next check takes the probe)")
 	}
@@ -58,6 +66,20 @@ func runReset(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
+// refuseUnderAgent is where a command that resets the breaker (reset,
+// recover) came from, or its refusal when it runs under an agent: the
+// agent under guard does not reset its own breaker, however it spells
+// the command.
+func refuseUnderAgent(env *Env, command, session string) (origin.Origin, error) {
+	from := origin.Of(origin.Options{Getenv: env.Getenv, Stop: env.originStop, Agents: agentSigns()})
+	if from.Agent != "" {
+		return from, fmt.Errorf("%s refused: this command runs under an agent, %s. The agent under guard does not reset its own breaker. "+
+			"A person runs it from a terminal outside the agent session (not its shell tool, nor a process it started): loopbreaker %s --session %s",
+			command, from.Agent, command, hookpolicy.ShellWord(session))
+	}
+	return from, nil
+}
+
 func defaultUser(env *Env) string {
 	if u := env.Getenv("USER"); u != "" {
 		return u
@@ -66,4 +88,19 @@ func defaultUser(env *Env) string {
 		return u.Username
 	}
 	return ""
+}
+
+// agentSigns are what tells, for each agent CLI, that a command runs under
+// it.
+func agentSigns() []origin.Signs {
+	var out []origin.Signs
+	for _, a := range all.Agents() {
+		t := a.Traits()
+		s := origin.Signs{Agent: t.Display, EnvVars: t.EnvMarkers, Programs: []string{agent.Executable(a)}}
+		if t.Package != "" {
+			s.Packages = []string{t.Package}
+		}
+		out = append(out, s)
+	}
+	return out
 }

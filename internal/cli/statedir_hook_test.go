@@ -131,12 +131,7 @@ func TestHookSessionLeavesNothingInTheProject(t *testing.T) {
 		State    string `json:"state"`
 		StateDir string `json:"state_dir"`
 	}
-	cmd := exec.Command("loopbreaker", "status", "--session", "claude", "--json")
-	cmd.Dir, cmd.Env = project, env
-	out, err := cmd.Output()
-	if err != nil || json.Unmarshal(out, &st) != nil {
-		t.Fatalf("status: %v\n%s", err, out)
-	}
+	claudeStatus(t, project, env, &st)
 	if st.State != "OPEN" {
 		t.Errorf("after ten fruitless searches the breaker is %s, want OPEN", st.State)
 	}
