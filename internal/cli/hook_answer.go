@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -93,6 +95,10 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 			p.Tool, config.ProjectFile, session.LegacyStateDirName, project)
 		return a.Render(p.Event, hook.Allow, "")
 	}
+	if !session.HasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" {
+		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: %s is gone from %s, which loopbreaker guards: the hook goes on guarding it with the defaults, and a configuration other than the one the session ran with keeps the breaker OPEN until a person restores the file (or runs `loopbreaker init`) and runs `loopbreaker reset`\n",
+			p.Tool, config.ProjectFile, project)
+	}
 	c := common{project: project, session: o.session, caller: o.caller, sets: o.sets}
 	w, err := c.open(env)
 	if err != nil {
@@ -164,9 +170,15 @@ func markSeen(env *Env, project, stateDir string, p *hook.Payload) {
 }
 
 // hookProject finds the project directory and whether loopbreaker is
-// active there: a loopbreaker.yaml or legacy state directory in it, or
-// LOOPBREAKER_DIR. Without -C it starts from the directory the agent CLI
-// names (Traits.ProjectDirEnv), else the working directory.
+// active there. Without -C it starts from the directory the agent CLI
+// names (Traits.ProjectDirEnv), else the working directory, and goes up to
+// the first directory that holds a loopbreaker.yaml (or a legacy
+// .loopbreaker/), the calling CLI's project hooks, or whose state
+// loopbreaker keeps: a project stays guarded whatever happens to its
+// files, and a loopbreaker.yaml deleted or moved away is seen (the
+// configuration's fingerprint changes), never obeyed silently. Else, or
+// with LOOPBREAKER_DIR, it is the nearest marked directory (inactive
+// without one).
 func hookProject(env *Env, a agent.Agent, flag string) (string, bool) {
 	start := flag
 	if v := a.Traits().ProjectDirEnv; start == "" && v != "" {
@@ -175,6 +187,35 @@ func hookProject(env *Env, a agent.Agent, flag string) (string, bool) {
 	if start == "" {
 		start = env.Dir
 	}
-	dir := findProject(abs(env, start))
-	return dir, env.Getenv("LOOPBREAKER_DIR") != "" || session.HasProjectMarker(dir)
+	start = abs(env, start)
+	for dir := start; ; {
+		if session.HasProjectMarker(dir) || guardedHere(env, a, dir) {
+			return dir, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return start, env.Getenv("LOOPBREAKER_DIR") != ""
+}
+
+// guardedHere reports whether dir is a project loopbreaker guarded even
+// though its loopbreaker.yaml is gone: the calling CLI's project hooks are
+// installed there, or loopbreaker keeps the project's state.
+func guardedHere(env *Env, a agent.Agent, dir string) bool {
+	if path, err := a.SettingsPath(false, dir, env.Getenv); err == nil {
+		if _, err := os.Lstat(path); err == nil {
+			if in, _ := a.Installed(path); len(in.Events) > 0 {
+				return true
+			}
+		}
+	}
+	state, err := keyedStateDir(env, dir)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(state, "scopes"))
+	return err == nil
 }
