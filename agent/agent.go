@@ -52,6 +52,12 @@ type Agent interface {
 	// its hooks run, which the agent must not change, and the variables
 	// that place them.
 	Guarded(project string, getenv func(string) string) Guarded
+	// Switches are the settings that decide whether the CLI runs its
+	// hooks, and how, as they are set now in every file it reads them
+	// from (project, local, user, managed): "PLACE: KEY = VALUE" lines.
+	// A change between two hook calls of a session keeps the breaker OPEN
+	// until a person accepts it.
+	Switches(project string, getenv func(string) string) []string
 	// Install puts loopbreaker's hooks into the settings at req.Path, or
 	// takes them out (req.Uninstall), and says what the person must do
 	// besides (trust, where to start the CLI).

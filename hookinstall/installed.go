@@ -1,6 +1,7 @@
 package hookinstall
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 
@@ -66,4 +67,63 @@ func FindInstalled(f *Format, data []byte) Installed {
 		}
 	}
 	return in
+}
+
+// OurEntries are loopbreaker's entries in a settings document of f, whole,
+// as compact JSON after their event: each matcher group that holds one of
+// loopbreaker's handlers (each handler, in a flat document). What they say
+// (the matcher, the timeout) decides whether the hook runs.
+func OurEntries(f *Format, data []byte) []string {
+	if f.Merge != nil {
+		return nil
+	}
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(data, &doc) != nil {
+		return nil
+	}
+	events := doc
+	if !f.TopLevel {
+		if json.Unmarshal(doc["hooks"], &events) != nil {
+			return nil
+		}
+	}
+	key := f.CommandKey
+	if key == "" {
+		key = "command"
+	}
+	ours := func(h json.RawMessage) bool {
+		var m map[string]json.RawMessage
+		var c string
+		if json.Unmarshal(h, &m) != nil || json.Unmarshal(m[key], &c) != nil {
+			return false
+		}
+		_, ok := hook.ProgramOf(f.Tool, c)
+		return ok
+	}
+	var out []string
+	for ev, raw := range events {
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			continue
+		}
+		for _, it := range items {
+			mine := ours(it)
+			if !f.Flat {
+				var g struct {
+					Hooks []json.RawMessage `json:"hooks"`
+				}
+				if json.Unmarshal(it, &g) == nil {
+					mine = slices.ContainsFunc(g.Hooks, ours)
+				}
+			}
+			if mine {
+				var b bytes.Buffer
+				if json.Compact(&b, it) == nil {
+					out = append(out, ev+": "+b.String())
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

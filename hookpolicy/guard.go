@@ -57,8 +57,9 @@ func NewGuard(in GuardInput) *Guard {
 		p.Vars[k] = v
 	}
 	p.Hooks, p.HookDirs = g.Files, g.Dirs
-	fp := hashDoc(fingerprintOf(in), jsonenc.Marshal)
-	return &Guard{Protected: p, Fingerprint: string(in.Agent.Name()) + "=" + fp}
+	doc := fingerprintOf(in)
+	fp := hashDoc(doc, jsonenc.Marshal)
+	return &Guard{Protected: p, Fingerprint: string(in.Agent.Name()) + "=" + fp, Switches: doc.Switches}
 }
 
 // fingerprintPlace is one settings file of the calling CLI in the
@@ -72,6 +73,9 @@ type fingerprintPlace struct {
 type fingerprintDoc struct {
 	Config any
 	Hooks  []fingerprintPlace
+	// Switches are the calling CLI's settings that decide whether its
+	// hooks run (agent.Agent.Switches).
+	Switches []string `json:",omitempty"`
 }
 
 // fingerprintOf is what the fingerprint hashes: the effective
@@ -80,7 +84,7 @@ type fingerprintDoc struct {
 // guarded. Other settings of those files (permissions the CLI saves as the
 // person approves them) are not part of it.
 func fingerprintOf(in GuardInput) fingerprintDoc {
-	doc := fingerprintDoc{Config: in.Settings}
+	doc := fingerprintDoc{Config: in.Settings, Switches: in.Agent.Switches(in.Project, in.Getenv)}
 	for _, user := range []bool{false, true} {
 		path, err := in.Agent.SettingsPath(user, in.Project, in.Getenv)
 		if err != nil {

@@ -144,6 +144,9 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 		if err := c.recordUnseen(); err != nil {
 			return err
 		}
+		if err := c.recordSwitchChanges(); err != nil {
+			return err
+		}
 		var err error
 		ans, err = c.dispatch(ctx)
 		return err

@@ -17,6 +17,9 @@ import (
 type Guard struct {
 	Protected   tamper.Protected
 	Fingerprint string
+	// Switches are the calling CLI's hook switches as set now, part of
+	// the fingerprint: what changed is said when it changes.
+	Switches []string
 }
 
 // guard refuses a tool call that would reset, disable, uninstall or

@@ -126,3 +126,13 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 // Resume: --session-id UUID on the first iteration, --resume UUID after
 // it; checked with Claude Code 2.0.77 and 2.1.330 in the real-agent tier.
 func (Agent) Resume() agent.Resume { return agent.PinnedResume() }
+
+// Switches: disableAllHooks, allowManagedHooksOnly and the environment
+// that makes Claude Code skip hooks, in every settings file it reads, and
+// loopbreaker's entries whole.
+func (a Agent) Switches(project string, getenv func(string) string) []string {
+	g := a.Guarded(project, getenv)
+	out := agent.JSONSwitches(g.Files, "disableAllHooks", "allowManagedHooksOnly", "env.CLAUDE_CODE_SIMPLE", "env.CLAUDE_CODE_DISABLE_HOOKS")
+	out = append(out, agent.DirSwitches(g.Dirs)...)
+	return append(out, agent.HookEntries(a.Format(), g.Files)...)
+}

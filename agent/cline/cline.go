@@ -407,3 +407,8 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 	g.Dirs = append(g.Dirs, agent.Under(getenv("CLINE_DIR"), "hooks")...)
 	return g
 }
+
+// Switches: every script of the hooks folders.
+func (a Agent) Switches(project string, getenv func(string) string) []string {
+	return agent.DirSwitches(a.Guarded(project, getenv).Dirs)
+}

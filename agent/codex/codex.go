@@ -150,3 +150,16 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 	g.Files = append(g.Files, "/etc/codex/requirements.toml", "/etc/codex/config.toml")
 	return g
 }
+
+// Switches: [features] hooks in the user's and the project's config.toml,
+// and loopbreaker's entries whole.
+func (a Agent) Switches(project string, getenv func(string) string) []string {
+	g := a.Guarded(project, getenv)
+	var out []string
+	for _, f := range g.Files {
+		if filepath.Base(f) == "config.toml" {
+			out = append(out, configWarnings(filepath.Dir(f))...)
+		}
+	}
+	return append(out, agent.HookEntries(a.Format(), g.Files)...)
+}

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -255,4 +256,12 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 	g.Dirs = append(g.Dirs, agent.Under(home, ".copilot/hooks")...)
 	g.Dirs = append(g.Dirs, agent.Under(getenv("COPILOT_HOME"), "hooks")...)
 	return g
+}
+
+// Switches: disableAllHooks in Copilot CLI's settings, and every hooks
+// file of its hooks directories.
+func (a Agent) Switches(project string, getenv func(string) string) []string {
+	g := a.Guarded(project, getenv)
+	out := agent.JSONSwitches([]string{filepath.Join(homeDir(getenv), "settings.json")}, "disableAllHooks")
+	return append(out, agent.DirSwitches(g.Dirs)...)
 }

@@ -150,3 +150,11 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 	g.Files = append(g.Files, agent.Under(home, ".factory/hooks.json", ".factory/settings.json")...)
 	return g
 }
+
+// Switches: hooksDisabled in hooks.json and settings.json, and
+// loopbreaker's entries whole.
+func (a Agent) Switches(project string, getenv func(string) string) []string {
+	g := a.Guarded(project, getenv)
+	out := agent.JSONSwitches(g.Files, "hooksDisabled", "hooks.hooksDisabled")
+	return append(out, agent.HookEntries(a.Format(), g.Files)...)
+}

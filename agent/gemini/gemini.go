@@ -192,3 +192,11 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 // Resume: --session-id UUID on the first iteration, --resume UUID after
 // it; checked with Gemini CLI 0.61.0 (its --resume takes the UUID as well as "latest" or an index) in the real-agent tier.
 func (Agent) Resume() agent.Resume { return agent.PinnedResume() }
+
+// Switches: hooksConfig (enabled, disabled) and the older switches, in
+// every settings file, and loopbreaker's entries whole.
+func (a Agent) Switches(project string, getenv func(string) string) []string {
+	g := a.Guarded(project, getenv)
+	out := agent.JSONSwitches(g.Files, "hooksConfig.enabled", "hooksConfig.disabled", "tools.enableHooks", "hooks.disabled")
+	return append(out, agent.HookEntries(a.Format(), g.Files)...)
+}

@@ -109,3 +109,10 @@ func (a Agent) Transcript() transcript.Reader {
 	r := a.Agent.Transcript()
 	return transcript.Reader{Format: transcript.Format(a.Name()), Parse: r.Parse}
 }
+
+// Switches: every plugin of Kilo Code's plugin directories, and the
+// plugins its configuration files list.
+func (a Agent) Switches(project string, getenv func(string) string) []string {
+	g := a.Guarded(project, getenv)
+	return append(agent.JSONSwitches(g.Files, "plugin"), agent.DirSwitches(g.Dirs)...)
+}

@@ -197,3 +197,10 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 	}
 	return g
 }
+
+// Switches: every plugin of the plugin directories, and the plugins the
+// configuration files list.
+func (a Agent) Switches(project string, getenv func(string) string) []string {
+	g := a.Guarded(project, getenv)
+	return append(agent.JSONSwitches(g.Files, "plugin"), agent.DirSwitches(g.Dirs)...)
+}

@@ -178,3 +178,8 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 	g.Dirs = append(g.Dirs, agent.Under(getenv("PI_CODING_AGENT_DIR"), "extensions")...)
 	return g
 }
+
+// Switches: every extension of the extensions directories.
+func (a Agent) Switches(project string, getenv func(string) string) []string {
+	return agent.DirSwitches(a.Guarded(project, getenv).Dirs)
+}

@@ -161,3 +161,10 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 // Resume: --session-id UUID on the first iteration, --resume UUID after
 // it; checked with Qwen Code 0.24.4 in the real-agent tier.
 func (Agent) Resume() agent.Resume { return agent.PinnedResume() }
+
+// Switches: disableAllHooks in every settings file, and loopbreaker's
+// entries whole.
+func (a Agent) Switches(project string, getenv func(string) string) []string {
+	g := a.Guarded(project, getenv)
+	return append(agent.JSONSwitches(g.Files, "disableAllHooks"), agent.HookEntries(a.Format(), g.Files)...)
+}

@@ -1,0 +1,121 @@
+package agent
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/loopbreaker/loopbreaker/hookinstall"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
+)
+
+// The switches that decide whether a CLI runs its hooks, as lines
+// "PLACE: KEY = VALUE" for those that are set: a change of any of them
+// between two hook calls of a session is a change of the guard, which a
+// person must accept (see Agent.Switches).
+
+// JSONSwitches are the switches among keys (dotted paths into the JSON
+// document) set in each of files that exists.
+func JSONSwitches(files []string, keys ...string) []string {
+	var out []string
+	for _, f := range files {
+		data, err := safeopen.ReadFile(f, safeopen.FollowLinks, safeopen.SmallFileLimit)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				out = append(out, f+": unreadable ("+err.Error()+")")
+			}
+			continue
+		}
+		var doc any
+		if json.Unmarshal(stripLineComments(data), &doc) != nil {
+			out = append(out, f+": not JSON")
+			continue
+		}
+		for _, k := range keys {
+			if v, ok := lookup(doc, strings.Split(k, ".")); ok {
+				b, _ := json.Marshal(v)
+				out = append(out, f+": "+k+" = "+string(b))
+			}
+		}
+	}
+	return out
+}
+
+// lookup follows path through nested objects.
+func lookup(doc any, path []string) (any, bool) {
+	for _, p := range path {
+		m, ok := doc.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if doc, ok = m[p]; !ok {
+			return nil, false
+		}
+	}
+	return doc, true
+}
+
+// stripLineComments drops whole-line // comments (JSONC settings).
+func stripLineComments(data []byte) []byte {
+	lines := strings.Split(string(data), "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if !strings.HasPrefix(strings.TrimSpace(l), "//") {
+			kept = append(kept, l)
+		}
+	}
+	return []byte(strings.Join(kept, "\n"))
+}
+
+// DirSwitches are the files of each directory of dirs that exists, with
+// a hash of their content: every file there is a hook, a plugin or an
+// extension the CLI loads, and one added, removed or changed changes what
+// runs.
+func DirSwitches(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			what := "a directory"
+			if !e.IsDir() {
+				data, err := safeopen.ReadFile(filepath.Join(d, e.Name()), safeopen.NoLinks, safeopen.SmallFileLimit)
+				if err != nil {
+					what = "unreadable (" + err.Error() + ")"
+				} else {
+					sum := sha256.Sum256(data)
+					what = hex.EncodeToString(sum[:8])
+				}
+			}
+			out = append(out, d+": "+e.Name()+" = "+what)
+		}
+	}
+	return out
+}
+
+// HookEntries are loopbreaker's hook entries in the settings files of
+// format f, whole (event, matcher, handler with its timeout): a narrowed
+// matcher or a timeout too short to answer silences the hook as surely as
+// removing it.
+func HookEntries(f *hookinstall.Format, files []string) []string {
+	var out []string
+	for _, path := range files {
+		data, err := safeopen.ReadFile(path, safeopen.FollowLinks, safeopen.SmallFileLimit)
+		if err != nil {
+			continue
+		}
+		for _, e := range hookinstall.OurEntries(f, data) {
+			out = append(out, path+": "+e)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
