@@ -126,4 +126,3 @@ func (c *call) check(ctx context.Context) (hook.Answer, error) {
 	}
 	return c.decide(ctx, d), nil
 }
-

@@ -65,7 +65,7 @@ func byHand(e *lb.JournalEntry) bool {
 	}
 	if ev := e.Event; ev != nil {
 		if ev.Iteration != nil || ev.ToolCall != nil || ev.Reset != nil || ev.Violation != nil || ev.Tamper != nil ||
-			ev.Fingerprint != "" || !TimeOK(ev.Time) {
+			ev.Fingerprint != "" || ev.Witness != nil || !TimeOK(ev.Time) {
 			return false
 		}
 	}
