@@ -59,16 +59,52 @@ func TestRelease(t *testing.T) {
 	t.Run("install.sh", func(t *testing.T) { testInstallScript(t, r) })
 }
 
-// cleanEnv is a user's environment with a fresh HOME and no Go-built
-// loopbreaker on PATH: only the system's directories and extra ones.
+// cleanEnv is a user's environment with a fresh HOME and no loopbreaker on
+// PATH: neither the test's build nor one the user installed (the README's
+// own `go install` puts one in $(go env GOPATH)/bin), so that what the
+// release installs is the only loopbreaker the commands can find. extraPath
+// comes first.
 func cleanEnv(t *testing.T, extraPath ...string) []string {
 	env := userEnv(t)
 	for i, kv := range env {
 		if strings.HasPrefix(kv, "PATH=") {
-			env[i] = "PATH=" + strings.Join(append(extraPath, os.Getenv("PATH")), string(os.PathListSeparator))
+			env[i] = "PATH=" + strings.Join(append(extraPath, pathWithout(t, "loopbreaker")...), string(os.PathListSeparator))
 		}
 	}
 	return env
+}
+
+// pathWithout is this process's PATH with no program called name: a
+// directory holding one is replaced by a copy made of links to its other
+// entries, so that the tools beside it (npm and node in /usr/local/bin,
+// say) are still found.
+func pathWithout(t *testing.T, name string) []string {
+	t.Helper()
+	var dirs []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(dir, name)); err != nil {
+			dirs = append(dirs, dir)
+			continue
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mirror := t.TempDir()
+		for _, e := range entries {
+			if e.Name() == name {
+				continue
+			}
+			if err := os.Symlink(filepath.Join(dir, e.Name()), filepath.Join(mirror, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dirs = append(dirs, mirror)
+	}
+	return dirs
 }
 
 func runIn(t *testing.T, dir string, env []string, stdin string, name string, args ...string) string {
