@@ -67,7 +67,11 @@ func (r Report) Markdown(w io.Writer) error {
 				res += " [signature " + text(a.Signature) + "]"
 			}
 		}
-		fmt.Fprintf(&b, "%d. **%s** -> files: [%s] -> result: %s", a.Number, text(a.Description), strings.Join(files, ", "), res)
+		exit := ""
+		if a.ExitCode != nil {
+			exit = " -> exit " + strconv.Itoa(*a.ExitCode)
+		}
+		fmt.Fprintf(&b, "%d. **%s** -> files: [%s]%s -> result: %s", a.Number, text(a.Description), strings.Join(files, ", "), exit, res)
 		var notes []string
 		if len(a.FailedTests) > 0 && a.Error != "" {
 			notes = append(notes, "failed "+text(strings.Join(a.FailedTests, ", ")))

@@ -135,6 +135,8 @@ type AttemptLine struct {
 	// ToolCall is set for an attempt made of tool calls (hooks): the
 	// number of the tool call that ran the tests after the edits.
 	ToolCall int `json:"tool_call,omitempty"`
+	// ExitCode is the agent's exit code, when the iteration reported one.
+	ExitCode *int `json:"exit_code,omitempty"`
 	// Epoch counts the resets before the attempt; BeforeGuidance is set
 	// when the attempt predates the latest guidance.
 	Epoch          int  `json:"epoch"`
@@ -415,6 +417,7 @@ func attemptLines(st *lb.BreakerState) []AttemptLine {
 			Progress:       a.Progress,
 			ProgressReason: a.ProgressReason,
 			ToolCall:       a.ToolCall,
+			ExitCode:       a.ExitCode,
 			Epoch:          a.Epoch,
 			BeforeGuidance: !lastGuidance.IsZero() && a.Time.Before(lastGuidance),
 		}
