@@ -302,7 +302,8 @@ func detectorLabel(d string) string {
 // while it waits for a probe.
 func tripLabel(cause, current string, counters []lb.Counter) string {
 	label := detectorLabel(cause)
-	if c, ok := counterFor(cause, counters); ok && c.Threshold > 0 {
+	if i := lb.CounterOf(cause, counters); i >= 0 && counters[i].Threshold > 0 {
+		c := counters[i]
 		label += " (" + c.Figure(c.Value) + "/" + c.Figure(c.Threshold) + ")"
 	}
 	if current == lb.DetectorCooldown {
@@ -311,25 +312,6 @@ func tripLabel(cause, current string, counters []lb.Counter) string {
 	return label
 }
 
-// counterFor is the counter of detector d. same_error has two (consecutive
-// and since reset): the one at its threshold, else the highest, speaks.
-func counterFor(d string, counters []lb.Counter) (lb.Counter, bool) {
-	var best lb.Counter
-	found := false
-	for _, c := range counters {
-		if c.Name != d {
-			continue
-		}
-		switch {
-		case !found:
-			best, found = c, true
-		case best.Threshold > 0 && best.Value >= best.Threshold:
-		case c.Threshold > 0 && c.Value >= c.Threshold, c.Value > best.Value:
-			best = c
-		}
-	}
-	return best, found
-}
 
 // pickTest chooses the test the report is about: after a per-test or slice
 // trip, the slice's test with the most failed attempts (the one the

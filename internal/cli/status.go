@@ -223,19 +223,22 @@ func printStatus(w io.Writer, o output, now time.Time) {
 	fmt.Fprintln(w, "\ncounters:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  detector\tcount\twarn at\topens at\tabout")
-	for _, c := range o.Counters {
+	tripped := o.Status.Tripped()
+	for i, c := range o.Counters {
 		warn := "-"
-		if c.WarnAt > 0 {
+		if c.WarnAt > 0 && c.Threshold > 0 {
 			warn = c.Figure(c.WarnAt)
 		}
 		mark := ""
 		switch {
-		case c.Threshold > 0 && c.Value >= c.Threshold:
+		case i == tripped:
 			mark = "  << tripped"
-		case c.WarnAt > 0 && c.Value >= c.WarnAt:
+		case c.Threshold > 0 && c.Value >= c.Threshold:
+			mark = "  < at its threshold (did not trip)"
+		case c.WarnAt > 0 && c.Value >= c.WarnAt && c.Threshold > 0:
 			mark = "  < warning"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s%s\n", c.Name, c.Figure(c.Value), warn, c.Figure(c.Threshold), c.Detail, mark)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s%s\n", c.Name, c.Figure(c.Value), warn, c.Limit(), c.Detail, mark)
 	}
 	tw.Flush()
 	if len(o.Transitions) > 0 {
