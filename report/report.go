@@ -312,7 +312,6 @@ func tripLabel(cause, current string, counters []lb.Counter) string {
 	return label
 }
 
-
 // pickTest chooses the test the report is about: after a per-test or slice
 // trip, the slice's test with the most failed attempts (the one the
 // breaker counted); otherwise the test that failed most recently. Only
