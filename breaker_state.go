@@ -3,6 +3,7 @@ package loopbreaker
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -26,7 +27,7 @@ type BreakerState struct {
 	LastProgressAt time.Time `json:"last_progress_at,omitzero"`
 	// LastProgressReason is the progress rule that saw the latest
 	// progress, and what it saw ("files-changed: 2 files changed ...").
-	LastProgressReason string `json:"last_progress_reason,omitempty"`
+	LastProgressReason ProgressReason `json:"last_progress_reason,omitzero"`
 	// Unmeasured counts the latest iterations in a row that measured none
 	// of the signals progress is read from (files changed, tests, metrics,
 	// completion): no_progress does not count them, since what was not
@@ -61,7 +62,10 @@ type BreakerState struct {
 	// last, bounded.
 	Tampers []Tamper `json:"tampers,omitempty"`
 	// Fingerprint is the configuration and hook settings the hooks ran
-	// with since the last reset ("" until the first hook call after it).
+	// with since the last reset ("" until the first hook call after it):
+	// one "SENDER=HASH" word per agent CLI whose hooks feed the breaker
+	// (each fingerprints its own hook settings), sorted (see
+	// FingerprintOf).
 	Fingerprint string `json:"fingerprint,omitempty"`
 
 	// Attempts is the bounded log of recent iterations, for the report.
@@ -134,6 +138,9 @@ type Counters struct {
 	// NearDuplicate counts the calls in a row that were one call with one
 	// changing argument and the same result.
 	NearDuplicate int `json:"near_duplicate,omitempty"`
+	// NoEffect counts the tool calls since the last one that changed
+	// something (no_effect).
+	NoEffect int `json:"no_effect,omitempty"`
 	// Tamper counts the attempts to silence the breaker since the last
 	// reset (a detected change counts as the threshold).
 	Tamper int `json:"tamper,omitempty"`
@@ -211,7 +218,7 @@ type Attempt struct {
 	Progress  bool      `json:"progress"`
 	// ProgressReason says which progress rule saw progress, and what it
 	// saw; or, without progress, what was looked for.
-	ProgressReason string `json:"progress_reason,omitempty"`
+	ProgressReason ProgressReason `json:"progress_reason,omitzero"`
 	// Epoch counts resets: attempts of an earlier epoch were made before
 	// the last guidance.
 	Epoch int `json:"epoch"`
@@ -244,6 +251,15 @@ type ToolMark struct {
 	Result   string `json:"result,omitempty"`
 	ErrorSig string `json:"error_sig,omitempty"`
 	Edit     bool   `json:"edit,omitempty"`
+	// Rewrite: an edit that names no file and carries no text (jj undo,
+	// git reset --hard HEAD~1): it rewrites history, and the same command
+	// again is a repeat only when it answers the same (each jj undo undoes
+	// another operation).
+	Rewrite bool `json:"rewrite,omitempty"`
+	// Setup: a call that succeeded in changing the setup (a configuration
+	// set, a package installed); the failing call retried after it is a
+	// fresh attempt.
+	Setup bool `json:"setup,omitempty"`
 	// TurnEnd: the agent's turn ended after this call. A repeat of a
 	// failing call in a new turn (a new `claude -p`, the next run of a
 	// loop) is not "the same failing call with no edit in between".
@@ -262,6 +278,9 @@ type ToolMark struct {
 	// history keeps them in a fixed order: a repeated batch then reads
 	// as a repeated sequence.
 	Batch int `json:"batch,omitempty"`
+	// NoEffect is no_effect's count at this call: the calls since the
+	// last one that changed something.
+	NoEffect int `json:"no_effect,omitempty"`
 }
 
 // Probe is the half-open probe and who holds it.
@@ -315,7 +334,7 @@ func (s *BreakerState) CheckInvariants() error {
 	// One comparison on the hot path (this runs on every record); the
 	// offending counter is named only when one is negative.
 	if c.NoProgress|c.SameError|c.OutputDecline|c.PhaseFailure|c.PermissionDenials|
-		c.ToolRepeat|c.ToolCycle|c.ToolError|c.ErrorAfterEdit|c.NoNewInfo|c.NearDuplicate|c.Tamper|
+		c.ToolRepeat|c.ToolCycle|c.ToolError|c.ErrorAfterEdit|c.NoNewInfo|c.NearDuplicate|c.NoEffect|c.Tamper|
 		s.Iterations|s.TotalOpens|s.Resets < 0 {
 		counts := [...]struct {
 			name string
@@ -326,7 +345,7 @@ func (s *BreakerState) CheckInvariants() error {
 			{"permission_denials", c.PermissionDenials}, {"tool_repeat", c.ToolRepeat},
 			{"tool_cycle", c.ToolCycle}, {"tool_error", c.ToolError},
 			{"error_after_edit", c.ErrorAfterEdit}, {"no_new_info", c.NoNewInfo},
-			{"near_duplicate", c.NearDuplicate}, {"tamper", c.Tamper},
+			{"near_duplicate", c.NearDuplicate}, {"no_effect", c.NoEffect}, {"tamper", c.Tamper},
 			{"iterations", s.Iterations}, {"total_opens", s.TotalOpens}, {"resets", s.Resets},
 		}
 		for _, n := range counts {
@@ -396,6 +415,7 @@ func (st *BreakerState) Clone() *BreakerState {
 	out.Failures = slices.Clone(st.Failures)
 	out.Tools = slices.Clone(st.Tools)
 	out.EditedFiles = slices.Clone(st.EditedFiles)
+	out.LastProgressReason.Files = slices.Clone(st.LastProgressReason.Files)
 	out.LastArgs = slices.Clone(st.LastArgs)
 	out.Session = st.Session.Clone()
 	out.Spend = st.Spend.Clone()
@@ -405,4 +425,39 @@ func (st *BreakerState) Clone() *BreakerState {
 	}
 	out.Attempts = slices.Clip(st.Attempts)
 	return &out
+}
+
+// FingerprintOf is the fingerprint kept for the sender of fp (a
+// "SENDER=HASH" word, or a bare hash for a sender with no name), "" when
+// none is kept yet.
+func (st *BreakerState) FingerprintOf(fp string) string {
+	sender := fingerprintSender(fp)
+	for _, w := range strings.Fields(st.Fingerprint) {
+		if fingerprintSender(w) == sender {
+			return w
+		}
+	}
+	return ""
+}
+
+// KeepFingerprint keeps fp as its sender's fingerprint, replacing the one
+// kept before.
+func (st *BreakerState) KeepFingerprint(fp string) {
+	sender := fingerprintSender(fp)
+	words := []string{fp}
+	for _, w := range strings.Fields(st.Fingerprint) {
+		if fingerprintSender(w) != sender {
+			words = append(words, w)
+		}
+	}
+	slices.Sort(words)
+	st.Fingerprint = strings.Join(words, " ")
+}
+
+func fingerprintSender(fp string) string {
+	sender, _, ok := strings.Cut(fp, "=")
+	if !ok {
+		return ""
+	}
+	return sender
 }

@@ -98,6 +98,15 @@ type RunConfig struct {
 	KeepOutputs int `yaml:"keep_outputs"`
 	// Checkpoint tags a checkpoint before the first attempt of a slice.
 	Checkpoint bool `yaml:"checkpoint"`
+	// CompletionSignals is how many iterations in a row must signal
+	// completion before the loop ends (Ralph's dual exit gate asks for
+	// two): an agent that says it is done once, on a guess, is asked once
+	// more.
+	CompletionSignals int `yaml:"completion_signals"`
+	// ContinueSession runs every iteration after the first in the agent's
+	// own session of the previous one (claude --resume, codex exec
+	// resume, gemini --resume), instead of a fresh agent each time.
+	ContinueSession bool `yaml:"continue_session"`
 }
 
 // ScopeConfig is the scope lock: which files an agent may edit for the
@@ -141,6 +150,9 @@ type NotifyConfig struct {
 	Command string `yaml:"command"`
 	// Debounce is the least time between two notifications of one scope.
 	Debounce time.Duration `yaml:"debounce"`
+	// Desktop shows each notification on the desktop (notify-send on
+	// Linux, osascript on macOS), debounced as the webhook is.
+	Desktop bool `yaml:"desktop"`
 	// Retries is how often a failed delivery is retried, with backoff.
 	Retries int           `yaml:"retries"`
 	Timeout time.Duration `yaml:"timeout"`
@@ -218,7 +230,16 @@ type ToolCallsConfig struct {
 	// NearDuplicate: calls in a row that are one call with one changing
 	// argument and the same result; 0 disables.
 	NearDuplicate int `yaml:"near_duplicate"`
+	// NoEffect: tool calls since the last one that changed something (an
+	// edit whose effect a later run shows, a test that improved, a new
+	// turn): reading and searching that never leads to an applied edit,
+	// and edits after which the same run answers the same; 0 disables.
+	NoEffect int `yaml:"no_effect"`
 }
+
+// DefaultNoEffect is tool_calls.no_effect's default, calibrated on public
+// recorded runs (docs/detection.md#work-that-changes-nothing).
+const DefaultNoEffect = 40
 
 // BudgetConfig caps what an agent may spend; a budget of 0 is off. Each
 // budget warns at WarnPercent % of it and opens the breaker at 100 %.
@@ -236,7 +257,17 @@ type BudgetConfig struct {
 	TokensWithoutProgress int64 `yaml:"tokens_without_progress"`
 	// WarnPercent is the share of a budget at which it warns (0: never).
 	WarnPercent int `yaml:"warn_percent"`
+	// OnCallsPerHour says what reaching CallsPerHour does: CallsHalt opens
+	// the breaker, CallsPause has `loopbreaker run` wait until the hour's
+	// window has room again (the breaker does not open for it).
+	OnCallsPerHour string `yaml:"on_calls_per_hour"`
 }
+
+// OnCallsPerHour values.
+const (
+	CallsHalt  = "halt"
+	CallsPause = "pause"
+)
 
 // PhaseProfile overrides thresholds for one phase.
 type PhaseProfile struct {
@@ -281,8 +312,8 @@ func Defaults() Config {
 		TestAttempts:      TestAttemptsConfig{PerTest: 3, PerSlice: 7},
 		FailureWindow:     FailureWindowConfig{Threshold: 5, Window: time.Hour},
 		ToolCalls: ToolCallsConfig{RepeatWarn: 3, Repeat: 5, CycleWarn: 3, Cycle: 5, SameError: 3, History: 30,
-			ErrorAfterEdit: 4, NoNewInfo: 6, NearDuplicate: 6},
-		Budget: BudgetConfig{CallsPerHour: 100, TokensWithoutProgress: DefaultTokensWithoutProgress, WarnPercent: 80},
+			ErrorAfterEdit: 4, NoNewInfo: 6, NearDuplicate: 6, NoEffect: DefaultNoEffect},
+		Budget: BudgetConfig{CallsPerHour: 100, TokensWithoutProgress: DefaultTokensWithoutProgress, WarnPercent: 80, OnCallsPerHour: CallsHalt},
 		Prices: DefaultPrices(),
 		Phases: map[Phase]PhaseProfile{
 			PhaseRed:      {NoProgress: 3, SameError: 5},
@@ -291,7 +322,7 @@ func Defaults() Config {
 			PhaseDocument: {NoProgress: 3, SameError: 5},
 		},
 		Journal: JournalConfig{MaxBytes: 32 << 20, Keep: 3, MaxEntries: 10000},
-		Run:     RunConfig{KeepOutputs: 50, Checkpoint: true, IterationTimeout: 15 * time.Minute, MaxWait: 6 * time.Hour},
+		Run:     RunConfig{KeepOutputs: 50, Checkpoint: true, IterationTimeout: 15 * time.Minute, MaxWait: 6 * time.Hour, CompletionSignals: 1},
 		BreakerTemplate: BreakerConfig{
 			FailureThreshold: 5, Window: time.Hour, Cooldown: 30 * time.Minute, Notify: true,
 		},
@@ -378,6 +409,9 @@ func (c *Config) Validate() error {
 	if c.StateDir != "" && !filepath.IsAbs(c.StateDir) {
 		return fmt.Errorf("state_dir must be an absolute path, got %q (write it in full, e.g. /home/me/.local/state/loopbreaker)", c.StateDir)
 	}
+	if c.Run.CompletionSignals < 1 {
+		return fmt.Errorf("run.completion_signals must be at least 1 (iterations in a row that signal completion), got %d", c.Run.CompletionSignals)
+	}
 	if c.OnError != OnErrorStop && c.OnError != OnErrorContinue {
 		return fmt.Errorf("on_error must be %q or %q, got %q", OnErrorStop, OnErrorContinue, c.OnError)
 	}
@@ -387,8 +421,8 @@ func (c *Config) Validate() error {
 	if c.ProbeTimeout <= 0 {
 		return fmt.Errorf("probe_timeout must be positive, got %s", c.ProbeTimeout)
 	}
-	if c.ToolCalls.ErrorAfterEdit < 0 || c.ToolCalls.NoNewInfo < 0 || c.ToolCalls.NearDuplicate < 0 {
-		return fmt.Errorf("tool_calls.error_after_edit, tool_calls.no_new_info and tool_calls.near_duplicate must be 0 (off) or more")
+	if c.ToolCalls.ErrorAfterEdit < 0 || c.ToolCalls.NoNewInfo < 0 || c.ToolCalls.NearDuplicate < 0 || c.ToolCalls.NoEffect < 0 {
+		return fmt.Errorf("tool_calls.error_after_edit, tool_calls.no_new_info, tool_calls.near_duplicate and tool_calls.no_effect must be 0 (off) or more")
 	}
 	if c.Tamper.Threshold < 0 {
 		return fmt.Errorf("tamper.threshold must be 0 (refuse without counting) or more, got %d", c.Tamper.Threshold)
@@ -534,6 +568,9 @@ func (b BudgetConfig) validate() error {
 	}
 	if b.WarnPercent < 0 || b.WarnPercent > 100 {
 		return fmt.Errorf("budget.warn_percent must be between 0 (no warning) and 100, got %d", b.WarnPercent)
+	}
+	if b.OnCallsPerHour != CallsHalt && b.OnCallsPerHour != CallsPause {
+		return fmt.Errorf("budget.on_calls_per_hour must be %q (open the breaker) or %q (loopbreaker run waits until the hour has room), got %q", CallsHalt, CallsPause, b.OnCallsPerHour)
 	}
 	return nil
 }

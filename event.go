@@ -65,6 +65,10 @@ type Iteration struct {
 	// HeadMoved: HEAD points to another commit than at the previous
 	// iteration (a commit, a rebase, a reset): the history changed.
 	HeadMoved bool `json:"head_moved,omitempty"`
+	// RefsMoved: the repository's refs or its jj operation log moved since
+	// the previous iteration (a push, a branch, bookmark or tag set, a jj
+	// operation), measured whatever the command that moved them.
+	RefsMoved bool `json:"refs_moved,omitempty"`
 
 	TestsPassing *int `json:"tests_passing,omitempty"`
 	TestsFailing *int `json:"tests_failing,omitempty"`
@@ -130,11 +134,15 @@ type ToolCall struct {
 	// and normalised, InfoEmpty when nothing is left: calls whose results
 	// say the same whatever their arguments ("no matches") bring no new
 	// information. "" when not measured.
-	InfoHash string       `json:"info_hash,omitempty"`
-	Error    *ErrorText   `json:"error,omitempty"`
-	Files    []string     `json:"files,omitempty"`
-	Edit     bool         `json:"edit,omitempty"`
-	Tests    []TestResult `json:"tests,omitempty"`
+	InfoHash string     `json:"info_hash,omitempty"`
+	Error    *ErrorText `json:"error,omitempty"`
+	Files    []string   `json:"files,omitempty"`
+	Edit     bool       `json:"edit,omitempty"`
+	// Setup: a shell command that changes the setup other commands run in
+	// (a configuration set, a package installed): the same call retried
+	// after it is a fresh attempt.
+	Setup bool         `json:"setup,omitempty"`
+	Tests []TestResult `json:"tests,omitempty"`
 	// TestsPassing and TestsFailing are the runner's totals when the call
 	// ran tests (nil: not a test run, or not counted): a later run of the
 	// same command with fewer failures and the same total has progressed

@@ -68,6 +68,7 @@ const (
 	DetectorErrorAfterEdit    = "error_after_edit"
 	DetectorNoNewInfo         = "no_new_info"
 	DetectorNearDuplicate     = "near_duplicate"
+	DetectorNoEffect          = "no_effect"
 	DetectorTamper            = "tamper"
 	DetectorScope             = "scope"
 	// The budgets (budget.*): what the agent spent against its caps.
@@ -101,8 +102,8 @@ type Decision struct {
 	// Progress reports whether the recorded iteration made progress.
 	Progress bool `json:"progress"`
 	// ProgressReason says which progress rule saw progress, and what it
-	// saw; or, without progress, what was looked for (breaker.ProgressRule).
-	ProgressReason string `json:"progress_reason,omitempty"`
+	// saw; or, without progress, what was looked for (ProgressRule).
+	ProgressReason ProgressReason `json:"progress_reason,omitzero"`
 	// Probe is true when this caller holds the half-open probe.
 	Probe bool `json:"probe,omitempty"`
 	// RetryAt is when an OPEN breaker's cooldown ends.
@@ -151,3 +152,14 @@ var (
 	// it. The decision stands; do not apply the event again.
 	ErrCommitted = errors.New("the update was saved, but finishing it failed")
 )
+
+// ProjectFile is a project's configuration file, which also marks the
+// project as guarded; ProjectFileAlt is its other accepted spelling.
+const (
+	ProjectFile    = "loopbreaker.yaml"
+	ProjectFileAlt = "loopbreaker.yml"
+)
+
+// ProjectFiles are the names a project's configuration file may have,
+// preferred first.
+func ProjectFiles() []string { return []string{ProjectFile, ProjectFileAlt} }

@@ -162,6 +162,19 @@ func (s *Spend) CallsInHour(now time.Time) int {
 	return len(s.HourCalls) - i
 }
 
+// HourRoomAt is when the hour before it holds fewer than limit calls, so
+// that one more call stays within an hourly budget of limit: now when it
+// already does (or limit is 0), else the moment the oldest call that must
+// leave the window is an hour old.
+func (s *Spend) HourRoomAt(now time.Time, limit int) time.Time {
+	n := s.CallsInHour(now)
+	if limit <= 0 || n < limit {
+		return now
+	}
+	inHour := s.HourCalls[len(s.HourCalls)-n:]
+	return inHour[n-limit].Add(time.Hour)
+}
+
 // Clone is a deep copy.
 func (s *Spend) Clone() *Spend {
 	if s == nil {

@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -33,7 +34,8 @@ type Option func(*Breaker)
 // WithClock injects the clock (tests, replays).
 func WithClock(now func() time.Time) Option { return func(b *Breaker) { b.engine.Now = now } }
 
-// WithState starts from a saved state instead of a new CLOSED one.
+// WithState starts from a saved state instead of a new CLOSED one; the
+// breaker changes s in place from then on.
 func WithState(s *lb.BreakerState) Option { return func(b *Breaker) { b.state = s } }
 
 // WithCaller names the loop this breaker guards (default "local"); the
@@ -45,12 +47,16 @@ func OnTransition(fn func(lb.Transition)) Option { return func(b *Breaker) { b.o
 
 // NewBreaker returns a CLOSED breaker with cfg.
 func NewBreaker(scope string, cfg lb.Config, opts ...Option) *Breaker {
-	b := &Breaker{engine: Engine{Config: cfg}, caller: "local"}
+	b := &Breaker{engine: Engine{Config: cfg, ownsStates: true}, caller: "local"}
 	for _, o := range opts {
 		o(b)
 	}
 	if b.state == nil {
 		b.state = lb.NewBreakerState(scope)
+	} else {
+		// A saved state may share its attempt history with copies
+		// (BreakerState.Clone), which the breaker trims in place.
+		b.state.Attempts = slices.Clone(b.state.Attempts)
 	}
 	if err := Validate(b.state); err != nil {
 		b.state, b.broken = nil, err
@@ -113,14 +119,18 @@ func (b *Breaker) Status() lb.Status {
 	return b.engine.Status(b.state, b.engine.now())
 }
 
-// State returns a copy of the state, for saving.
+// State returns a copy of the state, for saving: later records do not
+// change it.
 func (b *Breaker) State() (lb.BreakerState, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.state == nil {
 		return lb.BreakerState{}, b.broken
 	}
-	return *b.state, nil
+	cp := b.state.Clone()
+	// The breaker trims its attempt history in place: the copy gets its own.
+	cp.Attempts = slices.Clone(cp.Attempts)
+	return *cp, nil
 }
 
 func (b *Breaker) apply(ev lb.Event) (lb.Decision, error) {

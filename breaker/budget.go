@@ -77,6 +77,13 @@ func (b budget) Count(s *lb.BreakerState, at Moment) Count {
 	if limit > 0 && cfg.WarnPercent > 0 && cfg.WarnPercent < 100 {
 		c.Warn = max(1, int(math.Ceil(float64(limit)*float64(cfg.WarnPercent)/100)))
 	}
+	if b.kind == budgetCallsPerHour && limit > 0 && cfg.OnCallsPerHour == lb.CallsPause {
+		// Paused, not halted: loopbreaker run waits for the hour to have
+		// room before the next call, so the count neither warns (the agent
+		// has nothing to change) nor opens the breaker.
+		c.Trip, c.Warn = 0, 0
+		c.Detail = fmt.Sprintf("loopbreaker run pauses at %d calls (budget.on_calls_per_hour: pause)", limit)
+	}
 	if b.kind == budgetSliceTokens || b.kind == budgetSliceCost {
 		c.Detail = sp.Slice
 	}

@@ -1,6 +1,7 @@
 package breaker
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -101,6 +102,21 @@ func TestCallsPerHour(t *testing.T) {
 	}
 	if !strings.Contains(d.Reason, "calls in the last hour: 10 of 10") {
 		t.Fatalf("reason %q", d.Reason)
+	}
+}
+
+// With budget.on_calls_per_hour: pause the hourly budget neither warns nor
+// opens the breaker: loopbreaker run waits for room instead. The count is
+// still kept and shown, saying that run pauses at the budget.
+func TestCallsPerHourPaused(t *testing.T) {
+	r := newRig(t, func(c *lb.Config) { c.Budget.CallsPerHour = 3; c.Budget.OnCallsPerHour = lb.CallsPause })
+	for i := range 5 {
+		d := r.iterate(lb.Iteration{FilesChanged: intp(1), Usage: &lb.Usage{Calls: 1, InputTokens: 10}})
+		r.expect(d, lb.Closed, true, fmt.Sprintf("call %d of a paused budget of 3", i+1))
+	}
+	c := counter(t, r, lb.DetectorCallsPerHour)
+	if c.Value != 5 || c.Threshold != 0 || !strings.Contains(c.Detail, "loopbreaker run pauses at 3 calls") {
+		t.Fatalf("paused counter: %+v", c)
 	}
 }
 

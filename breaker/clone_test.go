@@ -98,11 +98,48 @@ func TestBoundedTrimLeavesCopiesAlone(t *testing.T) {
 	kept := slices.Clip(xs)
 	want := slices.Clone(kept)
 	xs = appendBounded(xs, 100, max)
-	*nextBounded(&xs, max) = 101
+	*nextBounded(&xs, max, false) = 101
 	if !slices.Equal(kept, want) {
 		t.Fatalf("the trim changed a copy: %v, want %v", kept, want)
 	}
 	if want := []int{5, 6, 7, 100, 101}; !slices.Equal(xs, want) {
 		t.Fatalf("after the trim the list is %v, want %v", xs, want)
+	}
+}
+
+// A Breaker's state is its own: its attempt history is trimmed in place,
+// and the copy State returns reads the same after the breaker records on
+// past the trim; the breaker keeps the newest attempts.
+func TestBreakerStateCopyStaysAsTaken(t *testing.T) {
+	br := NewBreaker("copy", lb.Defaults())
+	record := func(from, to int) {
+		for i := from; i < to; i++ {
+			if _, err := br.Record(&lb.Iteration{Summary: fmt.Sprintf("it-%d", i), FilesChanged: new(1)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	summaries := func(s lb.BreakerState) []string {
+		var out []string
+		for _, a := range s.Attempts {
+			out = append(out, a.Summary)
+		}
+		return out
+	}
+	record(0, 2*maxAttempts)
+	taken, err := br.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := summaries(taken)
+	record(2*maxAttempts, 3*maxAttempts+2)
+	if got := summaries(taken); !slices.Equal(got, want) {
+		t.Fatalf("the copy changed as the breaker recorded on:\n%v\nwant\n%v", got, want)
+	}
+	now, _ := br.State()
+	got := summaries(now)
+	if len(got) < maxAttempts || len(got) > 2*maxAttempts || got[len(got)-1] != fmt.Sprintf("it-%d", 3*maxAttempts+1) ||
+		got[0] != fmt.Sprintf("it-%d", 3*maxAttempts+2-len(got)) {
+		t.Fatalf("after the trims the breaker keeps %v", got)
 	}
 }

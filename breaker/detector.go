@@ -60,6 +60,7 @@ var detectors = [...]Detector{
 	errorAfterEdit{},
 	nearDuplicate{},
 	noNewInfo{},
+	noEffect{},
 	failureWindow{},
 	budget{budgetCallsPerHour},
 	budget{budgetSessionTokens},

@@ -32,6 +32,11 @@ type Engine struct {
 	Config lb.Config
 	// Now is the clock for events that carry no time. nil means time.Now.
 	Now func() time.Time
+	// ownsStates: no copy of the states this engine changes shares their
+	// attempt history (a Breaker's own state), so the history is trimmed
+	// in place instead of into a new array, which every record then
+	// paid for.
+	ownsStates bool
 }
 
 // New returns an engine with cfg and the real clock.
@@ -282,9 +287,17 @@ func appendBounded[T any](xs []T, v T, max int) []T {
 // nextBounded grows *xs by one zero element, keeping between max and 2×max
 // of the newest like appendBounded, and returns it to be filled in place
 // (for large elements, which a call by value would copy twice). The
-// element is past the length of every copy sharing the array.
-func nextBounded[T any](xs *[]T, max int) *T {
-	s := trimmed(*xs, max)
+// element is past the length of every copy sharing the array. When no
+// copy shares it (owned), the newest are moved to its front instead.
+func nextBounded[T any](xs *[]T, max int, owned bool) *T {
+	s := *xs
+	if owned && len(s) >= 2*max {
+		n := copy(s, s[len(s)-max+1:])
+		clear(s[n:])
+		s = s[:n]
+	} else {
+		s = trimmed(s, max)
+	}
 	if len(s) < cap(s) {
 		s = s[:len(s)+1]
 		clear(s[len(s)-1:])

@@ -35,20 +35,22 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	turnEdits := 0
 	if hookTurn {
 		turnEdits = s.Edits - s.TurnEdits
-	} else if it.FilesChanged != nil && *it.FilesChanged > 0 || len(it.Files) > 0 || it.HeadMoved {
+	} else if it.FilesChanged != nil && *it.FilesChanged > 0 || len(it.Files) > 0 || it.HeadMoved || it.RefsMoved {
 		s.Edits++
 	}
 	s.TurnToolCalls, s.TurnEdits = s.ToolCalls, s.Edits
 	if n := len(s.Tools); n > 0 {
 		s.Tools[n-1].TurnEnd = true
 	}
-	failed, tested := e.countTests(s, slice, it.Tests, e.iterationRun(s, it))
-	seen := e.iterationProgress(s, it, turnEdits)
-	seen.merge(tested)
+	var seen, tested progress
+	failed := e.countTests(s, slice, it.Tests, e.iterationRun(s, it), &tested)
+	e.iterationProgress(s, it, turnEdits, &seen)
+	seen.merge(&tested)
 	progress := seen.seen()
-	a.Decision.Progress, a.Decision.ProgressReason = progress, seen.reason()
+	reason := seen.reason()
+	a.Decision.Progress, a.Decision.ProgressReason = progress, reason
 	if progress {
-		s.LastProgressAt, s.LastProgressReason = now, seen.reason()
+		s.LastProgressAt, s.LastProgressReason = now, reason
 	}
 	sig := iterationSignature(it.Errors)
 
@@ -56,11 +58,11 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	if len(it.Errors) > 0 {
 		firstErr = it.Errors[0].Raw
 	}
-	at := nextBounded(&s.Attempts, maxAttempts)
+	at := nextBounded(&s.Attempts, maxAttempts, e.ownsStates)
 	at.Iteration, at.Time, at.Phase, at.Slice = s.Iterations, now, it.Phase, slice
 	at.Summary, at.Files, at.Failed = it.Summary, it.Files, failingTests(it.Tests, failed)
 	at.Error, at.Signature, at.Progress, at.Epoch = firstErr, sig, progress, s.Resets
-	at.ProgressReason = seen.reason()
+	at.ProgressReason = reason
 	if it.ExitCode != nil {
 		code := *it.ExitCode
 		at.ExitCode = &code
@@ -100,7 +102,7 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 func ProgressMeasured(it *lb.Iteration) bool {
 	// Files measured count as measured even with no_progress.files_count
 	// off: the person chose not to read them as progress.
-	return it.Complete || it.FilesChanged != nil || len(it.Files) > 0 || it.HeadMoved || it.TestsPassing != nil || it.TestsFailing != nil ||
+	return it.Complete || it.FilesChanged != nil || len(it.Files) > 0 || it.HeadMoved || it.RefsMoved || it.TestsPassing != nil || it.TestsFailing != nil ||
 		len(it.Tests) > 0 || len(it.Metrics) > 0
 }
 
@@ -127,11 +129,11 @@ func (e *Engine) iterationRun(s *lb.BreakerState, it *lb.Iteration) *testRun {
 			prevPassing = *s.LastTestsPassing
 		}
 		if *it.TestsPassing > prevPassing {
-			run.improved.see(RuleMorePassing, "%d tests pass, %d before", *it.TestsPassing, prevPassing)
+			run.improved.see(lb.ProgressReason{Rule: lb.RuleMorePassing, N: count32(*it.TestsPassing), Before: count32(prevPassing)})
 		}
 		if counted && s.LastTestsPassing != nil && s.LastTestsFailing != nil {
 			improved, same := countsImproved(*it.TestsPassing, *it.TestsFailing, *s.LastTestsPassing, *s.LastTestsFailing)
-			run.improved.merge(improved)
+			run.improved.merge(&improved)
 			if same {
 				run.coversRun = s.TestRuns
 			}
@@ -199,7 +201,8 @@ func (e *Engine) recordViolation(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 		return
 	}
 	if v.Test != "" {
-		e.countTests(s, v.Slice, []lb.TestResult{{Name: v.Test, Message: fmt.Sprintf("out-of-scope edit of %s without justification", v.File)}}, nil)
+		var seen progress
+		e.countTests(s, v.Slice, []lb.TestResult{{Name: v.Test, Message: fmt.Sprintf("out-of-scope edit of %s without justification", v.File)}}, nil, &seen)
 	} else {
 		bumpSlice(s, v.Slice)
 	}

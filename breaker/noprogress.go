@@ -43,7 +43,7 @@ func (noProgress) Reason(s *lb.BreakerState, at Moment, c Count) Reason {
 	}
 	return Reason{
 		What: fmt.Sprintf("no progress in %d consecutive iterations (%s%s): %s",
-			c.Value, c.limit(), inPhase(at.Phase), RuleNone.Why()),
+			c.Value, c.limit(), inPhase(at.Phase), lb.RuleNone.Why()),
 		Advice: advice,
 	}
 }

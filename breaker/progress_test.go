@@ -10,7 +10,7 @@ import (
 
 // Each rule says why it counts, in one sentence.
 func TestEveryProgressRuleSaysWhy(t *testing.T) {
-	for _, r := range append(ProgressRules(), RuleNone) {
+	for _, r := range append(lb.ProgressRules(), lb.RuleNone) {
 		if w := r.Why(); w == "" || strings.Contains(w, "\n") {
 			t.Errorf("rule %q: Why() = %q", r, w)
 		}
@@ -27,7 +27,8 @@ func TestDecisionsSayWhyTheySawProgress(t *testing.T) {
 	}{
 		{lb.Iteration{FilesChanged: intp(2), Files: []string{"a.go", "b.go"}}, "files-changed: 2 files changed (a.go, b.go)"},
 		{lb.Iteration{FilesChanged: intp(0), HeadMoved: true}, "head-moved: HEAD moved to another commit"},
-		{lb.Iteration{FilesChanged: intp(0)}, "none: no files changed, HEAD did not move"},
+		{lb.Iteration{FilesChanged: intp(0), RefsMoved: true}, "refs-moved: the repository's refs or operation log moved"},
+		{lb.Iteration{FilesChanged: intp(0)}, "none: no files changed, HEAD, refs and operation log did not move"},
 		{lb.Iteration{FilesChanged: intp(0), TestsPassing: intp(3), TestsFailing: intp(1)}, "more-passing: 3 tests pass, 0 before"},
 		{lb.Iteration{FilesChanged: intp(0), TestsPassing: intp(3), TestsFailing: intp(0)}, "none: "},
 		{lb.Iteration{FilesChanged: intp(0), Complete: true}, "complete: the agent signalled completion"},
@@ -35,14 +36,14 @@ func TestDecisionsSayWhyTheySawProgress(t *testing.T) {
 		{lb.Iteration{Metrics: map[string]float64{"complexity_score": 7}}, "metric: metric complexity_score went from 9 to 7"},
 	} {
 		d := r.iterate(c.it)
-		if !strings.HasPrefix(d.ProgressReason, c.want) || d.Progress != !strings.HasPrefix(c.want, "none") {
+		if !strings.HasPrefix(d.ProgressReason.String(), c.want) || d.Progress != !strings.HasPrefix(c.want, "none") {
 			t.Fatalf("%+v: progress %v, reason %q; want %q", c.it, d.Progress, d.ProgressReason, c.want)
 		}
-		if at := r.s.Attempts[len(r.s.Attempts)-1]; at.ProgressReason != d.ProgressReason {
+		if at := r.s.Attempts[len(r.s.Attempts)-1]; at.ProgressReason.String() != d.ProgressReason.String() {
 			t.Fatalf("attempt reason %q, decision %q", at.ProgressReason, d.ProgressReason)
 		}
 	}
-	if !strings.HasPrefix(r.s.LastProgressReason, "metric:") || r.e.Status(r.s, r.clock.Now()).LastProgressReason != r.s.LastProgressReason {
+	if !strings.HasPrefix(r.s.LastProgressReason.String(), "metric:") || r.e.Status(r.s, r.clock.Now()).LastProgressReason != r.s.LastProgressReason.String() {
 		t.Fatalf("last progress reason %q", r.s.LastProgressReason)
 	}
 }
@@ -62,7 +63,7 @@ func TestTurnEditsAreProgress(t *testing.T) {
 	r := newRig(t)
 	for i := 0; i < 4; i++ {
 		d := turn(r, true)
-		if !d.Progress || d.ProgressReason != "turn-edits: 1 edit by the turn's tool calls" {
+		if !d.Progress || d.ProgressReason.String() != "turn-edits: 1 edit by the turn's tool calls" {
 			t.Fatalf("turn %d: progress %v (%q)", i+1, d.Progress, d.ProgressReason)
 		}
 		r.expect(d, lb.Closed, true, "a committing turn")
@@ -94,10 +95,10 @@ func TestToolCallProgressReason(t *testing.T) {
 		return r.tool(tc)
 	}
 	run(3, 2)
-	if d := run(4, 1); !d.Progress || d.ProgressReason != "more-passing: 4 tests pass, 3 before" {
+	if d := run(4, 1); !d.Progress || d.ProgressReason.String() != "more-passing: 4 tests pass, 3 before" {
 		t.Fatalf("progress %v (%q)", d.Progress, d.ProgressReason)
 	}
-	if d := run(4, 1); d.Progress || d.ProgressReason != "" {
+	if d := run(4, 1); d.Progress || !d.ProgressReason.IsZero() {
 		t.Fatalf("the same run again: progress %v (%q)", d.Progress, d.ProgressReason)
 	}
 }

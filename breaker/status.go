@@ -15,7 +15,7 @@ func (e *Engine) Status(s *lb.BreakerState, now time.Time) lb.Status {
 		Detector: s.Detector, Enabled: e.Config.Enabled,
 		Iterations: s.Iterations, TotalOpens: s.TotalOpens,
 		OpenedAt: s.OpenedAt, LastProgressAt: s.LastProgressAt, Probe: s.Probe,
-		LastProgressReason: s.LastProgressReason,
+		LastProgressReason: s.LastProgressReason.String(),
 		Tests:              s.Tests, Guidance: s.Guidance,
 		Transitions: s.Transitions,
 	}

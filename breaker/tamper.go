@@ -72,8 +72,10 @@ func (e *Engine) recordTamper(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 }
 
 // fingerprint compares the sender's fingerprint of its configuration and
-// hook settings with the one kept since the last reset: the first after a
-// reset is kept; another one means they changed behind the hook's back.
+// hook settings with the one kept for that sender since the last reset:
+// the first after a reset is kept; another one means they changed behind
+// the hook's back. Each agent CLI fingerprints its own hook settings, so
+// CLIs that feed one session each keep theirs.
 // The breaker then stays OPEN until a person resets it, which accepts
 // the change: the agent does not go on under a configuration no person
 // agreed to. With tamper.threshold 0 the change is recorded only.
@@ -81,12 +83,13 @@ func (e *Engine) fingerprint(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	if ev.Fingerprint == "" || ev.Kind == lb.EventReset {
 		return
 	}
-	if s.Fingerprint == "" {
-		s.Fingerprint = ev.Fingerprint
+	kept := s.FingerprintOf(ev.Fingerprint)
+	if kept == "" {
+		s.KeepFingerprint(ev.Fingerprint)
 		a.Changed = true
 		return
 	}
-	if s.Fingerprint == ev.Fingerprint {
+	if kept == ev.Fingerprint {
 		return
 	}
 	seen := false
@@ -97,7 +100,7 @@ func (e *Engine) fingerprint(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	}
 	if !seen {
 		s.Tampers = appendBounded(s.Tampers, lb.Tamper{
-			What:     []string{"fingerprint " + s.Fingerprint + ", now " + ev.Fingerprint},
+			What:     []string{"fingerprint " + kept + ", now " + ev.Fingerprint},
 			Command:  ev.Fingerprint,
 			Detected: true, Time: ev.Time, Epoch: s.Resets,
 		}, maxTampers)

@@ -104,3 +104,19 @@ func TestTamperEventNeedsData(t *testing.T) {
 		t.Fatal("a tamper event without data was accepted")
 	}
 }
+
+// Two agent CLIs that feed one session each keep their own fingerprint:
+// Gemini's is not a change of Claude Code's, and a change of either opens.
+func TestFingerprintPerSender(t *testing.T) {
+	r := newRig(t)
+	r.expect(r.checkWith("claude=aaaa"), lb.Closed, true, "claude's first")
+	r.expect(r.checkWith("gemini=cccc"), lb.Closed, true, "gemini's first")
+	if r.s.Fingerprint != "claude=aaaa gemini=cccc" {
+		t.Fatalf("fingerprints kept: %q", r.s.Fingerprint)
+	}
+	r.expect(r.checkWith("claude=aaaa"), lb.Closed, true, "claude's again")
+	r.expect(r.checkWith("gemini=dddd"), lb.Open, false, "gemini's changed")
+	if n := len(r.s.Tampers); n != 1 || r.s.Tampers[0].Command != "gemini=dddd" {
+		t.Fatalf("the change: %+v", r.s.Tampers)
+	}
+}

@@ -37,21 +37,21 @@ type testRun struct {
 //     change is not a new attempt (the tool-call detectors see that);
 //   - a counted run is one attempt at the slice, however many tests fail.
 //
-// It returns the names of the tests counted and the progress the tests
-// show (the test rules of progress.go).
-func (e *Engine) countTests(s *lb.BreakerState, slice string, tests []lb.TestResult, run *testRun) ([]string, progress) {
-	var seen progress
+// It returns the names of the tests counted, and adds to seen the
+// progress the tests show (the test rules of progress.go).
+func (e *Engine) countTests(s *lb.BreakerState, slice string, tests []lb.TestResult, run *testRun, seen *progress) []string {
 	for _, t := range tests {
 		if t.Passed {
 			if i := findTest(s.Tests, t.Name); i >= 0 && !s.Tests[i].Passed {
-				seen.see(RuleTestFixed, "test %s passes now", t.Name)
+				seen.see(lb.ProgressReason{Rule: lb.RuleTestFixed, Name: t.Name})
 			}
 		}
 	}
 	if run != nil {
 		s.TestRuns++
-		seen.merge(run.improved)
-		seen.merge(passAbsent(s, slice, tests, run.coversRun))
+		seen.merge(&run.improved)
+		absent := passAbsent(s, slice, tests, run.coversRun)
+		seen.merge(&absent)
 	}
 	improved := seen.seen()
 	var failed []string
@@ -112,5 +112,5 @@ func (e *Engine) countTests(s *lb.BreakerState, slice string, tests []lb.TestRes
 	if run != nil {
 		s.RunEdits = s.Edits
 	}
-	return failed, seen
+	return failed
 }

@@ -47,7 +47,7 @@ func (c *claudeRun) call(m map[string]any) lb.ToolCall {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	p, err := hook.Parse(hook.Claude, b)
+	p, err := hook.ParseStandard("claude", hook.Standard{}, "", b)
 	if err != nil {
 		c.t.Fatal(err)
 	}

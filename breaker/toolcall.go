@@ -20,9 +20,12 @@ func (e *Engine) recordToolCall(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	// An edit that failed changed nothing: it is not an edit between two
 	// identical failing calls, and the next test run is not a new
 	// attempt because of it.
-	mark := lb.ToolMark{Key: tc.Tool + "\x00" + tc.ArgsHash, Result: tc.ResultHash, Edit: tc.Edit && tc.Error == nil, Batch: tc.Batch}
+	mark := lb.ToolMark{Key: tc.Tool + "\x00" + tc.ArgsHash, Result: tc.ResultHash, Edit: tc.Edit && tc.Error == nil, Batch: tc.Batch,
+		Setup: tc.Setup && tc.Error == nil}
 	if !mark.Edit {
 		mark.Info = tc.InfoHash
+	} else {
+		mark.Rewrite = rewrite(tc)
 	}
 	if tc.Error != nil {
 		mark.ErrorSig = tc.Error.Signature
@@ -49,7 +52,7 @@ func (e *Engine) recordToolCall(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	if run := toolRun(s, tc, &mark); run != nil {
 		edited := s.Edits > s.RunEdits
 		var failed []string
-		failed, seen = e.countTests(s, slice, tc.Tests, run)
+		failed = e.countTests(s, slice, tc.Tests, run, &seen)
 		mark.Run = s.TestRuns
 		if seen.seen() {
 			s.LastProgressAt, s.LastProgressReason = ev.Time, seen.reason()
@@ -69,6 +72,17 @@ func (e *Engine) recordToolCall(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	if seen.seen() {
 		a.Decision.ProgressReason = seen.reason()
 	}
+}
+
+// rewrite reports whether an edit writes no text it carries: a one-line
+// command that names no file (jj undo, git reset --hard HEAD~1, jj op
+// revert), whose effect is the history it rewrites, not content.
+func rewrite(tc *lb.ToolCall) bool {
+	if len(tc.Files) > 0 {
+		return false
+	}
+	cmd := strings.TrimSpace(shellCommand(tc.Args))
+	return cmd != "" && !strings.Contains(cmd, "\n")
 }
 
 // toolRun describes the test run a tool call made, nil when it ran no
@@ -98,7 +112,7 @@ func toolRun(s *lb.BreakerState, tc *lb.ToolCall, mark *lb.ToolMark) *testRun {
 		prev := &s.Tools[i]
 		if prev.Tested && prev.Key == mark.Key {
 			improved, same := countsImproved(mark.Passing, mark.Failing, prev.Passing, prev.Failing)
-			run.improved.merge(improved)
+			run.improved.merge(&improved)
 			if same {
 				run.coversRun = prev.Run
 			}
@@ -152,9 +166,13 @@ func toolSummary(files []string, tc *lb.ToolCall) string {
 	return truncate(what+", then ran "+cmd, 300)
 }
 
-// commandOf is the shell command of a tool call's canonical arguments, ""
-// when they hold none.
-func commandOf(args []byte) string {
+// commandOf is the first line of the shell command of a tool call's
+// canonical arguments, "" when they hold none.
+func commandOf(args []byte) string { return firstLine(shellCommand(args)) }
+
+// shellCommand is the shell command of a tool call's canonical arguments,
+// "" when they hold none.
+func shellCommand(args []byte) string {
 	var a struct {
 		Command any `json:"command"`
 	}
@@ -163,11 +181,11 @@ func commandOf(args []byte) string {
 	}
 	switch c := a.Command.(type) {
 	case string:
-		return firstLine(c)
+		return c
 	case []any: // Codex: ["bash", "-lc", "go test ./..."]
 		if n := len(c); n > 0 {
 			if s, ok := c[n-1].(string); ok {
-				return firstLine(s)
+				return s
 			}
 		}
 	}

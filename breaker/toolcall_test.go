@@ -200,3 +200,53 @@ func TestHalfReportedBatchKeepsTheWarning(t *testing.T) {
 		})
 	}
 }
+
+// shellRun is a successful shell command as the hooks record it, with the
+// flags hook.BuildToolCall reads off it.
+func shellRun(command, result string, edit, setup bool) lb.ToolCall {
+	tc := shell(command, "")
+	tc.ResultHash, tc.Edit, tc.Setup = result, edit, setup
+	return tc
+}
+
+// `jj undo` three times and more undoes another operation each time, and
+// says which: a command that rewrites history is judged by its result, so
+// it is no repeat; the same undo answering the same is.
+func TestARewriteWithNewResultsIsNoRepeat(t *testing.T) {
+	r := newRig(t)
+	for i := 0; i < 8; i++ {
+		d := r.tool(shellRun("jj undo", fmt.Sprintf("Undid operation %d", i), true, false))
+		r.expect(d, lb.Closed, true, fmt.Sprintf("undo %d", i))
+	}
+	var calls []lb.ToolCall
+	for range 5 {
+		calls = append(calls, shellRun("jj undo", "Error: cannot undo the root operation", true, false))
+	}
+	newRig(t).expectTrip(calls, lb.DetectorToolRepeat, "5th undo answering the same")
+}
+
+// A failing command retried after a change of configuration (`jj config
+// set`) or a package install is a fresh attempt: the same failure again
+// after the change starts counting from one. Without the change in
+// between, the third failure opens.
+func TestRetryAfterSetupIsAFreshAttempt(t *testing.T) {
+	describe := func() lb.ToolCall {
+		return call("Bash", "jj describe -m fix", "no author", "jj: Author name not configured", false)
+	}
+	r := newRig(t)
+	r.tool(describe())
+	r.tool(describe())
+	r.tool(shellRun("jj config set --repo user.name A", "", false, true))
+	r.expect(r.tool(describe()), lb.Closed, true, "the retry after the configuration changed")
+	if r.s.Counters.ToolError != 1 {
+		t.Fatalf("tool_error counts %d after the change, want 1", r.s.Counters.ToolError)
+	}
+	// A setup call that failed changed nothing.
+	failedSetup := shellRun("pip install nosuchpkg", "", false, true)
+	failedSetup.Error = &lb.ErrorText{Raw: "No matching distribution", Signature: "nodist"}
+	r.tool(describe())
+	r.tool(failedSetup)
+	if d := r.tool(describe()); d.Detector != lb.DetectorToolError || d.Allowed {
+		t.Fatalf("the third failure with only a failed install in between: %+v", d)
+	}
+}

@@ -7,8 +7,9 @@ import (
 )
 
 // toolError counts the same call failing with the same error with no edit
-// (and no new turn) in between (tool_calls.same_error): re-running tests
-// after real edits is not this loop.
+// (and no new turn, no change of setup) in between (tool_calls.same_error):
+// re-running tests after real edits is not this loop, nor is retrying
+// after a configuration set or a package install.
 type toolError struct{}
 
 func (toolError) Name() string { return lb.DetectorToolError }
@@ -31,7 +32,9 @@ func (toolError) Reason(s *lb.BreakerState, at Moment, c Count) Reason {
 }
 
 // sameFailingCall counts how often the newest call, if it failed, failed
-// the same way since the last edit.
+// the same way since the last edit, or the last change of setup (a
+// configuration set, a package installed: the call retried after it is a
+// fresh attempt).
 func sameFailingCall(ms []lb.ToolMark) int {
 	if len(ms) == 0 || ms[len(ms)-1].ErrorSig == "" {
 		return 0
@@ -40,7 +43,7 @@ func sameFailingCall(ms []lb.ToolMark) int {
 	n := 0
 	for i := len(ms) - 1; i >= 0; i-- {
 		m := ms[i]
-		if i != len(ms)-1 && (m.Edit || m.TurnEnd) {
+		if i != len(ms)-1 && (m.Edit || m.TurnEnd || m.Setup) {
 			break
 		}
 		if m.Key == last.Key && m.ErrorSig == last.ErrorSig {

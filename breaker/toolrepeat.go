@@ -35,9 +35,12 @@ func (toolRepeat) Reason(s *lb.BreakerState, at Moment, c Count) Reason {
 // outcome. The same edit applied again is the same call whatever its
 // result: an edit's result shows the file it changed, which the edit
 // before changed too (SWE-agent's "edit 4:4" inserting the same two lines
-// again and again answers with a file one line longer each time).
+// again and again answers with a file one line longer each time). A
+// command that rewrites history (Rewrite: jj undo) is judged by its
+// result like any call: each jj undo undoes another operation, and says
+// which.
 func sameMark(a, b lb.ToolMark) bool {
-	return a.Key == b.Key && a.ErrorSig == b.ErrorSig && (a.Result == b.Result || a.Edit && b.Edit)
+	return a.Key == b.Key && a.ErrorSig == b.ErrorSig && (a.Result == b.Result || a.Edit && b.Edit && !a.Rewrite && !b.Rewrite)
 }
 
 // repeatRun counts the identical calls at the end of the history.

@@ -122,7 +122,11 @@ var rules = []rule{
 	{"codex", Network, lazyre.New(`Reconnecting\.\.\. waiting for network.*|stream disconnected before completion.*|error sending request for url.*`)},
 	// Gemini CLI.
 	{"gemini", Limit, lazyre.New(`TerminalQuotaError: .*|RetryableQuotaError: .*|"status":\s*"RESOURCE_EXHAUSTED".*|Attempt \d+ failed with status 429\b.*`)},
-	{"gemini", Overloaded, lazyre.New(`Attempt \d+ failed with status (?:503|529)\b.*|"status":\s*"UNAVAILABLE".*`)},
+	// Gemini CLI names a 503 a RetryableQuotaError too (classifyGoogleError):
+	// its message ("The model is overloaded", "high demand") or the
+	// status field it prints after says which. On the same line as the
+	// quota rule above, this later rule wins.
+	{"gemini", Overloaded, lazyre.New(`Attempt \d+ failed with status (?:503|529)\b.*|"status":\s*"UNAVAILABLE".*|RetryableQuotaError: .*(?:[Oo]verloaded|[Hh]igh demand|[Uu]navailable|at capacity).*|^\s*(?:status|code):\s*(?:503|529)\b.*`)},
 	{"gemini", Auth, lazyre.New(`When using Gemini API, you must specify the GEMINI_API_KEY.*|Invalid auth method selected.*|"status":\s*"UNAUTHENTICATED".*|API key not valid.*|Please set an Auth method.*`)},
 	{"gemini", Network, lazyre.New(`fetch failed sending request.*`)},
 }

@@ -45,6 +45,8 @@ import (
 	"sort"
 	"strings"
 
+	lb "github.com/loopbreaker/loopbreaker"
+
 	"github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
@@ -132,8 +134,8 @@ type Options struct {
 
 // Project file names, preferred first.
 const (
-	ProjectFile    = "loopbreaker.yaml"
-	projectFileAlt = "loopbreaker.yml"
+	ProjectFile    = lb.ProjectFile
+	projectFileAlt = lb.ProjectFileAlt
 )
 
 // setting is one value read from one layer.

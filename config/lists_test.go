@@ -281,6 +281,10 @@ func TestBreakersValidate(t *testing.T) {
 			[]string{"project loopbreaker.yaml:2: server.max_body_bytes must be positive"}},
 		{"evict_after", fixture{flags: map[string]string{"evict_after": "0"}},
 			[]string{"flag --set evict_after: evict_after must be positive"}},
+		{"on_calls_per_hour", fixture{project: "budget:\n  on_calls_per_hour: wait\n"},
+			[]string{`budget.on_calls_per_hour must be "halt" (open the breaker) or "pause"`}},
+		{"completion_signals", fixture{flags: map[string]string{"run.completion_signals": "0"}},
+			[]string{"run.completion_signals must be at least 1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { wantErr(t, tt.fix.options(t), tt.want...) })
@@ -295,7 +299,7 @@ func TestNewScalarKeys(t *testing.T) {
 	}.options(t))
 	c := l.Config
 	want := loopbreaker.Defaults()
-	want.Run = loopbreaker.RunConfig{IterationTimeout: 20 * time.Minute, MaxWait: 6 * time.Hour, KeepOutputs: 10, Checkpoint: false}
+	want.Run = loopbreaker.RunConfig{IterationTimeout: 20 * time.Minute, MaxWait: 6 * time.Hour, KeepOutputs: 10, Checkpoint: false, CompletionSignals: 1}
 	want.EvictAfter = 2 * time.Hour
 	want.Server = loopbreaker.ServerConfig{Addr: ":8080", MaxBodyBytes: 4096}
 	want.Notify = loopbreaker.NotifyConfig{WebhookURL: "https://example.com/hook", Debounce: 0, Retries: 0, Timeout: 2 * time.Second}

@@ -526,6 +526,7 @@ func descriptions() map[string]string {
 		"tool_calls.error_after_edit": "Failing runs, each after an edit, with the same normalised error (infrastructure errors included) that open the breaker; 0 turns the detector off.",
 		"tool_calls.no_new_info":      "Calls in a row that bring no new information (fishing): each answers what a call with other arguments among the last N (this value) answered already, with the calls' own arguments removed or word for word, or nothing; they open the breaker; 0 turns the detector off.",
 		"tool_calls.near_duplicate":   "Calls in a row that are one call with one changing argument (a line number, a path, a flag) and the same result, that open the breaker; 0 turns the detector off.",
+		"tool_calls.no_effect":        "Tool calls since the last one that changed something (an applied edit whose effect a later run shows, a test that improved, a new turn) that open the breaker: reading and searching that never leads to an edit, and edits after which the same command answers the same; 0 turns the detector off.",
 
 		"budget":                         "Budgets: caps on what the agent spends, read from its transcripts or its JSON output; each warns at budget.warn_percent and opens the breaker at 100 %; 0 turns a budget off.",
 		"budget.calls_per_hour":          "Calls of the agent within the last hour (Ralph's MAX_CALLS_PER_HOUR): an iteration that reports the agent's usage (one invocation under loopbreaker run, one turn in hook mode); the model requests inside a turn are not counted; 0 turns it off.",
@@ -535,6 +536,7 @@ func descriptions() map[string]string {
 		"budget.slice_cost":              "US dollars one slice may spend; 0 turns it off.",
 		"budget.tokens_without_progress": "Tokens spent since the last progress (a test that passes, files changed by an iteration, a completion); a reset ends the count; 0 turns it off.",
 		"budget.warn_percent":            "Percent of a budget at which it warns (HALF_OPEN); 0 never warns.",
+		"budget.on_calls_per_hour":       `What reaching budget.calls_per_hour does: "halt" opens the breaker (everywhere: run, record, hooks); "pause" has loopbreaker run wait, with a countdown, until the oldest call of the hour is an hour old, and the breaker does not open for it (hooks and record then only show the count).`,
 		"prices":                         "Price table, US dollars per million tokens, one entry per model (model is the name or its start; the longest match wins); set in a file, it replaces the shipped table of list prices as of November 2025; nothing is looked up online.",
 
 		"phases": "Per-phase thresholds for TDD loops (RED, GREEN, REFACTOR, DOCUMENT); 0 uses the global threshold.",
@@ -551,12 +553,14 @@ func descriptions() map[string]string {
 
 		"state_dir": `Directory that holds loopbreaker's state of every project (one directory per project under projects/, outside the project so the agent's searches never find it); "" means $XDG_STATE_HOME/loopbreaker, else ~/.local/state/loopbreaker. An absolute path; set in the user file, LOOPBREAKER_STATE_DIR or --set, never in a project's loopbreaker.yaml. LOOPBREAKER_DIR names one project's state directory itself and wins over it.`,
 
-		"run":                   "The loop supervisor (loopbreaker run).",
-		"run.max_iterations":    "Stop the loop after this many iterations; 0 means no limit.",
-		"run.iteration_timeout": "Stop an iteration that runs longer than this duration (its process group is killed, the iteration counts as failed); 0 means no limit.",
-		"run.max_wait":          "Longest wait for an agent's usage limit to reset (when the agent CLI said when); a longer or unknown wait stops the loop with exit 3; 0 never waits.",
-		"run.keep_outputs":      "How many iterations' outputs to keep in the state directory (a count).",
-		"run.checkpoint":        "Tag a git checkpoint before the first attempt of a slice.",
+		"run":                    "The loop supervisor (loopbreaker run).",
+		"run.max_iterations":     "Stop the loop after this many iterations; 0 means no limit.",
+		"run.iteration_timeout":  "Stop an iteration that runs longer than this duration (its process group is killed, the iteration counts as failed); 0 means no limit.",
+		"run.max_wait":           "Longest wait for an agent's usage limit to reset (when the agent CLI said when); a longer or unknown wait stops the loop with exit 3; 0 never waits.",
+		"run.keep_outputs":       "How many iterations' outputs to keep in the state directory (a count).",
+		"run.checkpoint":         "Tag a git checkpoint before the first attempt of a slice.",
+		"run.completion_signals": "Iterations in a row that must signal completion before the loop ends (2 is Ralph's dual exit gate: the agent is asked once more, and must say it is done again).",
+		"run.continue_session":   "Run every iteration after the first in the agent's own session of the previous one (Claude Code, Codex CLI, Gemini CLI, Qwen Code), instead of a fresh agent each time.",
 
 		"scope":                "Scope lock: which files the agent may edit for the current slice (globs as in path.Match, plus ** for any depth).",
 		"scope.allow":          `Globs of files the agent may edit freely (a list; in a variable or --set, comma-separated, "" for none).`,
@@ -576,7 +580,8 @@ func descriptions() map[string]string {
 		"server.addr":           "Address the server listens on, host:port.",
 		"server.max_body_bytes": "Largest request body the server accepts, in bytes.",
 
-		"notify":             "Notifications of state changes: a webhook and a command.",
+		"notify":             "Notifications of state changes: a webhook, a command and the desktop.",
+		"notify.desktop":     "Show each notification on the desktop (notify-send on Linux, osascript on macOS), debounced like the webhook; a missing notify-send is a warning, once.",
 		"notify.webhook_url": `URL that receives a JSON POST per state change; "" disables notifications.`,
 		"notify.command":     `Command run by sh -c on each state change, with the change in LOOPBREAKER_SCOPE, _FROM, _TO, _MODE, _REASON, _DETECTOR, _TIME, _CHANGES, _TITLE and _TEXT, debounced like the webhook (e.g. notify-send "$LOOPBREAKER_TITLE" "$LOOPBREAKER_REASON"); "" disables it.`,
 		"notify.debounce":    "Least time between two notifications for one scope (a duration); 0 sends every one.",

@@ -29,6 +29,9 @@ type State struct {
 	Head string `json:"head"`
 	// Branch is the checked-out branch, "" when HEAD is detached.
 	Branch string `json:"branch,omitempty"`
+	// Refs fingerprints the refs and jj's operation log (refs.go), ""
+	// when not measured.
+	Refs string `json:"refs,omitempty"`
 	// Paths maps each path (relative to the work tree's root) that differs
 	// from HEAD to what it holds.
 	Paths map[string]Entry `json:"paths"`
@@ -53,9 +56,17 @@ type Change struct {
 	// HeadMoved: HEAD points to another commit (a new commit, a rebase, a
 	// reset, a checkout): the history changed even when no file did.
 	HeadMoved bool
+	// RefsMoved: the repository's refs or its jj operation log moved (a
+	// push, a branch, bookmark or tag set, a jj operation), with or
+	// without HEAD.
+	RefsMoved bool
 	// From and To are the commits HEAD pointed to.
 	From, To string
 }
+
+// HistoryMoved reports whether HEAD, a ref or jj's operation log moved:
+// the history changed even when no file did.
+func (c Change) HistoryMoved() bool { return c.HeadMoved || c.RefsMoved }
 
 // Locate finds the work tree that contains dir the way git does, by
 // looking for .git upwards, without starting a process. When the
@@ -149,12 +160,14 @@ func (r *Repo) MeasureStatus(ctx context.Context, status *Status, prev *State, e
 	if err != nil {
 		return nil, Change{}, err
 	}
+	cur.Refs = r.refsFingerprint()
 	ch := Change{From: cur.Head, To: cur.Head}
 	if prev == nil {
 		ch.Files = slices.Sorted(maps.Keys(cur.Paths))
 		return cur, ch, nil
 	}
 	ch.From = prev.Head
+	ch.RefsMoved = prev.Refs != "" && cur.Refs != prev.Refs
 	var committed []string
 	if prev.Head != cur.Head {
 		ch.HeadMoved = true

@@ -105,7 +105,7 @@ func ProgramOf(tool Tool, command string) (string, bool) {
 		if j := strings.LastIndexAny(prog, `/\`); j >= 0 {
 			prog = prog[j+1:]
 		}
-		if prog == "loopbreaker" || prog == "loopbreaker.exe" || guarded && f[i-1] == "exec" {
+		if prog == "loopbreaker" || prog == "loopbreaker.exe" || guarded && i > 0 && f[i-1] == "exec" {
 			return f[i], true
 		}
 	}

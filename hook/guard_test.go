@@ -33,7 +33,7 @@ func runHookCommand(t *testing.T, command string, env []string) (stdout, stderr 
 // program in place, the program answers.
 func TestCommandFailsOpenWhenTheProgramIsMissing(t *testing.T) {
 	dir := t.TempDir()
-	for _, tool := range AllTools() {
+	for _, tool := range []Tool{"claude", "codex", "gemini", "copilot"} {
 		for _, program := range []string{
 			filepath.Join(dir, "gone", "loopbreaker"),
 			filepath.Join(dir, "it's \"odd\" \\ here", "loopbreaker"),
@@ -74,18 +74,18 @@ func TestCommandFailsOpenWhenTheProgramIsMissing(t *testing.T) {
 	if err := os.WriteFile(prog, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out, _, code := runHookCommand(t, Command(prog, Gemini), []string{"PATH=/usr/bin:/bin"})
+	out, _, code := runHookCommand(t, Command(prog, Tool("gemini")), []string{"PATH=/usr/bin:/bin"})
 	if code != 3 || !strings.HasPrefix(out, "args=hook gemini\n{\"hook_event_name\"") {
 		t.Errorf("program present: exit %d, out %q", code, out)
 	}
 	// By name, found on PATH.
-	out, _, code = runHookCommand(t, Command("loopbreaker", Codex), []string{"PATH=" + filepath.Dir(prog) + ":/usr/bin:/bin"})
+	out, _, code = runHookCommand(t, Command("loopbreaker", Tool("codex")), []string{"PATH=" + filepath.Dir(prog) + ":/usr/bin:/bin"})
 	if code != 3 || !strings.HasPrefix(out, "args=hook codex\n") {
 		t.Errorf("program on PATH: exit %d, out %q", code, out)
 	}
 }
 
-// Copilot CLI's command names its event after the tool, inside the
+// Tool("copilot") CLI's command names its event after the tool, inside the
 // guard; missing, it fails open like the others.
 func TestEventCommandNamesTheEvent(t *testing.T) {
 	dir := t.TempDir()
@@ -94,12 +94,12 @@ func TestEventCommandNamesTheEvent(t *testing.T) {
 	if err := os.WriteFile(prog, []byte("#!/bin/sh\necho \"args=$*\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	command := EventCommand(prog, Copilot, "preToolUse")
+	command := EventCommand(prog, Tool("copilot"), "preToolUse")
 	out, _, code := runHookCommand(t, command, []string{"PATH=/usr/bin:/bin"})
 	if code != 0 || out != "args=hook copilot preToolUse\n" {
 		t.Errorf("exit %d, out %q", code, out)
 	}
-	if got, ok := ProgramOf(Copilot, command); !ok || got != prog {
+	if got, ok := ProgramOf(Tool("copilot"), command); !ok || got != prog {
 		t.Errorf("ProgramOf = %q %v", got, ok)
 	}
 	os.Remove(prog)
@@ -107,7 +107,7 @@ func TestEventCommandNamesTheEvent(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"systemMessage"`) || !strings.Contains(out, "UNGUARDED") {
 		t.Errorf("program gone: exit %d, out %q", code, out)
 	}
-	if EventCommand(prog, Claude, "") != Command(prog, Claude) {
+	if EventCommand(prog, Tool("claude"), "") != Command(prog, Tool("claude")) {
 		t.Error("EventCommand without an event is not Command")
 	}
 }
@@ -116,7 +116,7 @@ func TestEventCommandNamesTheEvent(t *testing.T) {
 // it is loopbreaker's guard: hook status sees it and uninstall takes it
 // out. The same program in a command of the person's own is not.
 func TestProgramOfACustomCommand(t *testing.T) {
-	for _, tool := range []Tool{Claude, Codex, Gemini, Qwen, Copilot, Cline} {
+	for _, tool := range []Tool{"claude", "codex", "gemini", "qwen", "copilot", "cline"} {
 		for _, program := range []string{"/opt/wrap/lb-wrapper", "lb wrapper with spaces", "lbwrap"} {
 			command := EventCommand(program, tool, "")
 			if got, ok := ProgramOf(tool, command); !ok || got != program {
@@ -125,11 +125,15 @@ func TestProgramOfACustomCommand(t *testing.T) {
 			if _, ok := ProgramOf(tool, PlainCommand(program, tool)); ok {
 				t.Errorf("%s: a plain `%s` without the guard counts as loopbreaker's", tool, PlainCommand(program, tool))
 			}
+			// The guard's words after a plain command: not ours, no panic.
+			if _, ok := ProgramOf(tool, PlainCommand(program, tool)+" # "+MissingProgramWarning(program, tool)); ok {
+				t.Errorf("%s: a plain command followed by the guard's words counts as loopbreaker's", tool)
+			}
 		}
 		// Another tool's guard is not this tool's hook.
-		other := Claude
-		if tool == Claude {
-			other = Gemini
+		other := Tool("claude")
+		if tool == other {
+			other = "gemini"
 		}
 		if _, ok := ProgramOf(tool, Command("/opt/wrap/lb-wrapper", other)); ok {
 			t.Errorf("%s: the %s guard counts as this tool's", tool, other)

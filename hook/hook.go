@@ -19,46 +19,9 @@ import (
 	"strings"
 )
 
-// Tool is an agent CLI whose hook protocol loopbreaker speaks.
+// Tool names an agent CLI: the word of `loopbreaker hook NAME`, and the
+// default name of its session.
 type Tool string
-
-const (
-	Claude Tool = "claude"
-	Codex  Tool = "codex"
-	Gemini Tool = "gemini"
-	// Qwen is Qwen Code: a fork of Gemini CLI whose hooks speak Claude
-	// Code's events and answers, with Gemini's tool names and results.
-	Qwen Tool = "qwen"
-	// Pi is pi (@mariozechner/pi-coding-agent): it has no hook settings
-	// but extensions; loopbreaker's extension (PiExtension) sends Claude
-	// Code's event names and reads Claude Code's answers.
-	Pi Tool = "pi"
-	// Copilot is GitHub Copilot CLI: camelCase events whose payload does
-	// not name the event, so the installed command does
-	// (`loopbreaker hook copilot preToolUse`).
-	Copilot Tool = "copilot"
-	// Cline is the Cline CLI (3.x): hook scripts named by event in a
-	// hooks folder, a payload of its own (hookName, tool_call,
-	// tool_result) and an answer of its own (cancel, contextModification).
-	Cline Tool = "cline"
-	// OpenCode has no command hooks: loopbreaker's plugin (OpenCodePlugin)
-	// turns its plugin hooks into Claude Code's events and applies the
-	// answers.
-	OpenCode Tool = "opencode"
-)
-
-// AllTools lists the supported tools.
-func AllTools() []Tool { return []Tool{Claude, Codex, Gemini, Qwen, Pi, Copilot, Cline, OpenCode} }
-
-// ParseTool turns a command-line word into a Tool.
-func ParseTool(s string) (Tool, error) {
-	for _, t := range AllTools() {
-		if string(t) == s {
-			return t, nil
-		}
-	}
-	return "", fmt.Errorf("unknown agent %q: want claude, codex, gemini, qwen, pi, copilot, cline or opencode", s)
-}
 
 // Kind is what an event means to loopbreaker, whatever the tool calls it.
 type Kind int
@@ -85,46 +48,6 @@ const (
 	KindToolBatch
 )
 
-// KindOf classifies an event name as tool sends it.
-func KindOf(tool Tool, event string) Kind {
-	if tool == Copilot {
-		return copilotKind(event)
-	}
-	if tool == Gemini {
-		switch event {
-		case "BeforeTool":
-			return KindPreTool
-		case "AfterTool":
-			return KindPostTool
-		case "AfterAgent":
-			return KindStop
-		case "BeforeAgent":
-			return KindPrompt
-		case "SessionStart":
-			return KindSessionStart
-		}
-		return KindOther
-	}
-	if tool == Cline {
-		return clineKind(event)
-	}
-	switch event {
-	case "PreToolUse":
-		return KindPreTool
-	case "PostToolUse", "PostToolUseFailure":
-		return KindPostTool
-	case "Stop", "SubagentStop":
-		return KindStop
-	case "UserPromptSubmit":
-		return KindPrompt
-	case "SessionStart":
-		return KindSessionStart
-	case "PostToolBatch":
-		return KindToolBatch
-	}
-	return KindOther
-}
-
 // MaxPayload bounds what Read accepts: tool results can be large (a Write
 // of a big file, a long log), but never this large.
 const MaxPayload = 16 << 20
@@ -133,6 +56,9 @@ const MaxPayload = 16 << 20
 // tool does not send stay zero.
 type Payload struct {
 	Tool Tool
+	// Dialect is the protocol of the CLI that sent the payload: what its
+	// events, tools and results mean.
+	Dialect Dialect
 	// Event is hook_event_name as sent; Kind is its meaning.
 	Event string
 	Kind  Kind
@@ -198,13 +124,8 @@ type wireCall struct {
 // ErrTooLarge is returned by Read for a payload over MaxPayload.
 var ErrTooLarge = errors.New("hook payload too large")
 
-// Read reads and parses one payload from r, reading at most MaxPayload
-// bytes.
-func Read(tool Tool, r io.Reader) (*Payload, error) { return ReadEvent(tool, "", r) }
-
-// ReadEvent is Read for a tool whose payload does not name its event
-// (Copilot CLI): event is the one the installed command names.
-func ReadEvent(tool Tool, event string, r io.Reader) (*Payload, error) {
+// ReadAll reads one payload's bytes from r, at most MaxPayload.
+func ReadAll(r io.Reader) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxPayload+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading the hook payload from stdin: %w", err)
@@ -212,42 +133,18 @@ func ReadEvent(tool Tool, event string, r io.Reader) (*Payload, error) {
 	if len(data) > MaxPayload {
 		return nil, fmt.Errorf("%w: more than %d MiB on stdin", ErrTooLarge, MaxPayload>>20)
 	}
-	return ParseEvent(tool, event, data)
+	return data, nil
 }
 
-// ParseEvent parses one payload of event. For Copilot CLI the event comes
-// from the command line, for Cline when its payload names none; for the other tools it must match the payload's
-// hook_event_name when both are given.
-func ParseEvent(tool Tool, event string, data []byte) (*Payload, error) {
-	if tool == Copilot {
-		return parseCopilot(event, data)
-	}
-	if tool == Cline {
-		// The hook file's name is the event when the payload names none.
-		if t := bytes.TrimSpace(data); len(t) > 0 {
-			return parseCline(t, event)
-		}
-	}
-	p, err := Parse(tool, data)
-	if err == nil && event != "" && p.Event != event {
-		return nil, fmt.Errorf("the hook payload is a %s event, but the command names %s", p.Event, event)
-	}
-	return p, err
-}
-
-// Parse parses one payload. It needs a JSON object with hook_event_name;
-// every other field is optional, as the tools add and drop fields between
-// versions. A Copilot CLI payload names no event: use ParseEvent.
-func Parse(tool Tool, data []byte) (*Payload, error) {
-	if tool == Copilot {
-		return parseCopilot("", data)
-	}
+// ParseStandard parses one payload in Claude Code's wire format, which
+// most CLIs send: a JSON object with hook_event_name; every other field is
+// optional, as the CLIs add and drop fields between versions. event, when
+// given, is the event the installed command names, which the payload's
+// must match.
+func ParseStandard(tool Tool, d Dialect, event string, data []byte) (*Payload, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, fmt.Errorf("the hook payload on stdin is empty: %s runs `loopbreaker hook %s` with a JSON object on stdin; run it from the agent's hook, not by hand", tool, tool)
-	}
-	if tool == Cline {
-		return parseCline(trimmed, "")
 	}
 	var w wire
 	if err := json.Unmarshal(trimmed, &w); err != nil {
@@ -256,19 +153,22 @@ func Parse(tool Tool, data []byte) (*Payload, error) {
 	if w.Event == "" {
 		return nil, fmt.Errorf("the hook payload has no hook_event_name: is this a %s hook payload? first bytes: %q", tool, Excerpt(trimmed, 60))
 	}
+	if event != "" && w.Event != event {
+		return nil, fmt.Errorf("the hook payload is a %s event, but the command names %s", w.Event, event)
+	}
 	p := &Payload{
-		Tool: tool, Event: w.Event, Kind: KindOf(tool, w.Event),
+		Tool: tool, Dialect: d, Event: w.Event, Kind: d.Kind(w.Event),
 		SessionID: w.SessionID, Cwd: w.Cwd, TranscriptPath: w.TranscriptPath, ToolName: w.ToolName,
-		ToolInput: nullToNil(w.ToolInput), ToolResponse: nullToNil(w.ToolResponse),
+		ToolInput: NullToNil(w.ToolInput), ToolResponse: NullToNil(w.ToolResponse),
 		ToolUseID: w.ToolUseID, Prompt: w.Prompt, PromptID: w.PromptID,
 		StopHookActive: w.StopHookActive,
 	}
 	for _, c := range w.ToolCalls {
 		p.Calls = append(p.Calls, &Payload{
-			Tool: tool, Event: w.Event, Kind: p.Kind,
+			Tool: tool, Dialect: d, Event: w.Event, Kind: p.Kind,
 			SessionID: w.SessionID, Cwd: w.Cwd, PromptID: w.PromptID,
-			ToolName: c.ToolName, ToolInput: nullToNil(c.ToolInput),
-			ToolResponse: nullToNil(c.ToolResponse), ToolUseID: c.ToolUseID,
+			ToolName: c.ToolName, ToolInput: NullToNil(c.ToolInput),
+			ToolResponse: NullToNil(c.ToolResponse), ToolUseID: c.ToolUseID,
 		})
 	}
 	switch {
@@ -279,7 +179,7 @@ func Parse(tool Tool, data []byte) (*Payload, error) {
 	}
 	// Claude's PostToolUseFailure sends error as a string; be lenient
 	// with an object ({message}) too.
-	if e := nullToNil(w.Error); e != nil {
+	if e := NullToNil(w.Error); e != nil {
 		var s string
 		if json.Unmarshal(e, &s) == nil {
 			p.Error = s
@@ -297,7 +197,8 @@ func Parse(tool Tool, data []byte) (*Payload, error) {
 	return p, nil
 }
 
-func nullToNil(r json.RawMessage) json.RawMessage {
+// NullToNil is r, or nil for a missing value or JSON null.
+func NullToNil(r json.RawMessage) json.RawMessage {
 	if len(r) == 0 || string(r) == "null" {
 		return nil
 	}

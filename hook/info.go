@@ -3,6 +3,7 @@ package hook
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 
@@ -85,7 +86,7 @@ func argWords(args json.RawMessage) []string {
 	var words []string
 	add := func(w string) {
 		w = strings.Trim(w, `"'`+"`")
-		if len(w) >= 3 && len(words) < maxArgWords && !containsString(words, w) {
+		if len(w) >= 3 && len(words) < maxArgWords && !slices.Contains(words, w) {
 			words = append(words, w)
 		}
 	}

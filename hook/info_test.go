@@ -48,11 +48,11 @@ func TestInfoHash(t *testing.T) {
 }
 
 func TestBuildToolCallFillsInfoHash(t *testing.T) {
-	p := &Payload{Tool: Claude, Event: "PostToolUse", ToolName: "Grep",
+	p := &Payload{Tool: "claude", Dialect: Standard{}, Event: "PostToolUse", ToolName: "Grep",
 		ToolInput:    json.RawMessage(`{"pattern":"needle","path":"src"}`),
 		ToolResponse: json.RawMessage(`"No files found"`)}
 	tc := BuildToolCall(p, "", "")
-	p2 := &Payload{Tool: Claude, Event: "PostToolUse", ToolName: "Grep",
+	p2 := &Payload{Tool: "claude", Dialect: Standard{}, Event: "PostToolUse", ToolName: "Grep",
 		ToolInput:    json.RawMessage(`{"pattern":"haystack","path":"lib"}`),
 		ToolResponse: json.RawMessage(`"No files found"`)}
 	tc2 := BuildToolCall(p2, "", "")

@@ -12,16 +12,16 @@ func TestRecordSeen(t *testing.T) {
 		t.Fatalf("empty: %v %v", got, err)
 	}
 	for i, ev := range []string{"SessionStart", "PreToolUse", "Stop"} {
-		if err := RecordSeen(dir, Claude, "b526/62f7", ev, t0.Add(time.Duration(i)*time.Minute)); err != nil {
+		if err := RecordSeen(dir, "claude", "b526/62f7", ev, t0.Add(time.Duration(i)*time.Minute)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	RecordSeen(dir, Codex, "01a2", "SessionStart", t0.Add(time.Hour))
+	RecordSeen(dir, "codex", "01a2", "SessionStart", t0.Add(time.Hour))
 	got, err := ReadSeen(dir)
 	if err != nil || len(got) != 2 {
 		t.Fatalf("%+v %v", got, err)
 	}
-	if got[0].Tool != string(Codex) || got[1].SessionID != "b526/62f7" || got[1].Calls != 3 ||
+	if got[0].Tool != "codex" || got[1].SessionID != "b526/62f7" || got[1].Calls != 3 ||
 		!got[1].First.Equal(t0) || !got[1].Last.Equal(t0.Add(2*time.Minute)) || got[1].LastEvent != "Stop" {
 		t.Errorf("%+v", got)
 	}

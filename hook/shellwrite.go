@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
@@ -29,23 +30,68 @@ var scriptWrites = []struct {
 }
 
 // gitWrites reports whether a git subcommand changes the work tree, the
-// index, a commit or a branch.
-func gitWrites(sub string) bool {
+// index, a commit, a branch or a remote's refs.
+func gitWrites(sub string, rest []string) bool {
 	switch sub {
 	case "commit", "rebase", "cherry-pick", "am", "merge", "revert", "reset", "checkout", "switch",
-		"restore", "pull", "mv", "rm", "apply", "update-ref":
+		"restore", "pull", "mv", "rm", "apply", "update-ref", "push":
 		return true
+	case "stash":
+		return len(rest) == 0 || rest[0] != "list" && rest[0] != "show"
+	case "tag", "branch":
+		// With a name (and no listing option) they set a ref; alone, they
+		// list.
+		for _, a := range rest {
+			if a == "-l" || a == "--list" || a == "-v" || a == "-vv" || a == "-a" || a == "-r" || a == "--show-current" || a == "--contains" || a == "--merged" {
+				return false
+			}
+		}
+		return len(nonOptions(rest)) > 0 || hasAny(rest, "-d", "-D", "-m", "-M", "--delete", "-f")
 	}
 	return false
 }
 
-// jjWrites reports whether a jj (Jujutsu) subcommand makes or rewrites a
-// change.
-func jjWrites(sub string) bool {
+// jjWrites reports whether a jj (Jujutsu) command changes the repository:
+// every jj command does (a new operation in its log) but those that only
+// show, so that the writers (jj workspace add, jj op revert, jj bookmark
+// set, jj git push, and those to come) need no list. Configuration is not
+// history (ShellSetup reads it).
+func jjWrites(args []string) bool {
+	words := nonOptions(args)
+	if len(words) == 0 {
+		return false // jj alone is jj log
+	}
+	sub, next := words[0], ""
+	if len(words) > 1 {
+		next = words[1]
+	}
 	switch sub {
-	case "new", "commit", "ci", "squash", "describe", "desc", "edit", "abandon", "rebase", "split",
-		"restore", "undo", "backout", "absorb", "duplicate", "resolve", "diffedit":
-		return true
+	case "log", "status", "st", "diff", "show", "evolog", "obslog", "cat", "files", "annotate", "blame",
+		"help", "version", "root", "interdiff", "util", "debug", "config", "operation-log":
+		return false
+	case "op", "operation":
+		return next != "log" && next != "show" && next != "diff"
+	case "file":
+		return next != "show" && next != "list" && next != "annotate" && next != "search"
+	case "bookmark", "b", "branch", "tag", "sparse":
+		return next != "list" && next != "l"
+	case "workspace":
+		return next != "list" && next != "root"
+	case "git":
+		return !(next == "remote" && len(words) > 2 && words[2] == "list")
+	case "resolve":
+		return !hasAny(args, "--list", "-l")
+	}
+	return true
+}
+
+func hasAny(args []string, opts ...string) bool {
+	for _, a := range args {
+		for _, o := range opts {
+			if a == o {
+				return true
+			}
+		}
 	}
 	return false
 }
@@ -69,7 +115,7 @@ func ShellEdit(command string) ShellWrites {
 		files, unnamed := wordsEdit(words)
 		w.Unnamed = w.Unnamed || unnamed
 		for _, name := range files {
-			if !containsString(w.Files, name) {
+			if !slices.Contains(w.Files, name) {
 				w.Files = append(w.Files, name)
 			}
 		}
@@ -124,14 +170,14 @@ func wordsEdit(words []string) (files []string, unnamed bool) {
 		files = append(files, nonOptions(args[1:])...)
 	case "git":
 		sub, rest := gitSubcommand(args[1:])
-		if gitWrites(sub) && !readOnlyGit(sub, rest) {
+		if gitWrites(sub, rest) && !readOnlyGit(sub, rest) {
 			unnamed = true
 			if sub == "mv" || sub == "rm" {
 				files = append(files, nonOptions(rest)...)
 			}
 		}
 	case "jj":
-		unnamed = jjWrites(firstNonOption(args[1:]))
+		unnamed = jjWrites(args[1:])
 	case "apply_patch", "patch":
 		unnamed = true
 	}

@@ -12,12 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
-
-// ExecutableName is the command of tool's CLI: claude, codex, gemini.
-func ExecutableName(tool hook.Tool) string { return string(tool) }
 
 var versionPattern = lazyre.New(`\b(\d+)\.(\d+)(?:\.(\d+))?\b`)
 
@@ -35,12 +31,12 @@ const versionTimeout = 15 * time.Second
 // AgentVersion runs `PROGRAM --version` (bounded in time) and parses it.
 // A CLI that does not answer in time is asked to stop (SIGTERM, then
 // SIGKILL a few seconds later) and the error says it timed out; the
-// temporary files Gemini CLI leaves when it is stopped mid-write
-// (~/.gemini/projects.json.*.tmp) are removed.
-func AgentVersion(ctx context.Context, program string, environ []string) (string, error) {
+// temporary files it leaves when it is stopped mid-write (scratch, a
+// pattern below the home directory of environ, "" for none) are removed.
+func AgentVersion(ctx context.Context, program string, environ []string, scratch string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
 	defer cancel()
-	scratch := scratchFiles(program, environ)
+	scratch = scratchFiles(scratch, environ)
 	before := globSet(scratch)
 	cmd := exec.CommandContext(ctx, program, "--version")
 	cmd.Env = environ
@@ -75,11 +71,10 @@ func AgentVersion(ctx context.Context, program string, environ []string) (string
 	return v, nil
 }
 
-// scratchFiles is the pattern of the temporary files program writes and
-// renames, which it leaves behind when it is stopped in between: Gemini
-// CLI's projects.json.*.tmp. "" for other programs.
-func scratchFiles(program string, environ []string) string {
-	if strings.TrimSuffix(filepath.Base(program), ".exe") != ExecutableName(hook.Gemini) {
+// scratchFiles is the absolute pattern of scratch, below the home
+// directory of environ; "" for none.
+func scratchFiles(scratch string, environ []string) string {
+	if scratch == "" {
 		return ""
 	}
 	home := ""
@@ -91,7 +86,7 @@ func scratchFiles(program string, environ []string) string {
 	if home == "" {
 		return ""
 	}
-	return filepath.Join(home, ".gemini", "projects.json.*.tmp")
+	return filepath.Join(home, filepath.FromSlash(scratch))
 }
 
 func globSet(pattern string) map[string]bool {
@@ -117,15 +112,14 @@ func scratchLeft(pattern string, before map[string]bool) []string {
 	return left
 }
 
-// KnowsPostToolBatch reports whether a Claude Code version knows the
-// PostToolBatch event (2.1 and later; 2.0.x drops every hook of a settings
-// file that names it). ok is false when version is not a version.
-func KnowsPostToolBatch(version string) (knows, ok bool) {
+// VersionAtLeast reports whether version is major.minor or later; ok is
+// false when version is not a version.
+func VersionAtLeast(version string, major, minor int) (atLeast, ok bool) {
 	m := versionPattern.FindStringSubmatch(version)
 	if m == nil {
 		return false, false
 	}
-	major, _ := strconv.Atoi(m[1])
-	minor, _ := strconv.Atoi(m[2])
-	return major > 2 || major == 2 && minor >= 1, true
+	maj, _ := strconv.Atoi(m[1])
+	min, _ := strconv.Atoi(m[2])
+	return maj > major || maj == major && min >= minor, true
 }

@@ -1,4 +1,4 @@
-package hookinstall
+package hookinstall_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopbreaker/loopbreaker/hookinstall"
 )
 
 func TestKnowsPostToolBatch(t *testing.T) {
@@ -24,12 +26,12 @@ func TestKnowsPostToolBatch(t *testing.T) {
 		{"Claude Code", false, false},
 		{"", false, false},
 	} {
-		v, _ := ParseAgentVersion(tt.out)
+		v, _ := hookinstall.ParseAgentVersion(tt.out)
 		if knows, ok := KnowsPostToolBatch(v); knows != tt.knows || ok != tt.ok {
 			t.Errorf("%q: knows %v ok %v, want %v %v", tt.out, knows, ok, tt.knows, tt.ok)
 		}
 	}
-	if v, _ := ParseAgentVersion("codex-cli 0.169.0\n"); v != "0.169.0" {
+	if v, _ := hookinstall.ParseAgentVersion("codex-cli 0.169.0\n"); v != "0.169.0" {
 		t.Errorf("codex: %q", v)
 	}
 }
@@ -46,7 +48,7 @@ func TestAgentVersionOfTheRealClaudeCode(t *testing.T) {
 			t.Logf("skipped: Claude Code %s is not installed at %s (the end-to-end tier installs it)", tt.version, p)
 			continue
 		}
-		v, err := AgentVersion(context.Background(), p, append(os.Environ(), "DISABLE_AUTOUPDATER=1"))
+		v, err := hookinstall.AgentVersion(context.Background(), p, append(os.Environ(), "DISABLE_AUTOUPDATER=1"), "")
 		if err != nil || v != tt.version {
 			t.Fatalf("%s: %q %v", p, v, err)
 		}
@@ -79,7 +81,7 @@ func TestAgentVersionTimesOut(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	_, err := AgentVersion(ctx, bin, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")})
+	_, err := hookinstall.AgentVersion(ctx, bin, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, ".gemini/projects.json.*.tmp")
 	if err == nil || !strings.Contains(err.Error(), "did not answer within") || strings.Contains(err.Error(), "killed") {
 		t.Fatalf("a CLI that hangs: %v", err)
 	}
@@ -103,7 +105,7 @@ func TestAgentVersionOnStderr(t *testing.T) {
 		if err := os.WriteFile(bin, []byte("#!/bin/sh\n"+tt.script+"\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		v, err := AgentVersion(context.Background(), bin, []string{"PATH=" + os.Getenv("PATH")})
+		v, err := hookinstall.AgentVersion(context.Background(), bin, []string{"PATH=" + os.Getenv("PATH")}, "")
 		if err != nil || v != tt.want {
 			t.Errorf("%q: %q %v, want %s", tt.script, v, err, tt.want)
 		}
@@ -114,7 +116,7 @@ func TestAgentVersionOnStderr(t *testing.T) {
 		t.Logf("the real pi is not installed at %s (the end-to-end tier installs it)", p)
 		return
 	}
-	if v, err := AgentVersion(context.Background(), p, append(os.Environ(), "PI_OFFLINE=1")); err != nil || v != "0.73.1" {
+	if v, err := hookinstall.AgentVersion(context.Background(), p, append(os.Environ(), "PI_OFFLINE=1"), ""); err != nil || v != "0.73.1" {
 		t.Errorf("the real pi: %q %v", v, err)
 	}
 }

@@ -1,11 +1,9 @@
-package hookinstall
+package hookinstall_test
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/loopbreaker/loopbreaker/hook"
 )
 
 // FuzzInstall: any settings document either merges into valid JSON that
@@ -21,15 +19,15 @@ func FuzzInstall(f *testing.F) {
 	}
 	f.Add([]byte(`{"hooks":{"Stop":[{"hooks":[{"command":"loopbreaker hook claude"}]}]},"a":[1,{"b":null}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		out, _, err := Install(hook.Claude, data, "loopbreaker hook claude")
+		out, _, err := Install("claude", data, "loopbreaker hook claude")
 		if err != nil {
 			return
 		}
-		again, changes, err := Install(hook.Claude, out, "loopbreaker hook claude")
+		again, changes, err := Install("claude", out, "loopbreaker hook claude")
 		if err != nil || len(changes) != 0 || string(again) != string(out) {
 			t.Fatalf("second install: %v %v\n%s\n%s", err, changes, out, again)
 		}
-		if _, _, err := Uninstall(hook.Claude, out, "loopbreaker hook claude"); err != nil {
+		if _, _, err := Uninstall("claude", out, "loopbreaker hook claude"); err != nil {
 			t.Fatalf("uninstall of an install: %v\n%s", err, out)
 		}
 	})

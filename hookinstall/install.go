@@ -10,7 +10,6 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/hook"
@@ -24,88 +23,14 @@ type Entry struct {
 	Matcher string
 }
 
-// Options tune what is installed.
-type Options struct {
-	// PostToolBatch adds Claude Code's PostToolBatch event (2.1.x), the
-	// only one that reports tool calls rejected before they ran (an Edit
-	// whose old text is not found). Claude Code 2.0.x drops every hook of
-	// a settings file that names an event it does not know, so it is set
-	// only for versions that know it (see KnowsPostToolBatch).
-	PostToolBatch bool
-}
-
-// Entries lists the events loopbreaker hooks into for tool, in the order
-// they are added to a settings file, with the default Options.
-func Entries(tool hook.Tool) []Entry { return EntriesFor(tool, Options{}) }
-
-// EntriesFor lists the events loopbreaker hooks into for tool.
-func EntriesFor(tool hook.Tool, o Options) []Entry {
-	switch tool {
-	case hook.Claude:
-		e := []Entry{
-			{"PreToolUse", "*"}, {"PostToolUse", "*"}, {"PostToolUseFailure", "*"},
-			{"Stop", ""}, {"UserPromptSubmit", ""}, {"SessionStart", ""},
-		}
-		if o.PostToolBatch {
-			e = append(e, Entry{"PostToolBatch", ""})
-		}
-		return e
-	case hook.Codex:
-		// Omitted matchers match everything; Codex ignores them on
-		// UserPromptSubmit and Stop anyway.
-		return []Entry{
-			{"PreToolUse", ""}, {"PostToolUse", ""}, {"Stop", ""},
-			{"UserPromptSubmit", ""}, {"SessionStart", ""},
-		}
-	case hook.Qwen:
-		return []Entry{
-			{"PreToolUse", "*"}, {"PostToolUse", "*"}, {"PostToolUseFailure", "*"},
-			{"Stop", ""}, {"UserPromptSubmit", ""}, {"SessionStart", ""},
-		}
-	case hook.Gemini:
-		return []Entry{
-			{"BeforeTool", "*"}, {"AfterTool", "*"}, {"BeforeAgent", ""},
-			{"AfterAgent", ""}, {"SessionStart", ""},
-		}
-	case hook.Copilot:
-		var e []Entry
-		for _, ev := range hook.CopilotEvents() {
-			e = append(e, Entry{Event: ev})
-		}
-		return e
-	}
-	return nil
-}
-
-// HandlerName is the name Gemini CLI shows for loopbreaker's hooks (and
-// the handle of `/hooks disable`).
+// HandlerName is the name of loopbreaker's handlers where a CLI shows
+// one (and the handle to disable them by).
 const HandlerName = "loopbreaker"
 
-// handler is loopbreaker's handler object for tool: timeouts are 10 s
-// (Claude, Codex, Qwen: seconds; Gemini: milliseconds).
-func handler(tool hook.Tool, command string) json.RawMessage {
-	var v any
-	if tool == hook.Gemini {
-		v = struct {
-			Name    string `json:"name"`
-			Type    string `json:"type"`
-			Command string `json:"command"`
-			Timeout int    `json:"timeout"`
-		}{HandlerName, "command", command, 10000}
-	} else {
-		v = struct {
-			Type    string `json:"type"`
-			Command string `json:"command"`
-			Timeout int    `json:"timeout"`
-		}{"command", command, 10}
-	}
-	b, _ := hook.MarshalNoEscape(v)
-	return b
-}
-
-func group(tool hook.Tool, e Entry, command string) json.RawMessage {
+// group is a matcher group of loopbreaker's handler for e.
+func group(f *Format, e Entry, command string) json.RawMessage {
 	keys := []string{"hooks"}
-	vals := []json.RawMessage{mustArray(handler(tool, command))}
+	vals := []json.RawMessage{mustArray(f.Handler(command))}
 	if e.Matcher != "" {
 		m, _ := json.Marshal(e.Matcher)
 		keys = append([]string{"matcher"}, keys...)
@@ -129,37 +54,25 @@ type Change struct {
 
 func (c Change) String() string { return c.Action + " " + c.Event }
 
-// Install merges loopbreaker's hooks for tool into a settings document
-// (empty data = no file yet) and returns the new document. It adds one
-// group per event of Entries, or updates loopbreaker's handler where one
-// exists (a re-install, or an install from another path), leaves every
-// other hook, group and key alone, and removes loopbreaker handlers from
-// events it no longer uses and duplicates. Installing twice changes
-// nothing the second time: the bytes come back as given.
-func Install(tool hook.Tool, data []byte, command string) ([]byte, []Change, error) {
-	return merge(tool, data, command, &Options{})
-}
-
-// InstallWith is Install with Options.
-func InstallWith(tool hook.Tool, data []byte, command string, o Options) ([]byte, []Change, error) {
-	return merge(tool, data, command, &o)
-}
-
-// Uninstall removes loopbreaker's handlers for tool (see IsOurs) and the
-// groups, event lists and hooks object that held nothing else; anything
-// that was empty before stays.
-func Uninstall(tool hook.Tool, data []byte, command string) ([]byte, []Change, error) {
-	return merge(tool, data, command, nil)
-}
-
-// merge installs (o != nil) or uninstalls (o == nil).
-func merge(tool hook.Tool, data []byte, command string, o *Options) ([]byte, []Change, error) {
-	if tool == hook.Copilot {
-		return mergeCopilot(data, command, o)
-	}
+// Merge merges loopbreaker's hooks running command into a settings
+// document of f (empty data = no file yet) and returns the new document
+// (o != nil), or takes them out (o == nil). command is what f.Command makes
+// of the program; for a flat document, whose commands name their event,
+// the program is read back from it. An install adds one group per event
+// of f's entries, or updates loopbreaker's handler where one exists (a
+// re-install, or an install from another path), leaves every other hook,
+// group and key alone, and removes loopbreaker handlers from events it no
+// longer uses and duplicates. Installing twice changes nothing the second
+// time: the bytes come back as given. An uninstall removes loopbreaker's
+// handlers (see hook.IsOurs) and the groups, event lists and hooks object
+// that held nothing else; anything that was empty before stays.
+func Merge(f *Format, data []byte, command string, o *Options) ([]byte, []Change, error) {
 	install := o != nil
-	if tool == hook.Pi {
-		return mergePi(data, command, install)
+	switch {
+	case f.Merge != nil:
+		return f.Merge(data, command, install)
+	case f.Flat:
+		return mergeFlat(f, data, command, install)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		if !install {
@@ -183,7 +96,7 @@ func merge(tool hook.Tool, data []byte, command string, o *Options) ([]byte, []C
 			return nil, nil, fmt.Errorf(`"hooks": %v`, err)
 		}
 	}
-	plan, err := planHooks(tool, hooks, command, o)
+	plan, err := planHooks(f, hooks, command, o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -351,7 +264,7 @@ func (p *hooksPlan) splice(h *object, unit string) ([]byte, bool) {
 }
 
 // planHooks decides the edit of the hooks object h (nil: none yet).
-func planHooks(tool hook.Tool, h *object, command string, o *Options) (*hooksPlan, error) {
+func planHooks(f *Format, h *object, command string, o *Options) (*hooksPlan, error) {
 	install := o != nil
 	p := &hooksPlan{}
 	if h != nil {
@@ -364,12 +277,12 @@ func planHooks(tool hook.Tool, h *object, command string, o *Options) (*hooksPla
 	want := map[string]Entry{}
 	var entries []Entry
 	if install {
-		entries = EntriesFor(tool, *o)
+		entries = f.entries(*o)
 		for _, e := range entries {
 			want[e.Event] = e
 		}
 	}
-	ours := handler(tool, command)
+	ours := f.Handler(command)
 	seen := map[string]bool{}
 	for i, key := range p.keys {
 		groups, ok := objectElems(p.vals[i])
@@ -382,14 +295,14 @@ func planHooks(tool hook.Tool, h *object, command string, o *Options) (*hooksPla
 		if seen[key] {
 			wanted = false // a duplicate key: keep ours in one place
 		}
-		newGroups, ec, err := mergeEvent(tool, key, groups, ours, command, wanted)
+		newGroups, ec, err := mergeEvent(f.Tool, key, groups, ours, command, wanted)
 		if err != nil {
 			return nil, err
 		}
 		if wanted {
 			seen[key] = true
 			if !ec.found {
-				newGroups = append(newGroups, group(tool, e, command))
+				newGroups = append(newGroups, group(f, e, command))
 				ec.changes = append(ec.changes, Change{key, "added"})
 			}
 		}
@@ -414,7 +327,7 @@ func planHooks(tool hook.Tool, h *object, command string, o *Options) (*hooksPla
 				continue
 			}
 			p.addKeys = append(p.addKeys, e.Event)
-			p.addVals = append(p.addVals, mustArray(group(tool, e, command)))
+			p.addVals = append(p.addVals, mustArray(group(f, e, command)))
 			p.changes = append(p.changes, Change{e.Event, "added"})
 		}
 	}
@@ -501,86 +414,17 @@ func sameJSON(a, b json.RawMessage) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-// Warnings are reasons the installed hooks may not run, read from a
-// settings document: hooks switched off, or loopbreaker's hooks disabled
-// by name.
-func Warnings(tool hook.Tool, data []byte) []string {
-	var doc map[string]json.RawMessage
-	if json.Unmarshal(data, &doc) != nil {
-		return nil
+// DisableAllHooksWarning is the warning for a settings document whose
+// "disableAllHooks": true switches every hook off, in the CLIs that read
+// that switch.
+func DisableAllHooksWarning(_ string, data []byte) []string {
+	var doc struct {
+		Off bool `json:"disableAllHooks"`
 	}
-	var out []string
-	switch tool {
-	case hook.Claude, hook.Qwen:
-		var off bool
-		if json.Unmarshal(doc["disableAllHooks"], &off) == nil && off {
-			out = append(out, `"disableAllHooks": true in this file switches every hook off, loopbreaker's included; remove it for the hooks to run`)
-		}
-	case hook.Gemini:
-		var hc struct {
-			Enabled  *bool    `json:"enabled"`
-			Disabled []string `json:"disabled"`
-		}
-		hasConfig := json.Unmarshal(doc["hooksConfig"], &hc) == nil && doc["hooksConfig"] != nil
-		if hasConfig && hc.Enabled != nil && !*hc.Enabled {
-			out = append(out, `"hooksConfig": {"enabled": false} switches hooks off; set it to true for loopbreaker's hooks to run (not changed for you)`)
-		}
-		if slices.Contains(hc.Disabled, HandlerName) {
-			out = append(out, `"hooksConfig.disabled" lists "loopbreaker": its hooks stay off until you remove it`)
-		}
-		var tools struct {
-			EnableHooks *bool `json:"enableHooks"`
-		}
-		if !hasConfig && json.Unmarshal(doc["tools"], &tools) == nil && tools.EnableHooks != nil && !*tools.EnableHooks {
-			out = append(out, `"tools": {"enableHooks": false} switches hooks off in Gemini CLI before 0.26; set it to true (not changed for you)`)
-		}
-		var legacy struct {
-			Disabled []string `json:"disabled"`
-		}
-		if json.Unmarshal(doc["hooks"], &legacy) == nil && slices.Contains(legacy.Disabled, HandlerName) {
-			out = append(out, `"hooks.disabled" lists "loopbreaker": its hooks stay off until you remove it`)
-		}
+	if json.Unmarshal(data, &doc) == nil && doc.Off {
+		return []string{`"disableAllHooks": true in this file switches every hook off, loopbreaker's included; remove it for the hooks to run`}
 	}
-	return out
-}
-
-// CodexConfigWarnings reads the config.toml next to a Codex hooks.json
-// just enough to warn: hooks switched off in [features], or inline
-// [hooks] tables that Codex merges with hooks.json (with a warning of its
-// own).
-func CodexConfigWarnings(dir string) []string {
-	data, err := os.ReadFile(filepath.Join(dir, "config.toml"))
-	if err != nil {
-		return nil
-	}
-	var out []string
-	section := ""
-	inline := false
-	for line := range strings.SplitSeq(string(data), "\n") {
-		l := strings.TrimSpace(line)
-		if i := strings.Index(l, "#"); i >= 0 && !strings.ContainsAny(l[:i], `"'`) {
-			l = strings.TrimSpace(l[:i])
-		}
-		if strings.HasPrefix(l, "[") {
-			section = strings.Trim(l, "[] ")
-			if section == "hooks" || strings.HasPrefix(section, "hooks.") {
-				inline = true
-			}
-			continue
-		}
-		k, v, ok := strings.Cut(l, "=")
-		if !ok || section != "features" {
-			continue
-		}
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if (k == "hooks" || k == "codex_hooks") && v == "false" {
-			out = append(out, fmt.Sprintf("%s: [features] %s = false switches hooks off; set it to true (not changed for you)", filepath.Join(dir, "config.toml"), k))
-		}
-	}
-	if inline {
-		out = append(out, fmt.Sprintf("%s also defines hooks inline ([hooks] tables): Codex merges them with hooks.json and warns; consider keeping one of the two", filepath.Join(dir, "config.toml")))
-	}
-	return out
+	return nil
 }
 
 // FileResult is what InstallFile or UninstallFile did.
@@ -608,69 +452,37 @@ type FileResult struct {
 	Warnings      []string
 }
 
-// InstallFile installs loopbreaker's hooks into the user's settings file
-// at path (created with its directory when missing). A link at path (a
-// dotfiles setup) is the user's own and is followed, once; the file's
-// backup and temporary files beside its target are never reached through
-// another link.
-func InstallFile(tool hook.Tool, path, command string) (FileResult, error) {
-	return editUserFile(tool, path, command, &Options{})
-}
-
-// InstallFileWith is InstallFile with Options.
-func InstallFileWith(tool hook.Tool, path, command string, o Options) (FileResult, error) {
-	return editUserFile(tool, path, command, &o)
-}
-
-// UninstallFile removes loopbreaker's hooks from the user's settings file
-// at path, leaving nothing behind: a file the install created is deleted
-// (with its .claude/.codex/.gemini/.qwen directory, or Copilot's hooks
-// directory, when that is left empty), a file that existed gets its original bytes back from the
-// backup, which is then removed. A missing file is nothing to do.
-func UninstallFile(tool hook.Tool, path, command string) (FileResult, error) {
-	return editUserFile(tool, path, command, nil)
-}
-
-// InstallProjectFile is InstallFileWith for the settings file of tool in
-// project (SettingsPath with user false). A project can be a cloned
-// repository, which can ship its settings file, the file's directory or
-// its backup as a link to any file of the person's (~/.bashrc): below
-// project nothing is followed, and a link or a file of another type there
-// is an error that names it and says what to do.
-func InstallProjectFile(tool hook.Tool, project, command string, o Options) (FileResult, error) {
-	return editProjectFile(tool, project, command, &o)
-}
-
-// UninstallProjectFile is UninstallFile for the settings file of tool in
-// project, with InstallProjectFile's rule for links.
-func UninstallProjectFile(tool hook.Tool, project, command string) (FileResult, error) {
-	return editProjectFile(tool, project, command, nil)
-}
-
-// projectLinkHint is what to do about a link in a project's settings.
-const projectLinkHint = "loopbreaker never writes through a link in a project (a cloned repository can ship any link): remove it and run the command again"
-
-// userLinkHint is what to do about a link beside a user's settings file.
-const userLinkHint = "loopbreaker follows a link only at the settings file's own path: remove it and run the command again"
-
-func editUserFile(tool hook.Tool, path, command string, o *Options) (FileResult, error) {
+// EditUserFile installs (o != nil) or uninstalls loopbreaker's hooks
+// running command in the user's settings file at path (on install created
+// with its directory when missing). A link at path (a dotfiles setup) is
+// the user's own and is followed, once; the file's backup and temporary
+// files beside its target are never reached through another link. An
+// uninstall leaves nothing behind: a file the install created is deleted
+// (with the CLI's own directory when that is left empty), a file that
+// existed gets its original bytes back from the backup, which is then
+// removed. A missing file is nothing to do.
+func EditUserFile(f *Format, path, command string, o *Options) (FileResult, error) {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real // keep a dotfiles symlink a symlink
 	}
-	return editFile(tool, filepath.Dir(path), filepath.Base(path), command, o, userLinkHint)
+	return editFile(f, filepath.Dir(path), filepath.Base(path), command, o, UserLinkHint)
 }
 
-func editProjectFile(tool hook.Tool, project, command string, o *Options) (FileResult, error) {
-	path, err := hook.SettingsPath(tool, false, project, nil)
-	if err != nil {
-		return FileResult{}, err
-	}
-	rel, err := filepath.Rel(project, path)
-	if err != nil {
-		return FileResult{}, err
-	}
-	return editFile(tool, project, filepath.ToSlash(rel), command, o, projectLinkHint)
+// EditProjectFile is EditUserFile for the settings file rel
+// (slash-separated) below project. A project can be a cloned repository,
+// which can ship its settings file, the file's directory or its backup as
+// a link to any file of the person's (~/.bashrc): below project nothing
+// is followed, and a link or a file of another type there is an error
+// that names it and says what to do.
+func EditProjectFile(f *Format, project, rel, command string, o *Options) (FileResult, error) {
+	return editFile(f, project, rel, command, o, ProjectLinkHint)
 }
+
+// ProjectLinkHint is what to do about a link in a project's settings.
+const ProjectLinkHint = "loopbreaker never writes through a link in a project (a cloned repository can ship any link): remove it and run the command again"
+
+// UserLinkHint is what to do about a link beside a user's settings file.
+const UserLinkHint = "loopbreaker follows a link only at the settings file's own path: remove it and run the command again"
 
 // settingsFile is a settings file below a directory the person chose,
 // opened from it without following links.
@@ -685,10 +497,10 @@ func (sf settingsFile) backup() string { return sf.rel + hook.BackupSuffix }
 // dir is the directory holding the file, below root ("" for root itself).
 func (sf settingsFile) dir() string { return strings.TrimSuffix(path.Dir(sf.rel), ".") }
 
-func editFile(tool hook.Tool, rootPath, rel, command string, o *Options, hint string) (FileResult, error) {
+func editFile(f *Format, rootPath, rel, command string, o *Options, hint string) (FileResult, error) {
 	install := o != nil
 	res := FileResult{Path: filepath.Join(rootPath, filepath.FromSlash(rel))}
-	root, err := openRoot(rootPath, hint, install)
+	root, err := OpenRoot(rootPath, hint, install)
 	if root == nil || err != nil {
 		return res, err // nil, nil: nothing to uninstall
 	}
@@ -709,14 +521,13 @@ func editFile(tool hook.Tool, rootPath, rel, command string, o *Options, hint st
 			perm = fi.Mode().Perm()
 		}
 	}
-	out, changes, err := merge(tool, data, command, o)
+	out, changes, err := Merge(f, data, command, o)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", res.Path, err)
 	}
 	res.Changes = changes
-	res.Warnings = Warnings(tool, out)
-	if tool == hook.Codex && install {
-		res.Warnings = append(res.Warnings, CodexConfigWarnings(filepath.Dir(res.Path))...)
+	if f.Warnings != nil {
+		res.Warnings = f.Warnings(res.Path, out)
 	}
 	original, berr := root.ReadFile(sf.backup())
 	switch {
@@ -730,15 +541,15 @@ func editFile(tool hook.Tool, rootPath, rel, command string, o *Options, hint st
 		return res, nil
 	}
 	if install {
-		return res, installFile(tool, sf, &res, data, out, perm, hasBackup)
+		return res, installFile(f, sf, &res, data, out, perm, hasBackup)
 	}
-	return res, uninstallFile(tool, sf, &res, out, original, perm, hasBackup)
+	return res, uninstallFile(f, sf, &res, out, original, perm, hasBackup)
 }
 
-// openRoot opens the directory the settings live in, without following
+// OpenRoot opens the directory the settings live in, without following
 // links below it; an install creates it when missing. A missing directory
 // to uninstall from is nil and no error: nothing to do.
-func openRoot(rootPath, hint string, install bool) (*nofollow.Dir, error) {
+func OpenRoot(rootPath, hint string, install bool) (*nofollow.Dir, error) {
 	root, err := nofollow.OpenRoot(rootPath, hint)
 	if errors.Is(err, fs.ErrNotExist) && install {
 		if err = os.MkdirAll(rootPath, 0o755); err == nil {
@@ -751,7 +562,7 @@ func openRoot(rootPath, hint string, install bool) (*nofollow.Dir, error) {
 	return root, err
 }
 
-func installFile(tool hook.Tool, sf settingsFile, res *FileResult, data, out []byte, perm fs.FileMode, hasBackup bool) error {
+func installFile(f *Format, sf settingsFile, res *FileResult, data, out []byte, perm fs.FileMode, hasBackup bool) error {
 	if dir := sf.dir(); dir != "" {
 		d, err := sf.root.MkdirAll(dir, 0o755)
 		if err != nil {
@@ -763,7 +574,7 @@ func installFile(tool hook.Tool, sf settingsFile, res *FileResult, data, out []b
 	// a file that already holds loopbreaker's hooks (an upgrade, or a
 	// second install of a file the first one created) is not worth one,
 	// and an existing backup is never overwritten.
-	if !res.Created && !hasBackup && !hasOurHooks(tool, data) {
+	if !res.Created && !hasBackup && !hasOurHooks(f, data) {
 		res.Backup = res.Path + hook.BackupSuffix
 		if err := sf.root.WriteAtomic(sf.backup(), data, perm); err != nil {
 			return fmt.Errorf("saving the backup %s: %w", res.Backup, err)
@@ -773,9 +584,9 @@ func installFile(tool hook.Tool, sf settingsFile, res *FileResult, data, out []b
 	return sf.root.WriteAtomic(sf.rel, withNewline(out), perm)
 }
 
-func uninstallFile(tool hook.Tool, sf settingsFile, res *FileResult, out, original []byte, perm fs.FileMode, hasBackup bool) error {
+func uninstallFile(f *Format, sf settingsFile, res *FileResult, out, original []byte, perm fs.FileMode, hasBackup bool) error {
 	switch {
-	case hasBackup && untouchedSinceInstall(tool, out, original):
+	case hasBackup && untouchedSinceInstall(f, out, original):
 		if err := sf.root.WriteAtomic(sf.rel, original, perm); err != nil {
 			return err
 		}
@@ -787,35 +598,14 @@ func uninstallFile(tool hook.Tool, sf settingsFile, res *FileResult, out, origin
 		}
 		res.BackupDropped = true
 		return removeIfThere(sf.root, sf.backup())
-	case emptyDocument(withoutAgentKeys(tool, out)):
+	case emptyDocument(withoutAgentKeys(f, out)):
 		// Nothing is left but what install started from: the file was
 		// created by install (a file that existed has a backup).
 		if err := sf.root.Remove(sf.rel); err != nil {
 			return err
 		}
 		res.Removed = true
-		dir := filepath.Dir(res.Path)
-		if tool == hook.Copilot {
-			removeCopilotDirs(sf, res)
-			return nil
-		}
-		if tool == hook.Pi {
-			res.RemovedDir = removePiDirs(sf, dir)
-			return nil
-		}
-		switch filepath.Base(dir) {
-		case ".claude", ".codex", ".gemini", ".qwen":
-			// Only when empty; a link is never removed as a directory.
-			var err error
-			if sub := sf.dir(); sub != "" {
-				err = sf.root.RemoveDir(sub)
-			} else {
-				err = os.Remove(dir) // the user's directory, reached as chosen
-			}
-			if err == nil {
-				res.RemovedDir = dir
-			}
-		}
+		res.RemovedDir = removeEmptyDirs(f, sf, filepath.Dir(res.Path))
 		return nil
 	}
 	return sf.root.WriteAtomic(sf.rel, withNewline(out), perm)
@@ -836,29 +626,31 @@ func removeIfThere(root *nofollow.Dir, name string) error {
 }
 
 // hasOurHooks reports whether a settings document holds any of
-// loopbreaker's handlers for tool.
-func hasOurHooks(tool hook.Tool, data []byte) bool {
-	_, changes, err := merge(tool, data, "", nil)
+// loopbreaker's handlers.
+func hasOurHooks(f *Format, data []byte) bool {
+	_, changes, err := Merge(f, data, "", nil)
 	return err == nil && len(changes) > 0
 }
 
 // withoutAgentKeys drops from a settings document the keys the agent CLI
-// adds by itself when it reads the file, which are not the person's
-// changes: Qwen Code writes "$version" (its settings format) into every
-// settings file it loads. Uninstall then restores the original or removes
-// a file the install created; Qwen writes the key again when it needs it.
-func withoutAgentKeys(tool hook.Tool, doc []byte) []byte {
-	if tool != hook.Qwen {
+// adds by itself when it reads the file (Format.AgentKeys), which are not
+// the person's changes. Uninstall then restores the original or removes a
+// file the install created; the CLI writes them again when it needs them.
+func withoutAgentKeys(f *Format, doc []byte) []byte {
+	if len(f.AgentKeys) == 0 {
 		return doc
 	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(doc, &m) != nil {
 		return doc
 	}
-	if _, ok := m["$version"]; !ok {
+	n := len(m)
+	for _, k := range f.AgentKeys {
+		delete(m, k)
+	}
+	if len(m) == n {
 		return doc
 	}
-	delete(m, "$version")
 	b, err := hook.MarshalNoEscape(m)
 	if err != nil {
 		return doc
@@ -880,14 +672,14 @@ func emptyDocument(b []byte) bool {
 // loopbreaker's hooks just removed, is what an install and an uninstall
 // make of original: nothing else changed, so original can come back
 // byte for byte (with the empty lists and objects the removal drops).
-func untouchedSinceInstall(tool hook.Tool, out, original []byte) bool {
-	for _, o := range []Options{{}, {PostToolBatch: true}} {
-		installed, _, err := merge(tool, original, "loopbreaker hook "+string(tool), &o)
+func untouchedSinceInstall(f *Format, out, original []byte) bool {
+	for _, o := range []Options{{}, {Optional: true}} {
+		installed, _, err := Merge(f, original, "loopbreaker hook "+string(f.Tool), &o)
 		if err != nil {
 			return false
 		}
-		roundTrip, _, err := merge(tool, installed, "", nil)
-		if err == nil && sameDocument(withoutAgentKeys(tool, out), withoutAgentKeys(tool, roundTrip)) {
+		roundTrip, _, err := Merge(f, installed, "", nil)
+		if err == nil && sameDocument(withoutAgentKeys(f, out), withoutAgentKeys(f, roundTrip)) {
 			return true
 		}
 	}
@@ -903,10 +695,10 @@ func sameDocument(a, b []byte) bool {
 	return sameJSON(a, b)
 }
 
-// writeAtomic writes a file through a temporary file in the same
+// WriteAtomic writes a file through a temporary file in the same
 // directory and a rename, so that a reader (the agent's file watcher)
 // never sees half a file.
-func writeAtomic(path string, data []byte, perm fs.FileMode) error {
+func WriteAtomic(path string, data []byte, perm fs.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
@@ -929,4 +721,29 @@ func writeAtomic(path string, data []byte, perm fs.FileMode) error {
 		os.Remove(name)
 	}
 	return err
+}
+
+// removeEmptyDirs removes, after the file the install had created, the
+// directories it leaves empty: for a user's file its own directory (when
+// named f.OwnDir), for a project's up to f.DirLevels directories below the
+// project, never through a link. dir is the file's directory; the result
+// is the outermost directory removed, "" for none.
+func removeEmptyDirs(f *Format, sf settingsFile, dir string) string {
+	sub := sf.dir()
+	if sub == "" {
+		// The user's directory, reached as chosen.
+		if (f.OwnDir == "" || filepath.Base(dir) == f.OwnDir) && os.Remove(dir) == nil {
+			return dir
+		}
+		return ""
+	}
+	removed := ""
+	for level := 0; level < f.DirLevels && sub != "." && sub != ""; level++ {
+		if sf.root.RemoveDir(sub) != nil {
+			break
+		}
+		removed = dir
+		sub, dir = path.Dir(sub), filepath.Dir(dir)
+	}
+	return removed
 }

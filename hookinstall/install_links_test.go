@@ -1,6 +1,6 @@
 //go:build unix
 
-package hookinstall
+package hookinstall_test
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/loopbreaker/loopbreaker/hookinstall"
 
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
@@ -23,31 +25,31 @@ func TestProjectInstallRefusesLinks(t *testing.T) {
 		tool  hook.Tool
 		plant func(t *testing.T, project, target string) string
 	}{
-		{"settings file links to a file", hook.Claude, func(t *testing.T, project, target string) string {
+		{"settings file links to a file", "claude", func(t *testing.T, project, target string) string {
 			p := filepath.Join(project, ".claude", "settings.json")
 			os.MkdirAll(filepath.Dir(p), 0o755)
 			must(t, os.Symlink(target, p))
 			return p
 		}},
-		{"settings file links to a missing file", hook.Gemini, func(t *testing.T, project, target string) string {
+		{"settings file links to a missing file", "gemini", func(t *testing.T, project, target string) string {
 			p := filepath.Join(project, ".gemini", "settings.json")
 			os.MkdirAll(filepath.Dir(p), 0o755)
 			must(t, os.Symlink(filepath.Join(filepath.Dir(target), "new.json"), p))
 			return p
 		}},
-		{"settings directory links to a directory", hook.Codex, func(t *testing.T, project, target string) string {
+		{"settings directory links to a directory", "codex", func(t *testing.T, project, target string) string {
 			p := filepath.Join(project, ".codex")
 			must(t, os.Symlink(filepath.Dir(target), p))
 			return p
 		}},
-		{"backup links to a file", hook.Claude, func(t *testing.T, project, target string) string {
+		{"backup links to a file", "claude", func(t *testing.T, project, target string) string {
 			p := filepath.Join(project, ".claude", "settings.json")
 			os.MkdirAll(filepath.Dir(p), 0o755)
 			must(t, os.WriteFile(p, []byte(`{"model": "opus"}`), 0o644))
 			must(t, os.Symlink(target, p+hook.BackupSuffix))
 			return p + hook.BackupSuffix
 		}},
-		{"settings file is a named pipe", hook.Claude, func(t *testing.T, project, target string) string {
+		{"settings file is a named pipe", "claude", func(t *testing.T, project, target string) string {
 			p := filepath.Join(project, ".claude", "settings.json")
 			os.MkdirAll(filepath.Dir(p), 0o755)
 			must(t, syscall.Mkfifo(p, 0o644))
@@ -67,7 +69,7 @@ func TestProjectInstallRefusesLinks(t *testing.T) {
 			for _, op := range []string{"install", "uninstall"} {
 				var err error
 				if op == "install" {
-					_, err = InstallProjectFile(c.tool, project, hook.Command("loopbreaker", c.tool), Options{})
+					_, err = InstallProjectFile(c.tool, project, hook.Command("loopbreaker", c.tool), hookinstall.Options{})
 				} else {
 					_, err = UninstallProjectFile(c.tool, project, hook.Command("loopbreaker", c.tool))
 				}

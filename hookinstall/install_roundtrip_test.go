@@ -1,4 +1,4 @@
-package hookinstall
+package hookinstall_test
 
 import (
 	"bytes"
@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/loopbreaker/loopbreaker/agent/all"
+	"github.com/loopbreaker/loopbreaker/hookinstall"
 
 	"github.com/loopbreaker/loopbreaker/hook"
 )
@@ -26,12 +29,12 @@ func TestUninstallLeavesNothingBehind(t *testing.T) {
 	}
 	levels := map[string]func(root string, tool hook.Tool) string{
 		"project": func(root string, tool hook.Tool) string {
-			p, _ := hook.SettingsPath(tool, false, filepath.Join(root, "proj"), nil)
+			p, _ := settingsPath(tool, false, filepath.Join(root, "proj"), nil)
 			return p
 		},
 		"user": func(root string, tool hook.Tool) string {
 			home := filepath.Join(root, "home")
-			p, _ := hook.SettingsPath(tool, true, "", func(k string) string {
+			p, _ := settingsPath(tool, true, "", func(k string) string {
 				if k == "HOME" {
 					return home
 				}
@@ -40,19 +43,19 @@ func TestUninstallLeavesNothingBehind(t *testing.T) {
 			return p
 		},
 	}
-	for _, tool := range hook.AllTools() {
-		if tool == hook.Cline {
-			continue // a folder of scripts, no settings file: cline_test.go
-		}
-		if tool == hook.Pi || tool == hook.OpenCode {
-			continue // their files are loopbreaker's alone: piinstall_test.go, opencode_test.go
+	for _, a := range all.Agents() {
+		tool := a.Name()
+		// A folder of scripts (Cline) or a file that is loopbreaker's
+		// alone (pi, OpenCode) is tested in its agent's package.
+		if f, ok := a.(interface{ Format() *hookinstall.Format }); !ok || f.Format().Merge != nil {
+			continue
 		}
 		for level, pathOf := range levels {
 			t.Run(string(tool)+"/"+level+"/created", func(t *testing.T) {
 				root := t.TempDir()
 				path := pathOf(root, tool)
 				dir := filepath.Dir(path)
-				res, err := InstallFileWith(tool, path, hook.Command("/opt/lb/loopbreaker", tool), Options{PostToolBatch: true})
+				res, err := InstallFileWith(tool, path, hook.Command("/opt/lb/loopbreaker", tool), hookinstall.Options{Optional: true})
 				if err != nil || !res.Created {
 					t.Fatalf("install: %+v %v", res, err)
 				}
@@ -125,12 +128,12 @@ func TestUninstallKeepsEditsMadeSinceTheInstall(t *testing.T) {
 	path := filepath.Join(t.TempDir(), ".claude", "settings.json")
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	os.WriteFile(path, []byte("{\n  \"model\": \"a\"\n}\n"), 0o644)
-	if _, err := InstallFile(hook.Claude, path, hook.Command("loopbreaker", hook.Claude)); err != nil {
+	if _, err := InstallFile("claude", path, hook.Command("loopbreaker", "claude")); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
 	os.WriteFile(path, bytes.Replace(b, []byte(`"a"`), []byte(`"b"`), 1), 0o644)
-	res, err := UninstallFile(hook.Claude, path, "")
+	res, err := UninstallFile("claude", path, "")
 	if err != nil || res.Restored || !res.BackupDropped {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -142,14 +145,14 @@ func TestUninstallKeepsEditsMadeSinceTheInstall(t *testing.T) {
 	}
 	// A created file the person added settings to stays, without hooks.
 	fresh := filepath.Join(t.TempDir(), ".gemini", "settings.json")
-	InstallFile(hook.Gemini, fresh, hook.Command("loopbreaker", hook.Gemini))
+	InstallFile("gemini", fresh, hook.Command("loopbreaker", "gemini"))
 	b, _ = os.ReadFile(fresh)
 	os.WriteFile(fresh, append([]byte("{\"ui\": {},"), b[1:]...), 0o644)
-	res, err = UninstallFile(hook.Gemini, fresh, "")
+	res, err = UninstallFile("gemini", fresh, "")
 	if err != nil || res.Removed {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if b, _ := os.ReadFile(fresh); !sameJSON(b, []byte(`{"ui": {}}`)) {
+	if b, _ := os.ReadFile(fresh); !sameJSON(t, b, []byte(`{"ui": {}}`)) {
 		t.Errorf("got %q", b)
 	}
 }
@@ -169,7 +172,7 @@ func TestQwenVersionKeyIsNotAChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, path := range []string{existing, created} {
-		if _, err := InstallFile(hook.Qwen, path, "loopbreaker hook qwen"); err != nil {
+		if _, err := InstallFile("qwen", path, "loopbreaker hook qwen"); err != nil {
 			t.Fatal(err)
 		}
 		// What Qwen Code 0.24.4 does to the file when it starts.
@@ -186,7 +189,7 @@ func TestQwenVersionKeyIsNotAChange(t *testing.T) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := UninstallFile(hook.Qwen, path, "loopbreaker hook qwen"); err != nil {
+		if _, err := UninstallFile("qwen", path, "loopbreaker hook qwen"); err != nil {
 			t.Fatal(err)
 		}
 	}

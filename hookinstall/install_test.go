@@ -1,4 +1,4 @@
-package hookinstall
+package hookinstall_test
 
 import (
 	"bytes"
@@ -33,20 +33,11 @@ func readSettings(t *testing.T, data []byte) settingsDoc {
 	if err := json.Unmarshal(data, &d.semantic); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, data)
 	}
-	obj, err := parseObject(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range obj.members {
-		d.keys = append(d.keys, m.key)
-	}
+	d.keys = keysInOrder(t, data)
 	hooks, _ := d.semantic["hooks"].(map[string]any)
 	events := []string{}
-	if hi := obj.find("hooks"); hi >= 0 {
-		ho, _ := parseObject(obj.members[hi].raw)
-		for _, m := range ho.members {
-			events = append(events, m.key)
-		}
+	if raw, ok := rawMembers(t, data)["hooks"]; ok {
+		events = keysInOrder(t, raw)
 	}
 	for _, ev := range events {
 		groups, ok := hooks[ev].([]any)
@@ -83,11 +74,11 @@ var settingsFixtures = []struct {
 	tool hook.Tool
 	file string
 }{
-	{hook.Claude, "claude/settings-existing.json"},
-	{hook.Claude, "claude/settings-with-loopbreaker.json"},
-	{hook.Codex, "codex/hooks-existing.json"},
-	{hook.Gemini, "gemini/settings-existing.json"},
-	{hook.Gemini, "gemini/settings-legacy.json"},
+	{"claude", "claude/settings-existing.json"},
+	{"claude", "claude/settings-with-loopbreaker.json"},
+	{"codex", "codex/hooks-existing.json"},
+	{"gemini", "gemini/settings-existing.json"},
+	{"gemini", "gemini/settings-legacy.json"},
 }
 
 func TestInstallMergesIntoExistingSettings(t *testing.T) {
@@ -200,7 +191,7 @@ func TestInstallMergesIntoExistingSettings(t *testing.T) {
 // a group it shares with a user's hook — not duplicated.
 func TestInstallUpgradesAnOlderInstall(t *testing.T) {
 	orig, _ := os.ReadFile("testdata/claude/settings-with-loopbreaker.json")
-	out, changes, err := Install(hook.Claude, orig, testCommand+"claude")
+	out, changes, err := Install("claude", orig, testCommand+"claude")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +226,7 @@ func TestInstallUpgradesAnOlderInstall(t *testing.T) {
 		t.Errorf("old handler kept:\n%s", out)
 	}
 	// Uninstalling the old install keeps the user's hook of the shared group.
-	un, _, err := Uninstall(hook.Claude, orig, "")
+	un, _, err := Uninstall("claude", orig, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,32 +259,32 @@ func TestInstallFreshAndOddLayouts(t *testing.T) {
 		{"duplicate ours", `{"hooks": {"AfterTool": [{"hooks": [{"command": "loopbreaker hook gemini"}, {"command": "/x/loopbreaker hook gemini"}]}]}}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			out, _, err := Install(hook.Gemini, []byte(tt.in), cmd)
+			out, _, err := Install("gemini", []byte(tt.in), cmd)
 			if err != nil {
 				t.Fatal(err)
 			}
 			d := readSettings(t, out)
 			count := map[string]int{}
 			for _, h := range d.handlers {
-				if hook.IsOurs(hook.Gemini, h.Command, cmd) {
+				if hook.IsOurs("gemini", h.Command, cmd) {
 					count[h.Event]++
 				}
 			}
-			for _, e := range Entries(hook.Gemini) {
+			for _, e := range Entries("gemini") {
 				if count[e.Event] != 1 {
 					t.Errorf("%s: %d of ours", e.Event, count[e.Event])
 				}
 			}
-			if len(count) != len(Entries(hook.Gemini)) {
+			if len(count) != len(Entries("gemini")) {
 				t.Errorf("ours in %v", count)
 			}
 			if tt.name == "tabs" && !strings.Contains(string(out), "\n\t\"hooks\": {\n\t\t\"BeforeTool\": [") {
 				t.Errorf("tab layout not followed:\n%s", out)
 			}
-			if again, ch, _ := Install(hook.Gemini, out, cmd); len(ch) != 0 || !bytes.Equal(again, out) {
+			if again, ch, _ := Install("gemini", out, cmd); len(ch) != 0 || !bytes.Equal(again, out) {
 				t.Errorf("not idempotent: %v\n%s\n%s", ch, out, again)
 			}
-			un, _, err := Uninstall(hook.Gemini, out, cmd)
+			un, _, err := Uninstall("gemini", out, cmd)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -318,7 +309,7 @@ func TestUninstallKeepsEmptyStructures(t *testing.T) {
 		{"{\"a\": 1, \"hooks\": {\"Stop\": [{\"hooks\": [{\"command\": \"loopbreaker hook claude\"}]}]}}\n", "{\"a\": 1}\n"},
 		{"{\"hooks\": {\"Stop\": [{\"hooks\": [{\"command\": \"loopbreaker hook claude\"}]}]}, \"a\": 1}\n", "{\"a\": 1}\n"},
 	} {
-		out, _, err := Uninstall(hook.Claude, []byte(tt.in), "")
+		out, _, err := Uninstall("claude", []byte(tt.in), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -330,7 +321,7 @@ func TestUninstallKeepsEmptyStructures(t *testing.T) {
 
 func TestInstallRefusesWhatItCannotEdit(t *testing.T) {
 	for _, in := range []string{`{"hooks": [1]}`, `{"a": 1,}`, `[]`, `{"a": 1} {"b": 2}`, `// comment` + "\n{}"} {
-		if _, _, err := Install(hook.Claude, []byte(in), "loopbreaker hook claude"); err == nil {
+		if _, _, err := Install("claude", []byte(in), "loopbreaker hook claude"); err == nil {
 			t.Errorf("%s: no error", in)
 		}
 	}
@@ -353,14 +344,14 @@ func TestIsOurs(t *testing.T) {
 		{"echo loopbreaker hook claude", false},
 		{"python3 ~/.claude/hooks/protect_generated.py", false},
 	} {
-		if got := hook.IsOurs(hook.Claude, tt.cmd, "/opt/wrap.sh hook claude"); got != tt.want {
+		if got := hook.IsOurs("claude", tt.cmd, "/opt/wrap.sh hook claude"); got != tt.want {
 			t.Errorf("IsOurs(%q) = %v, want %v", tt.cmd, got, tt.want)
 		}
 	}
-	if got := hook.PlainCommand("/Users/me/my tools/loopbreaker", hook.Codex); got != "'/Users/me/my tools/loopbreaker' hook codex" {
+	if got := hook.PlainCommand("/Users/me/my tools/loopbreaker", "codex"); got != "'/Users/me/my tools/loopbreaker' hook codex" {
 		t.Errorf("PlainCommand = %s", got)
 	}
-	if got := hook.Command("/Users/me/my tools/loopbreaker", hook.Codex); !strings.HasPrefix(got, "[ -x '/Users/me/my tools/loopbreaker' ] && exec '/Users/me/my tools/loopbreaker' hook codex || {") {
+	if got := hook.Command("/Users/me/my tools/loopbreaker", "codex"); !strings.HasPrefix(got, "[ -x '/Users/me/my tools/loopbreaker' ] && exec '/Users/me/my tools/loopbreaker' hook codex || {") {
 		t.Errorf("Command = %s", got)
 	}
 }
@@ -380,7 +371,7 @@ func TestInstallFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := testCommand + "claude"
-	res, err := InstallFile(hook.Claude, link, cmd)
+	res, err := InstallFile("claude", link, cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +397,7 @@ func TestInstallFile(t *testing.T) {
 	}
 
 	// Again: nothing written, the backup still holds the original.
-	res, err = InstallFile(hook.Claude, link, cmd)
+	res, err = InstallFile("claude", link, cmd)
 	if err != nil || len(res.Changes) != 0 || res.BackupWritten {
 		t.Errorf("second install: %+v %v", res, err)
 	}
@@ -414,7 +405,7 @@ func TestInstallFile(t *testing.T) {
 		t.Error("a no-op install overwrote the backup")
 	}
 
-	res, err = UninstallFile(hook.Claude, link, cmd)
+	res, err = UninstallFile("claude", link, cmd)
 	if err != nil || len(res.Changes) != 6 {
 		t.Fatalf("uninstall: %+v %v", res, err)
 	}
@@ -427,14 +418,14 @@ func TestInstallFile(t *testing.T) {
 
 	// A new file in a new directory; uninstalling a missing file is a no-op.
 	fresh := filepath.Join(dir, "proj", ".gemini", "settings.json")
-	res, err = InstallFile(hook.Gemini, fresh, testCommand+"gemini")
+	res, err = InstallFile("gemini", fresh, testCommand+"gemini")
 	if err != nil || !res.Created || res.Backup != "" {
 		t.Fatalf("fresh: %+v %v", res, err)
 	}
 	if _, err := os.Stat(fresh + hook.BackupSuffix); err == nil {
 		t.Error("a backup of nothing was written")
 	}
-	res, err = UninstallFile(hook.Codex, filepath.Join(dir, "none", "hooks.json"), "")
+	res, err = UninstallFile("codex", filepath.Join(dir, "none", "hooks.json"), "")
 	if err != nil || len(res.Changes) != 0 {
 		t.Errorf("missing file: %+v %v", res, err)
 	}
@@ -444,16 +435,16 @@ func TestInstallFile(t *testing.T) {
 }
 
 func TestWarnings(t *testing.T) {
-	if w := Warnings(hook.Claude, []byte(`{"disableAllHooks": true}`)); len(w) != 1 || !strings.Contains(w[0], "disableAllHooks") {
+	if w := Warnings("claude", []byte(`{"disableAllHooks": true}`)); len(w) != 1 || !strings.Contains(w[0], "disableAllHooks") {
 		t.Errorf("claude: %q", w)
 	}
-	if w := Warnings(hook.Claude, []byte(`{"disableAllHooks": false}`)); len(w) != 0 {
+	if w := Warnings("claude", []byte(`{"disableAllHooks": false}`)); len(w) != 0 {
 		t.Errorf("claude: %q", w)
 	}
-	if w := Warnings(hook.Gemini, []byte(`{"hooksConfig": {"enabled": false, "disabled": ["loopbreaker"]}}`)); len(w) != 2 {
+	if w := Warnings("gemini", []byte(`{"hooksConfig": {"enabled": false, "disabled": ["loopbreaker"]}}`)); len(w) != 2 {
 		t.Errorf("gemini: %q", w)
 	}
-	if w := Warnings(hook.Gemini, []byte(`{"tools": {"enableHooks": false}, "hooks": {"disabled": ["loopbreaker"]}}`)); len(w) != 2 {
+	if w := Warnings("gemini", []byte(`{"tools": {"enableHooks": false}, "hooks": {"disabled": ["loopbreaker"]}}`)); len(w) != 2 {
 		t.Errorf("gemini legacy: %q", w)
 	}
 	for _, f := range []string{"gemini/settings-existing.json", "gemini/settings-legacy.json", "claude/settings-existing.json"} {
@@ -486,19 +477,61 @@ func TestSettingsPath(t *testing.T) {
 		user bool
 		want string
 	}{
-		{hook.Claude, false, "/p/.claude/settings.json"},
-		{hook.Claude, true, "/home/u/.claude/settings.json"},
-		{hook.Codex, false, "/p/.codex/hooks.json"},
-		{hook.Codex, true, "/home/u/.codex/hooks.json"},
-		{hook.Gemini, false, "/p/.gemini/settings.json"},
-		{hook.Gemini, true, "/home/u/.gemini/settings.json"},
+		{"claude", false, "/p/.claude/settings.json"},
+		{"claude", true, "/home/u/.claude/settings.json"},
+		{"codex", false, "/p/.codex/hooks.json"},
+		{"codex", true, "/home/u/.codex/hooks.json"},
+		{"gemini", false, "/p/.gemini/settings.json"},
+		{"gemini", true, "/home/u/.gemini/settings.json"},
 	} {
-		if got, err := hook.SettingsPath(tt.tool, tt.user, "/p", getenv); err != nil || got != tt.want {
+		if got, err := settingsPath(tt.tool, tt.user, "/p", getenv); err != nil || got != tt.want {
 			t.Errorf("%s user=%v: %s %v, want %s", tt.tool, tt.user, got, err, tt.want)
 		}
 	}
 	env["CODEX_HOME"] = "/cx"
-	if got, _ := hook.SettingsPath(hook.Codex, true, "/p", getenv); got != "/cx/hooks.json" {
+	if got, _ := settingsPath("codex", true, "/p", getenv); got != "/cx/hooks.json" {
 		t.Errorf("CODEX_HOME: %s", got)
 	}
+}
+
+// keysInOrder are the keys of the JSON object data, in file order.
+func keysInOrder(t *testing.T, data []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not a JSON object: %s", data)
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
+}
+
+// rawMembers are the members of the JSON object data, as written.
+func rawMembers(t *testing.T, data []byte) map[string]json.RawMessage {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// sameJSON compares two documents as JSON values.
+func sameJSON(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }

@@ -2,9 +2,7 @@ package hookinstall
 
 import (
 	"encoding/json"
-	"os"
 	"slices"
-	"strings"
 
 	"github.com/loopbreaker/loopbreaker/hook"
 )
@@ -17,23 +15,16 @@ type Installed struct {
 	Programs []string `json:"programs"`
 }
 
-// FindInstalled reads loopbreaker's handlers for tool out of a settings
-// document; an unreadable document holds none.
-func FindInstalled(tool hook.Tool, data []byte) Installed {
-	if tool == hook.Copilot {
-		return findCopilotInstalled(data)
-	}
-	if tool == hook.Pi {
-		return findInstalledPi(data)
+// FindInstalled reads loopbreaker's handlers out of a settings document
+// of f; an unreadable document holds none.
+func FindInstalled(f *Format, data []byte) Installed {
+	switch {
+	case f.Find != nil:
+		return f.Find(data)
+	case f.Flat:
+		return findFlat(f, data)
 	}
 	var in Installed
-	if tool == hook.OpenCode {
-		// The "settings" are loopbreaker's plugin file.
-		if prog, ok := hook.OpenCodePluginProgram(data); ok {
-			in.Events, in.Programs = OpenCodeHooks(), []string{prog}
-		}
-		return in
-	}
 	obj, err := parseObject(data)
 	if err != nil {
 		return in
@@ -58,7 +49,7 @@ func FindInstalled(tool hook.Tool, data []byte) Installed {
 		found := false
 		for _, g := range groups {
 			for _, h := range g.Hooks {
-				prog, ok := hook.ProgramOf(tool, h.Command)
+				prog, ok := hook.ProgramOf(f.Tool, h.Command)
 				if !ok {
 					continue
 				}
@@ -73,37 +64,4 @@ func FindInstalled(tool hook.Tool, data []byte) Installed {
 		}
 	}
 	return in
-}
-
-// CodexConfigTrust reads CODEX_HOME/config.toml just enough to say, when
-// codex cannot be asked, how many hooks of file have a saved trust hash
-// (not checked against the current hooks) and whether dir is a trusted
-// project.
-func CodexConfigTrust(configPath, file, dir string) (savedHashes int, projectTrusted bool) {
-	data, err := os.ReadFile(configPath)
-	if err != nil {
-		return 0, false
-	}
-	section := ""
-	stateOfFile := false
-	for line := range strings.SplitSeq(string(data), "\n") {
-		l := strings.TrimSpace(line)
-		if strings.HasPrefix(l, "[") {
-			section = strings.Trim(l, "[] ")
-			stateOfFile = strings.HasPrefix(section, `hooks.state."`+file+":")
-			continue
-		}
-		k, v, ok := strings.Cut(l, "=")
-		if !ok {
-			continue
-		}
-		k, v = strings.TrimSpace(k), strings.Trim(strings.TrimSpace(v), `"`)
-		switch {
-		case stateOfFile && k == "trusted_hash" && v != "":
-			savedHashes++
-		case k == "trust_level" && v == "trusted" && (section == "projects."+tomlKey(dir) || section == "projects."+tomlKey(canonicalPath(dir))):
-			projectTrusted = true
-		}
-	}
-	return savedHashes, projectTrusted
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/agent"
+
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/hook"
@@ -22,17 +24,17 @@ func (c *call) decide(ctx context.Context, d lb.Decision) hook.Answer {
 		// A prompt or a session start is a person (or a loop) starting
 		// again: always the whole message.
 		msg := c.haltReminder(d)
-		// Copilot CLI shows the person nothing of a postToolUse answer:
-		// there the message goes to the model without counting as given,
-		// so that the first refusal, which the person sees, carries it.
-		modelOnly := c.p.Tool == hook.Copilot && c.p.Kind == hook.KindPostTool
+		// Where the person sees nothing of a post-tool answer, the message
+		// goes to the model there without counting as given, so that the
+		// first refusal, which the person sees, carries it.
+		modelOnly := c.Agent.Traits().PostToolToModelOnly && c.p.Kind == hook.KindPostTool
 		if again := c.p.Kind == hook.KindPrompt || c.p.Kind == hook.KindSessionStart; again || modelOnly || c.firstHalt() {
 			msg = c.haltMessage(ctx, d, st)
 		}
-		if c.p.Tool == hook.Claude && c.p.Kind == hook.KindPreTool {
+		if hs, ok := c.Agent.(agent.HarmlessStopper); ok && c.p.Kind == hook.KindPreTool {
 			note := fmt.Sprintf("loopbreaker: this call was not made: the circuit breaker of session %s is OPEN (%s). Stop here and end your turn.", c.Session, d.Reason)
 			if in := c.harmlessInput(note); in != nil {
-				return hook.StopInstead(c.p.Event, msg, in)
+				return hs.StopInstead(c.p.Event, msg, in)
 			}
 		}
 		return c.render(hook.Stop, msg)
@@ -41,10 +43,12 @@ func (c *call) decide(ctx context.Context, d lb.Decision) hook.Answer {
 			return c.render(hook.Allow, "")
 		}
 		return c.render(hook.Deny, fmt.Sprintf("loopbreaker: %s (session %s). Wait, or end your turn.", d.Reason, c.Session))
-	case d.Warning && c.p.Kind != hook.KindStop && hook.NudgeReachesModel(c.p.Tool, c.p.Event) && c.firstNudge():
+	case d.Warning && c.p.Kind != hook.KindStop && c.Agent.NudgeReachesModel(c.p.Event) && c.firstNudge():
 		msg := fmt.Sprintf("loopbreaker: the circuit breaker is HALF_OPEN (warning) for session %s: %s", c.Session, d.Reason)
-		if toolErr := hook.GeminiToolError(c.p); toolErr != "" && c.p.Kind == hook.KindPostTool {
-			return hook.NudgeFailedGeminiCall(toolErr, msg)
+		if n, ok := c.Agent.(agent.FailedCallNudger); ok {
+			if ans, ok := n.NudgeFailedCall(c.p, msg); ok {
+				return ans
+			}
 		}
 		return c.render(hook.Nudge, msg)
 	}
@@ -83,8 +87,8 @@ func (c *call) haltMessage(ctx context.Context, d lb.Decision, st *lb.BreakerSta
 	return b.String()
 }
 
-// harmlessInput is the input that replaces a Claude Code call while the
-// breaker is OPEN (see hook.StopInstead): for Bash a command that prints
+// harmlessInput is the input that replaces a call while the breaker is
+// OPEN, for a CLI that stops only after a call ran (agent.HarmlessStopper): for Bash a command that prints
 // note, for Read loopbreaker's own note file, for Write a new note file in
 // the state directory. Other tools (an Edit needs a file read before) have
 // none and are denied.

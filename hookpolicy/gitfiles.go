@@ -16,3 +16,11 @@ func GitFiles(project, stateDir, session string) func(context.Context) (gitrepo.
 		return worktree.Since(ctx, project, stateDir, session)
 	}
 }
+
+// GitBaseline takes the work tree's state as the session's starting point
+// when it has none (worktree.Baseline), at the session's first prompt.
+func GitBaseline(project, stateDir, session string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		return worktree.Baseline(ctx, project, stateDir, session)
+	}
+}

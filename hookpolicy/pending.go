@@ -47,7 +47,7 @@ func callID(p *hook.Payload) string {
 func callKey(tc *lb.ToolCall) string { return tc.Tool + "\x00" + tc.ArgsHash }
 
 // serial reports whether the CLI runs one tool call at a time.
-func (c *call) serial() bool { return c.p.Tool == hook.Codex }
+func (c *call) serial() bool { return c.Agent.Traits().SerialCalls }
 
 // batchOpen reports whether the current batch still takes calls: a call
 // of it waits for its result and no result came since it opened.
@@ -108,7 +108,7 @@ func (c *call) remember() {
 	}
 	m.Pending = append(m.Pending, lb.PendingCall{
 		ID: id, Call: tc, Time: c.now().UTC(), Batch: m.Batch, Results: m.Results,
-		Shell: hook.Classify(c.p.Tool, c.p.ToolName) == hook.ClassShell,
+		Shell: c.p.Class() == hook.ClassShell,
 	})
 	if n := len(m.Pending) - lb.MaxPendingCalls; n > 0 {
 		c.logf("loopbreaker: %d calls announced long ago never reported a result; forgetting the oldest\n", n)
@@ -188,14 +188,14 @@ func (c *call) failedPending(every bool) []lb.ToolCall {
 			// Announced again: the first announcement never ran.
 		case callKey(&pc.Call) == key && (c.serial() || pc.Results < m.Results):
 			// Repeated after its batch saw results: it failed.
-		case callKey(&pc.Call) == key && c.p.Tool == hook.Copilot && !pc.Shell:
-			// Copilot CLI reports every call that ran, and fires nothing
-			// for a file tool that failed before it ran; its pre-tool hooks
-			// of one response come before any call runs, like those of
-			// the next response when every call failed. A file call
-			// announced again is taken for its failed repeat: the same
-			// edit twice in one response fails the second time anyway
-			// (the same view twice costs one failure counted).
+		case callKey(&pc.Call) == key && c.Agent.Traits().SilentFileFailures && !pc.Shell:
+			// The CLI reports every call that ran, and fires nothing for a
+			// file tool that failed before it ran; its pre-tool hooks of
+			// one response come before any call runs, like those of the
+			// next response when every call failed. A file call announced
+			// again is taken for its failed repeat: the same edit twice in
+			// one response fails the second time anyway (the same view
+			// twice costs one failure counted).
 		default:
 			keep = append(keep, pc)
 			continue

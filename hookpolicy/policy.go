@@ -24,6 +24,7 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/hook"
@@ -34,9 +35,11 @@ import (
 const DirName = "hooks"
 
 // Policy answers the hook calls of one session's breaker. The zero value
-// is not usable: Service, Scope, Session, Config, Project and StateDir are
-// required.
+// is not usable: Agent, Service, Scope, Session, Config, Project and
+// StateDir are required.
 type Policy struct {
+	// Agent is the CLI whose hook is called: its protocol and traits.
+	Agent agent.Agent
 	// Service applies events to the session's breaker, Scope names it.
 	Service *breaker.Service
 	Scope   string
@@ -63,6 +66,12 @@ type Policy struct {
 	// turn's iteration; nil (or an error) records the turn end as a check
 	// only. GitFiles is the usual one.
 	Files func(ctx context.Context) (gitrepo.Change, error)
+	// Baseline, at a prompt or a session's start, takes the work tree's
+	// state as the session's starting point when it has none, so that
+	// Files compares its first turn end with the turn's start (a first
+	// turn that commits its work is change); nil: none. GitBaseline is
+	// the usual one.
+	Baseline func(ctx context.Context) error
 }
 
 func (p *Policy) now() time.Time {
@@ -117,6 +126,12 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 		// Measured before the update: git must not run under the lock.
 		c.files, c.filesErr = c.changedFiles(ctx)
 	}
+	if (payload.Kind == hook.KindPrompt || payload.Kind == hook.KindSessionStart) && p.Config.Enabled && p.Baseline != nil {
+		// Before the update too: git must not run under the lock.
+		if err := p.Baseline(ctx); err != nil {
+			p.logf("loopbreaker: the work tree's state at the turn's start was not kept (%v): the first turn end compares with HEAD\n", err)
+		}
+	}
 	_, err := p.Service.Transact(ctx, p.Scope, p.caller(), func(tx *breaker.Tx) error {
 		c.tx = tx
 		c.seen()
@@ -151,7 +166,7 @@ func (c *call) dispatch(ctx context.Context) (hook.Answer, error) {
 }
 
 func (c *call) render(o hook.Outcome, reason string) hook.Answer {
-	return hook.Render(c.p.Tool, c.p.Event, o, reason)
+	return c.Agent.Render(c.p.Event, o, reason)
 }
 
 // apply applies ev to the session's breaker within the call's update.
@@ -186,7 +201,7 @@ func (c *call) seen() {
 }
 
 func (c *call) failure(err error) hook.Answer {
-	return Failure(c.p, c.Session, c.Config.OnError, err, c.Log)
+	return Failure(c.Agent, c.p, c.Session, c.Config.OnError, err, c.Log)
 }
 
 // Failure answers a hook call when loopbreaker itself failed (a
@@ -195,26 +210,26 @@ func (c *call) failure(err error) hook.Answer {
 // default, also when the configuration could not be read: pass "")
 // refuses tool calls and prompts with the error. A turn end is never
 // blocked. The message also goes to log.
-func Failure(p *hook.Payload, session, onError string, err error, log io.Writer) hook.Answer {
-	ans := failure(p, session, onError, err, log)
+func Failure(a agent.Agent, p *hook.Payload, session, onError string, err error, log io.Writer) hook.Answer {
+	ans := failure(a, p, session, onError, err, log)
 	ans.Failed = true
 	return ans
 }
 
-func failure(p *hook.Payload, session, onError string, err error, log io.Writer) hook.Answer {
+func failure(a agent.Agent, p *hook.Payload, session, onError string, err error, log io.Writer) hook.Answer {
 	msg := fmt.Sprintf("loopbreaker: the breaker itself failed: %v", err)
 	if log != nil {
 		fmt.Fprintln(log, msg)
 	}
 	if onError == lb.OnErrorContinue {
-		return hook.Render(p.Tool, p.Event, hook.Notice, msg+" (on_error: continue, so the agent goes on UNGUARDED)")
+		return a.Render(p.Event, hook.Notice, msg+" (on_error: continue, so the agent goes on UNGUARDED)")
 	}
 	msg += fmt.Sprintf(". Tool calls are refused until this is fixed (on_error: stop): see `loopbreaker status --session %s`, `loopbreaker recover`, or set on_error: continue to go on unguarded.", session)
 	switch p.Kind {
 	case hook.KindPreTool, hook.KindPrompt:
-		return hook.Render(p.Tool, p.Event, hook.Deny, msg)
+		return a.Render(p.Event, hook.Deny, msg)
 	}
-	return hook.Render(p.Tool, p.Event, hook.Notice, msg)
+	return a.Render(p.Event, hook.Notice, msg)
 }
 
 // baseDir is the directory relative paths in a payload are relative to:

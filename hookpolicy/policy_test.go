@@ -13,6 +13,9 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/agent"
+	"github.com/loopbreaker/loopbreaker/agent/all"
+	"github.com/loopbreaker/loopbreaker/agent/claude"
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/filestore"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
@@ -75,13 +78,17 @@ func payload(t *testing.T, dir, name string, set map[string]any) *hook.Payload {
 			t.Fatal(err)
 		}
 	}
-	tool := map[string]hook.Tool{"claude": hook.Claude, "claude-2.0.77": hook.Claude, "codex": hook.Codex, "gemini": hook.Gemini, "copilot": hook.Copilot}[dir]
-	// Copilot's payloads name no event: the file name does.
+	name0, _, _ := strings.Cut(dir, "-") // claude-2.0.77 is Claude Code's
+	a, err := all.Lookup(name0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A CLI whose payloads name no event (Copilot): the file name does.
 	event := ""
-	if tool == hook.Copilot {
+	if a.Traits().EventArgument {
 		event, _, _ = strings.Cut(strings.TrimSuffix(name, ".json"), "-")
 	}
-	p, err := hook.ParseEvent(tool, event, data)
+	p, err := a.Parse(event, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,6 +98,7 @@ func payload(t *testing.T, dir, name string, set map[string]any) *hook.Payload {
 func (h *harness) answer(p *hook.Payload) string {
 	h.t.Helper()
 	h.now = h.now.Add(time.Second)
+	h.pol.Agent = agentOf(h.t, p)
 	return string(h.pol.Answer(context.Background(), p).Stdout)
 }
 
@@ -197,7 +205,7 @@ func TestPostToolBatch(t *testing.T) {
 	h.answer(payload(t, "claude", "PostToolUseFailure-read-missing-file.json", nil))
 	batch := payload(t, "claude", "PostToolBatch-edit-tool_use_error.json", nil)
 	missing := payload(t, "claude", "PostToolUseFailure-read-missing-file.json", nil)
-	batch.Calls = append(batch.Calls, &hook.Payload{Tool: hook.Claude, Event: "PostToolBatch", Kind: hook.KindToolBatch,
+	batch.Calls = append(batch.Calls, &hook.Payload{Tool: "claude", Dialect: claude.New(), Event: "PostToolBatch", Kind: hook.KindToolBatch,
 		SessionID: missing.SessionID, Cwd: missing.Cwd, ToolName: "Read", ToolInput: missing.ToolInput,
 		ToolUseID: missing.ToolUseID, ToolResponse: json.RawMessage(`"<tool_use_error>File does not exist.</tool_use_error>"`)})
 	h.answer(batch)
@@ -386,13 +394,13 @@ func TestFailure(t *testing.T) {
 	pre := payload(t, "claude", "PreToolUse-edit.json", nil)
 	stop := payload(t, "claude", "Stop-first.json", nil)
 	err := fmt.Errorf("state unreadable")
-	if out := string(Failure(pre, "s", lb.OnErrorStop, err, nil).Stdout); !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "state unreadable") {
+	if out := string(Failure(claude.New(), pre, "s", lb.OnErrorStop, err, nil).Stdout); !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "state unreadable") {
 		t.Errorf("stop: %s", out)
 	}
-	if out := string(Failure(pre, "s", lb.OnErrorContinue, err, nil).Stdout); strings.Contains(out, "deny") || !strings.Contains(out, "UNGUARDED") {
+	if out := string(Failure(claude.New(), pre, "s", lb.OnErrorContinue, err, nil).Stdout); strings.Contains(out, "deny") || !strings.Contains(out, "UNGUARDED") {
 		t.Errorf("continue: %s", out)
 	}
-	if out := string(Failure(stop, "s", lb.OnErrorStop, err, nil).Stdout); strings.Contains(out, `"decision"`) || strings.Contains(out, `"continue":`) {
+	if out := string(Failure(claude.New(), stop, "s", lb.OnErrorStop, err, nil).Stdout); strings.Contains(out, `"decision"`) || strings.Contains(out, `"continue":`) {
 		t.Errorf("turn end blocked: %s", out)
 	}
 }
@@ -489,4 +497,14 @@ func TestGeminiFailedCallWarning(t *testing.T) {
 		!strings.Contains(a.Reason, "loopbreaker: the circuit breaker is HALF_OPEN (warning)") {
 		t.Errorf("the second failure's warning: %s", out)
 	}
+}
+
+// agentOf is the CLI that sent p.
+func agentOf(t *testing.T, p *hook.Payload) agent.Agent {
+	t.Helper()
+	a, err := all.Lookup(string(p.Tool))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

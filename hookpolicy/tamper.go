@@ -30,7 +30,7 @@ func (c *call) guard(ctx context.Context) (ans hook.Answer, done bool, err error
 		return hook.Answer{}, false, nil
 	}
 	if !c.Config.Enabled {
-		if st := c.tx.State(); st.Fingerprint != "" && st.Fingerprint != c.Guard.Fingerprint {
+		if kept := c.tx.State().FingerprintOf(c.Guard.Fingerprint); kept != "" && kept != c.Guard.Fingerprint {
 			return c.render(hook.Deny, fmt.Sprintf("loopbreaker: refused: loopbreaker's configuration or hook settings changed during session %s and now switch it off (enabled: false). A person accepts that from their terminal: loopbreaker reset --session %s",
 				c.Session, ShellWord(c.Session))), true, nil
 		}

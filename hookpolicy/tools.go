@@ -22,7 +22,7 @@ func (c *call) preTool(ctx context.Context) (hook.Answer, error) {
 	if ans, done, err := c.guard(ctx); done || err != nil {
 		return ans, err
 	}
-	if d.Allowed && c.Config.Enabled && hook.Classify(c.p.Tool, c.p.ToolName) == hook.ClassEdit {
+	if d.Allowed && c.Config.Enabled && c.p.Class() == hook.ClassEdit {
 		if ans, done, err := c.scopeLock(ctx); done || err != nil {
 			return ans, err
 		}
@@ -127,7 +127,3 @@ func (c *call) check(ctx context.Context) (hook.Answer, error) {
 	return c.decide(ctx, d), nil
 }
 
-// baseDirOf is baseDir for another payload of the session.
-func (c *call) baseDirOf(p *hook.Payload) string {
-	return (&call{Policy: c.Policy, p: p}).baseDir()
-}

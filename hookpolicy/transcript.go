@@ -55,7 +55,7 @@ func (c *call) setTranscriptOffset(off int64) {
 // markTranscript notes where the session's transcript ends now, so that
 // the first turn end reads only what this session added.
 func (c *call) markTranscript() {
-	if c.p.Tool != hook.Claude || c.p.TranscriptPath == "" || c.p.SessionID == "" || !c.Config.Enabled {
+	if !c.Agent.Traits().TranscriptRejections || c.p.TranscriptPath == "" || c.p.SessionID == "" || !c.Config.Enabled {
 		return
 	}
 	if _, ok := c.transcriptOffset(); ok {
@@ -71,7 +71,7 @@ func (c *call) markTranscript() {
 // recordFromTranscript records the failed calls of the transcript since
 // the previous turn end that no hook reported.
 func (c *call) recordFromTranscript() error {
-	if c.p.Tool != hook.Claude || c.p.TranscriptPath == "" || c.p.SessionID == "" || !c.Config.Enabled {
+	if !c.Agent.Traits().TranscriptRejections || c.p.TranscriptPath == "" || c.p.SessionID == "" || !c.Config.Enabled {
 		return nil
 	}
 	from, _ := c.transcriptOffset()
@@ -108,9 +108,13 @@ func (c *call) recordFromTranscript() error {
 	if len(data) == 0 {
 		return nil
 	}
-	s, err := transcript.Parse(c.p.TranscriptPath, data)
-	if err != nil || s.Format != transcript.FormatClaude {
+	r := c.Agent.Transcript()
+	if d, ok := transcript.Detect(data, []transcript.Reader{r}); !ok || d.Format != r.Format {
 		return nil // not a transcript this version of loopbreaker reads
+	}
+	s, err := transcript.ParseAs(c.p.TranscriptPath, data, r)
+	if err != nil {
+		return nil
 	}
 	for _, step := range s.Steps {
 		call := step.Call

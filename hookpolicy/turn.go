@@ -39,7 +39,7 @@ func (c *call) stop(ctx context.Context) (hook.Answer, error) {
 		ch, err := c.files, c.filesErr
 		refusal, refused := cannotrun.ClassifyTurn(msg, c.now())
 		switch {
-		case refused && err == nil && len(ch.Files) == 0 && !ch.HeadMoved:
+		case refused && err == nil && len(ch.Files) == 0 && !ch.HistoryMoved():
 			// The model API refused the agent (a limit, an overload, a
 			// login, the network): the agent could not work, which is
 			// not being stuck. (Files it changed before are progress,
@@ -47,12 +47,12 @@ func (c *call) stop(ctx context.Context) (hook.Answer, error) {
 			c.logf("loopbreaker: turn end not recorded as an iteration: %s\n", refusal.Describe())
 		case err != nil:
 			c.logf("loopbreaker: turn end not recorded as an iteration: files changed not measured (%v)\n", err)
-		case len(ch.Files) == 0 && !ch.HeadMoved && c.notificationTurn():
+		case len(ch.Files) == 0 && !ch.HistoryMoved() && c.notificationTurn():
 			// Claude Code answers a background task's notification with
 			// a turn of its own and a second Stop.
 		default:
 			n := len(ch.Files)
-			it.FilesChanged, it.Files, it.HeadMoved = &n, ch.Files, ch.HeadMoved
+			it.FilesChanged, it.Files, it.HeadMoved, it.RefsMoved = &n, ch.Files, ch.HeadMoved, ch.RefsMoved
 			it.Usage = c.transcriptUsage()
 			ev = lb.Event{Kind: lb.EventIteration, Iteration: it}
 		}
@@ -104,7 +104,7 @@ func taskNotification(prompt string) bool {
 // a task notification.
 func (c *call) noteNotification() {
 	want := ""
-	if c.p.Tool == hook.Claude && taskNotification(c.p.Prompt) {
+	if c.Agent.Traits().TaskNotifications && taskNotification(c.p.Prompt) {
 		want = c.p.SessionID
 	}
 	if m := c.tx.Peek(); (m == nil && want == "") || (m != nil && m.Notification == want) {
@@ -120,12 +120,12 @@ func (c *call) notificationTurn() bool {
 	return m != nil && m.Notification != "" && m.Notification == c.p.SessionID
 }
 
-// turnMessage is the agent's message for the turn that ends. Gemini's
-// AfterAgent sends every retry's text so far (prompt_response is
-// cumulative): only the part added since the previous turn end counts.
+// turnMessage is the agent's message for the turn that ends. Where each
+// turn end sends every retry's text so far (Gemini's prompt_response is
+// cumulative), only the part added since the previous turn end counts.
 func (c *call) turnMessage() string {
 	msg := c.p.LastMessage
-	if c.p.Tool != hook.Gemini {
+	if !c.Agent.Traits().CumulativeTurnText {
 		return msg
 	}
 	if m := c.tx.Peek(); m != nil && m.Answer != nil {

@@ -24,21 +24,28 @@ import (
 //	LOOPBREAKER_TITLE     a short title ("loopbreaker: session:claude is OPEN")
 //	LOOPBREAKER_TEXT      one line for people
 func Env(p *Payload) []string {
-	state := string(p.To)
-	if p.Mode != "" {
-		state += " (" + string(p.Mode) + ")"
-	}
-	title := fmt.Sprintf("loopbreaker: %s is %s", p.Scope, state)
-	text := title + " (was " + string(p.From) + ")"
-	if p.Reason != "" {
-		text += ": " + p.Reason
-	}
+	title, text := titleText(p)
 	return []string{
 		"LOOPBREAKER_SCOPE=" + p.Scope, "LOOPBREAKER_FROM=" + string(p.From), "LOOPBREAKER_TO=" + string(p.To),
 		"LOOPBREAKER_MODE=" + string(p.Mode), "LOOPBREAKER_REASON=" + oneLine(p.Reason), "LOOPBREAKER_DETECTOR=" + p.Detector,
 		"LOOPBREAKER_TIME=" + p.Time.UTC().Format(time.RFC3339), "LOOPBREAKER_CHANGES=" + strconv.Itoa(max(p.Changes, 1)),
 		"LOOPBREAKER_TITLE=" + title, "LOOPBREAKER_TEXT=" + oneLine(text),
 	}
+}
+
+// titleText is a notification's short title ("loopbreaker:
+// session:claude is OPEN") and its one line for people.
+func titleText(p *Payload) (title, text string) {
+	state := string(p.To)
+	if p.Mode != "" {
+		state += " (" + string(p.Mode) + ")"
+	}
+	title = fmt.Sprintf("loopbreaker: %s is %s", p.Scope, state)
+	text = title + " (was " + string(p.From) + ")"
+	if p.Reason != "" {
+		text += ": " + p.Reason
+	}
+	return title, text
 }
 
 // runCommand runs notify.command for p, bounded by the timeout; its

@@ -1,4 +1,5 @@
-// Package notify posts a webhook for every change of state of a breaker:
+// Package notify posts a webhook (and runs notify.command, and shows a
+// desktop notification) for every change of state of a breaker:
 // debounced per scope (the latest state wins, no storm), retried with
 // backoff, and queued so that a decision never waits for it.
 package notify
@@ -13,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,6 +52,7 @@ type Payload struct {
 	Text    string `json:"text"`
 
 	posted bool // delivered to the webhook already (retries of the command)
+	shown  bool // shown on the desktop already (retries of the others)
 }
 
 // Clock is the time source, injected so that tests never sleep.
@@ -82,6 +85,12 @@ type Options struct {
 	// LOOPBREAKER_* variables (see Env); "" for none. Meant for desktop
 	// notifications (notify-send, osascript).
 	Command string
+	// Desktop shows each notification on the desktop (notify-send, or
+	// osascript on macOS). A machine without it gets one warning in the
+	// log; it never fails a delivery.
+	Desktop bool
+	// GOOS is the system Desktop shows on (tests); "": runtime.GOOS.
+	GOOS string
 	// Debounce is the least time between two notifications of one scope;
 	// changes in between are coalesced into one sent when it has passed.
 	Debounce time.Duration
@@ -138,6 +147,8 @@ type Notifier struct {
 
 	// Owned by the worker goroutine.
 	slots map[string]*slot
+	// desktopWarned: the desktop could not be reached, and the log said so.
+	desktopWarned bool
 }
 
 // slot is one scope's debounce state.
@@ -152,8 +163,11 @@ type slot struct {
 // New checks opts and starts the notifier's worker; Close stops it.
 func New(opts Options) (*Notifier, error) {
 	u, err := url.Parse(opts.URL)
-	if opts.URL == "" && opts.Command == "" {
-		return nil, errors.New("notify: set notify.webhook_url or notify.command")
+	if opts.URL == "" && opts.Command == "" && !opts.Desktop {
+		return nil, errors.New("notify: set notify.webhook_url, notify.command or notify.desktop")
+	}
+	if opts.GOOS == "" {
+		opts.GOOS = runtime.GOOS
 	}
 	if opts.URL != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 		return nil, fmt.Errorf("notify.webhook_url %q: want an http:// or https:// URL", opts.URL)
@@ -412,10 +426,15 @@ func (n *Notifier) deliver(p *Payload) {
 	}
 }
 
-// send makes one attempt at every destination: the webhook, then the
-// command (the webhook is not posted again when only the command failed
-// and is retried, and the other way round).
+// send makes one attempt at every destination: the desktop (once, never
+// a failure), the webhook, then the command (the webhook is not posted
+// again when only the command failed and is retried, and the other way
+// round).
 func (n *Notifier) send(p *Payload, body []byte) (wait time.Duration, retry bool, err error) {
+	if n.opts.Desktop && !p.shown {
+		n.showDesktop(p)
+		p.shown = true
+	}
 	if n.url != "" && !p.posted {
 		if wait, retry, err = n.post(body); err != nil {
 			return wait, retry, err

@@ -126,7 +126,7 @@ func appendAttempt(b []byte, a *lb.Attempt) (_ []byte, ok bool) {
 	}
 	b = append(b, `,"progress":`...)
 	b = strconv.AppendBool(b, a.Progress)
-	str("progress_reason", a.ProgressReason)
+	str("progress_reason", a.ProgressReason.String())
 	if err != nil {
 		return b, false
 	}

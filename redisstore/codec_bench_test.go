@@ -18,7 +18,7 @@ func BenchmarkDecodeState(b *testing.B) {
 	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	for i := range 45 {
 		st.Attempts = append(st.Attempts, lb.Attempt{Iteration: i + 1, Time: t0.Add(time.Duration(i) * time.Second), Slice: "default",
-			Progress: true, ProgressReason: "files-changed: 1 file changed", Files: []string{"main.go"}})
+			Progress: true, ProgressReason: lb.ProgressReason{Rule: lb.RuleFilesChanged, N: 1}, Files: []string{"main.go"}})
 	}
 	var buf bytes.Buffer
 	if err := writeCompact(&buf, st); err != nil {

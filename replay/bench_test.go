@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/loopbreaker/loopbreaker/agent/all"
+
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/replay"
 	"github.com/loopbreaker/loopbreaker/transcript"
@@ -55,7 +57,7 @@ func BenchmarkReplay1000Steps(b *testing.B) {
 	cfg.ToolCalls.History = 1 << 21
 	b.ReportAllocs()
 	for b.Loop() {
-		s, err := transcript.Parse("bench.jsonl", data)
+		s, err := transcript.Parse("bench.jsonl", data, all.Transcripts())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -97,7 +99,7 @@ func BenchmarkCalibration(b *testing.B) {
 			if filepath.Base(p) == "labels.txt" {
 				continue
 			}
-			s, err := transcript.Read(p)
+			s, err := transcript.Read(p, all.Transcripts())
 			if err != nil {
 				b.Fatal(err)
 			}

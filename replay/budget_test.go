@@ -3,6 +3,8 @@ package replay_test
 import (
 	"testing"
 
+	"github.com/loopbreaker/loopbreaker/agent/all"
+
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/replay"
 	"github.com/loopbreaker/loopbreaker/transcript"
@@ -13,7 +15,7 @@ import (
 // and says what was spent; the hourly budget, meaningless on replay's
 // clock of one event a second, is left out.
 func TestReplaySpendsTheTranscriptsUsage(t *testing.T) {
-	s, err := transcript.Read("../transcript/testdata/claude-transcript-productive.jsonl")
+	s, err := transcript.Read("../transcript/testdata/claude-transcript-productive.jsonl", all.Transcripts())
 	if err != nil {
 		t.Fatal(err)
 	}

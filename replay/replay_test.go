@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopbreaker/loopbreaker/agent/all"
+
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/replay"
 	"github.com/loopbreaker/loopbreaker/transcript"
@@ -14,7 +16,7 @@ import (
 // A real looping session halts where a live hook would, and the steps
 // after the halt are what it saves; disabled, nothing halts.
 func TestRunRealSession(t *testing.T) {
-	s, err := transcript.Read("../transcript/testdata/rollout-codex-stuck-cat.jsonl")
+	s, err := transcript.Read("../transcript/testdata/rollout-codex-stuck-cat.jsonl", all.Transcripts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func TestTheSameEditFiveTimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := transcript.Parse("same-edit.traj", data)
+	s, err := transcript.Parse("same-edit.traj", data, all.Transcripts())
 	if err != nil {
 		t.Fatal(err)
 	}

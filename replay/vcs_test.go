@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/agent/all"
 	"github.com/loopbreaker/loopbreaker/replay"
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
@@ -36,7 +37,7 @@ func claudeSession(t *testing.T, commands ...string) *transcript.Session {
 		line(result)
 		line(msg("assistant", "assistant", []any{map[string]any{"type": "text", "text": fmt.Sprintf("done %d", i+1)}}))
 	}
-	s, err := transcript.Parse("vcs.jsonl", []byte(b.String()))
+	s, err := transcript.Parse("vcs.jsonl", []byte(b.String()), all.Transcripts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,5 +66,23 @@ func TestReplayCountsShellEditsAsProgress(t *testing.T) {
 	r := replay.Run(idle, lb.Defaults())
 	if r.Warn == nil || r.Warn.Detector != lb.DetectorNoProgress || r.Halt == nil || r.LastEdit != 0 {
 		t.Fatalf("idle session: warn %+v, halt %+v, last edit %d; want no_progress warned and halted, no edit", r.Warn, r.Halt, r.LastEdit)
+	}
+}
+
+// Commands that change a jj repository are progress however they are
+// spelled (jj workspace add, jj op revert, jj bookmark set, jj git push),
+// as git push and a tag are: a session of them, one a turn, is neither
+// warned nor halted, in replay as in a live hook.
+func TestReplayCountsEveryRepositoryChangeAsProgress(t *testing.T) {
+	s := claudeSession(t,
+		"jj workspace add ../second",
+		"jj op revert 3f2a",
+		"jj bookmark set main -r @-",
+		"jj git push --bookmark main",
+		"git push origin main",
+		"git tag v1.2.0",
+	)
+	if r := replay.Run(s, lb.Defaults()); r.Warn != nil || r.Halt != nil || r.LastEdit != 6 {
+		t.Fatalf("warn %+v, halt %+v, last edit %d; want none, none, 6", r.Warn, r.Halt, r.LastEdit)
 	}
 }

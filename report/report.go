@@ -396,7 +396,7 @@ func attemptLines(st *lb.BreakerState) []AttemptLine {
 			Error:          firstLine(a.Error),
 			Signature:      a.Signature,
 			Progress:       a.Progress,
-			ProgressReason: a.ProgressReason,
+			ProgressReason: a.ProgressReason.String(),
 			ToolCall:       a.ToolCall,
 			ExitCode:       a.ExitCode,
 			Epoch:          a.Epoch,

@@ -63,7 +63,7 @@ const (
 
 // protectedFiles are loopbreaker's own files, relative to the project:
 // editing them would let an agent change its own limits.
-var protectedFiles = [...]string{"loopbreaker.yaml", "loopbreaker.yml", ".loopbreaker/**"}
+var protectedFiles = [...]string{lb.ProjectFile, lb.ProjectFileAlt, ".loopbreaker/**"}
 
 // Lock is a loaded scope configuration for one project.
 type Lock struct {

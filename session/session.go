@@ -160,13 +160,14 @@ func (s *Session) Close() error {
 	return s.Store.Close()
 }
 
-// startNotifier has the service tell notify.command of every change of
-// state, debounced as webhooks are (notify.debounce). A process that ends
+// startNotifier has the service tell notify.command and the desktop
+// (notify.desktop) of every change of state, debounced as webhooks are
+// (notify.debounce). A process that ends
 // sends what it held back when the session closes: the debounce spans
 // one process (a server, a `run` loop), not the hook calls of an agent,
 // each a process of its own.
 func (s *Session) startNotifier() error {
-	if s.Config.Notify.Command == "" || s.notifier != nil {
+	if s.Config.Notify.Command == "" && !s.Config.Notify.Desktop || s.notifier != nil {
 		if s.notifier != nil {
 			s.Service.OnTransition = s.notifyChange
 		}
@@ -174,7 +175,7 @@ func (s *Session) startNotifier() error {
 	}
 	// No retries: a one-shot process (a hook call) must not wait for a
 	// failing command's backoff when it ends.
-	opts := notify.Options{Command: s.Config.Notify.Command, Debounce: s.Config.Notify.Debounce, Timeout: s.Config.Notify.Timeout}
+	opts := notify.Options{Command: s.Config.Notify.Command, Desktop: s.Config.Notify.Desktop, Debounce: s.Config.Notify.Debounce, Timeout: s.Config.Notify.Timeout}
 	if s.opts.Warn != nil {
 		opts.Logger = slog.New(slog.NewTextHandler(s.opts.Warn, &slog.HandlerOptions{
 			ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {

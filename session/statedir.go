@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
-	"github.com/loopbreaker/loopbreaker/config"
 	"github.com/loopbreaker/loopbreaker/internal/realpath"
 )
 
@@ -88,7 +87,7 @@ func ResolveStateDir(project string, cfg lb.Config, getenv func(string) string, 
 // HasProjectMarker reports whether dir is a project loopbreaker guards:
 // it holds a loopbreaker.yaml (or .yml) or a legacy state directory.
 func HasProjectMarker(dir string) bool {
-	for _, name := range []string{config.ProjectFile, "loopbreaker.yml", LegacyStateDirName} {
+	for _, name := range append(lb.ProjectFiles(), LegacyStateDirName) {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			return true
 		}

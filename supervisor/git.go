@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/worktree"
@@ -15,8 +16,15 @@ func (l *loop) prepareGit(ctx context.Context) error {
 	repo, err := gitrepo.Open(l.cfg.Dir)
 	switch {
 	case errors.Is(err, gitrepo.ErrNotRepo):
-		l.con.line("loopbreaker: %s is not inside a git repository: files changed are not measured (no file signal) and no checkpoint is made", l.cfg.Dir)
-		return nil
+		ws, werr := worktree.OpenWorkspace(l.cfg.Dir, l.cfg.StateDir, l.cfg.WarningFile, l.cfg.GuidanceFile)
+		if werr != nil {
+			l.con.line("loopbreaker: %s is not inside a git repository: files changed are not measured (no file signal) and no checkpoint is made (nor does any subfolder hold one, which would make it a workspace)", l.cfg.Dir)
+			return nil
+		}
+		l.con.line("loopbreaker: %s is a workspace of %d git repositories (%s): files changed in any of them count; no checkpoint is made", l.cfg.Dir, len(ws.Names()), strings.Join(ws.Names(), ", "))
+		l.tree = ws
+		_, err = ws.Measure(ctx)
+		return err
 	case errors.Is(err, gitrepo.ErrNoGit):
 		l.con.line("loopbreaker: git is not installed: files changed are not measured (no file signal) and no checkpoint is made")
 		return nil

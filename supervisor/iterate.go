@@ -30,6 +30,7 @@ func (l *loop) iterate(ctx, work context.Context, n int, st *lb.BreakerState, fb
 		}
 	}
 	argv, stdin := l.commandLine(text, has, promptFile)
+	argv, pinned := l.sessionArgs(argv)
 
 	outFile, err := l.createRunFile(outputName(n, "out"))
 	if err != nil {
@@ -59,6 +60,7 @@ func (l *loop) iterate(ctx, work context.Context, n int, st *lb.BreakerState, fb
 		r.cannotRun = &f
 		return nil, r, nil
 	}
+	l.keepSession(pinned, out, errs, r)
 	change, err := l.changedFiles(work)
 	if err != nil {
 		return nil, r, err

@@ -98,7 +98,7 @@ func (l *loop) measure(out, errs *capture, r ran, change gitrepo.Change, measure
 	it := &lb.Iteration{Phase: l.cfg.Phase, Slice: l.cfg.Slice}
 	if measured {
 		n := len(change.Files)
-		it.FilesChanged, it.Files, it.HeadMoved = &n, change.Files, change.HeadMoved
+		it.FilesChanged, it.Files, it.HeadMoved, it.RefsMoved = &n, change.Files, change.HeadMoved, change.RefsMoved
 	}
 	size := out.n + errs.n
 	it.OutputBytes = &size

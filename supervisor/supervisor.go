@@ -25,7 +25,6 @@ import (
 	"github.com/loopbreaker/loopbreaker/cannotrun"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
-	"github.com/loopbreaker/loopbreaker/worktree"
 )
 
 // Breaker is the session's breaker as the loop sees it. internal/cli
@@ -84,6 +83,17 @@ type Config struct {
 	// fires at once, so that a test sees the whole countdown without
 	// waiting.
 	After func(d time.Duration) <-chan time.Time
+	// CallsPerHour, when above 0, pauses the loop before an iteration
+	// while the breaker's last hour holds that many calls of the agent,
+	// until the hour has room again (budget.on_calls_per_hour: pause).
+	CallsPerHour int
+	// CompletionSignals is how many iterations in a row must signal
+	// completion before the loop ends (0 or 1: the first signal ends it).
+	CompletionSignals int
+	// AgentSession, when set, continues the agent's own session from one
+	// iteration to the next (run.continue_session) instead of starting a
+	// fresh agent each time.
+	AgentSession *AgentSession
 	// KeepOutputs is how many iterations' outputs stay in the run
 	// directory.
 	KeepOutputs int
@@ -178,6 +188,12 @@ func (r Result) ExitCode() int {
 	return 0
 }
 
+// measurer is the one measurer of changed files (worktree/): a work
+// tree, or a workspace of several.
+type measurer interface {
+	Measure(ctx context.Context) (gitrepo.Change, error)
+}
+
 // loop is one run in progress.
 type loop struct {
 	cfg    Config
@@ -189,7 +205,9 @@ type loop struct {
 	// repository can ship with links in it).
 	runD *nofollow.Dir
 	repo *gitrepo.Repo
-	tree *worktree.Tree
+	// tree measures the files changed: the project's work tree, or the
+	// repositories of a workspace (nil: not measured).
+	tree measurer
 	// guidance given before or during this run: fed to every iteration of
 	// the run, because each iteration of a loop is a fresh agent.
 	guidance []lb.Guidance
@@ -199,6 +217,12 @@ type loop struct {
 	prepared bool
 	// refusals counts the agent's runs in a row that could not work.
 	refusals int
+	// agentSession is the id of the agent's own session the next
+	// iteration continues ("" : a fresh one).
+	agentSession string
+	// completions counts the iterations in a row that signalled
+	// completion (CompletionSignals).
+	completions int
 	// lastNumber is the number of the last iteration run, for when the
 	// breaker does not count (disabled, or failed with on_error: continue).
 	lastNumber int
@@ -258,8 +282,8 @@ func newLoop(cfg Config, b Breaker) (*loop, error) {
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
 	}
-	if cfg.MaxIterations < 0 || cfg.IterationTimeout < 0 || cfg.KeepOutputs < 0 || cfg.MaxWait < 0 {
-		return nil, errors.New("max iterations, iteration timeout, max wait and outputs kept must not be negative")
+	if cfg.MaxIterations < 0 || cfg.IterationTimeout < 0 || cfg.KeepOutputs < 0 || cfg.MaxWait < 0 || cfg.CallsPerHour < 0 || cfg.CompletionSignals < 0 {
+		return nil, errors.New("max iterations, iteration timeout, max wait, outputs kept, calls per hour and completion signals must not be negative")
 	}
 	hasPrompt := cfg.Prompt != "" || cfg.PromptFile != ""
 	if usesPlaceholder(cfg.Command, placeholderPrompt) || usesPlaceholder(cfg.Command, placeholderPromptFile) {
@@ -340,13 +364,19 @@ func (l *loop) run(ctx context.Context) (Result, error) {
 			res.Outcome = Halted
 			return res, nil
 		}
+		n := l.nextNumber(res.State)
+		if paused, ok := l.pauseForHour(ctx, res.State, n); !ok {
+			res.Outcome, res.Signal = Interrupted, l.intr.signal
+			return res, nil
+		} else if paused {
+			continue // the breaker is asked again after the wait
+		}
 		if !l.prepared {
 			if err := l.prepareGit(work); err != nil {
 				return res, err
 			}
 			l.prepared = true
 		}
-		n := l.nextNumber(res.State)
 		fb := l.feedback(chk.Decision, res.State, n)
 		l.con.setStatus(l.statusLine(n, "running", chk.Decision, res.State))
 		it, ran, err := l.iterate(ctx, work, n, res.State, fb)
@@ -390,9 +420,8 @@ func (l *loop) run(ctx context.Context) (Result, error) {
 			res.Outcome = Halted
 			return res, nil
 		}
-		if it.Complete {
+		if l.completed(it, number) {
 			res.Outcome = Completed
-			l.con.line("loopbreaker: the agent signalled completion after iteration %d", number)
 			return res, nil
 		}
 	}

@@ -62,6 +62,19 @@ func (l *loop) waitOut(ctx context.Context, n int, f cannotrun.Finding) Outcome 
 		return CannotRun
 	}
 	l.con.line("loopbreaker: waiting until %s for the limit to reset (%s; Ctrl-C stops)", until.UTC().Format(time.RFC3339), wait.Round(time.Second))
+	if !l.waitUntil(ctx, until, "the limit to reset") {
+		return Interrupted
+	}
+	l.con.line("loopbreaker: the limit has reset; running iteration %d again", n)
+	return ""
+}
+
+// waitUntil waits on the loop's clock until the time until, with a
+// countdown (the live status line, or a line every countdownStep), for
+// what (e.g. "the limit to reset"). False: a signal interrupted it (the
+// loop's interrupt is then pending).
+func (l *loop) waitUntil(ctx context.Context, until time.Time, what string) bool {
+	wait := until.Sub(l.cfg.Now())
 	step := countdownStep
 	if l.cfg.Live {
 		step = time.Second
@@ -69,9 +82,9 @@ func (l *loop) waitOut(ctx context.Context, n int, f cannotrun.Finding) Outcome 
 	for {
 		rem := until.Sub(l.cfg.Now())
 		if rem <= 0 {
-			break
+			return true
 		}
-		msg := fmt.Sprintf("loopbreaker: waiting for the limit to reset: %s left", rem.Round(time.Second))
+		msg := fmt.Sprintf("loopbreaker: waiting for %s: %s left", what, rem.Round(time.Second))
 		if l.cfg.Live {
 			l.con.setStatus(msg)
 		} else if rem < wait {
@@ -86,10 +99,8 @@ func (l *loop) waitOut(ctx context.Context, n int, f cannotrun.Finding) Outcome 
 			l.intr.signal = os.Interrupt
 		}
 		if l.intr.signal != nil {
-			l.con.line("loopbreaker: interrupted (%s) while waiting for the limit to reset", l.intr.signal)
-			return Interrupted
+			l.con.line("loopbreaker: interrupted (%s) while waiting for %s", l.intr.signal, what)
+			return false
 		}
 	}
-	l.con.line("loopbreaker: the limit has reset; running iteration %d again", n)
-	return ""
 }

@@ -19,7 +19,7 @@ func CallOf(p *hook.Payload, base string) Call {
 	if json.Unmarshal(p.ToolInput, &in) != nil {
 		return c
 	}
-	switch hook.Classify(p.Tool, p.ToolName) {
+	switch p.Class() {
 	case hook.ClassShell:
 		// Gemini runs a command in dir_path when given (relative to the
 		// project); Codex's exec may name a workdir.
@@ -32,8 +32,10 @@ func CallOf(p *hook.Payload, base string) Call {
 				c.Cwd = filepath.Clean(d)
 			}
 		}
-		if p.Tool == hook.Cline {
-			// run_commands runs each of its commands in a shell.
+		if in["command"] == nil && in["cmd"] == nil {
+			// A shell tool that takes no single command (Cline's
+			// run_commands runs each of its commands in a shell): its
+			// command lines as its CLI reads them.
 			for _, line := range strings.Split(p.ShellCommand(), "\n") {
 				if strings.TrimSpace(line) != "" {
 					c.Shell = append(c.Shell, line)

@@ -15,6 +15,8 @@ package tamper
 import (
 	"path/filepath"
 	"strings"
+
+	lb "github.com/loopbreaker/loopbreaker"
 )
 
 // Kind is what a refused call would do to loopbreaker.
@@ -76,12 +78,10 @@ func (f Finding) String() string {
 // Protected are the paths a call must not change, resolved by the caller.
 // Paths are absolute; empty fields are left out.
 type Protected struct {
-	// Project is the project directory: its loopbreaker.yaml/.yml, the
-	// legacy .loopbreaker/ state directory and the CLIs' project hook
-	// settings are protected.
+	// Project is the project directory: its loopbreaker.yaml/.yml and the
+	// legacy .loopbreaker/ state directory are protected.
 	Project string
-	// Home is the user's home directory: ~ in commands, and the CLIs'
-	// user hook settings under it.
+	// Home is the user's home directory: ~ in commands.
 	Home string
 	// StateDir is the resolved state directory of the breaker.
 	StateDir string
@@ -91,12 +91,11 @@ type Protected struct {
 	// Config are more configuration files (LOOPBREAKER_CONFIG, the
 	// user's configuration file).
 	Config []string
-	// Hooks are more hook settings files (under CODEX_HOME,
-	// CLAUDE_CONFIG_DIR...).
+	// Hooks are the calling CLI's settings files that decide whether and
+	// how its hooks run (its package's Guarded).
 	Hooks []string
-	// HookDirs are more directories whose every file is hook settings
-	// ($COPILOT_HOME/hooks, $PI_CODING_AGENT_DIR/extensions, Cline's
-	// hooks folder under CLINE_DIR, $XDG_CONFIG_HOME/opencode/plugins).
+	// HookDirs are its directories whose every file is a hook or a plugin
+	// (a folder of hook scripts, an extensions directory).
 	HookDirs []string
 	// Binaries are the loopbreaker program's paths.
 	Binaries []string
@@ -125,15 +124,8 @@ func (p *Protected) entries() []entry {
 	add(KindState, true, p.StateRoot)
 	if p.Project != "" {
 		add(KindState, true, filepath.Join(p.Project, ".loopbreaker"))
-		add(KindConfig, false, filepath.Join(p.Project, "loopbreaker.yaml"))
-		add(KindConfig, false, filepath.Join(p.Project, "loopbreaker.yml"))
-	}
-	for _, h := range hookPaths {
-		if h.project && p.Project != "" {
-			add(KindHooks, h.dir, filepath.Join(p.Project, h.path))
-		}
-		if h.home && p.Home != "" {
-			add(KindHooks, h.dir, filepath.Join(p.Home, h.path))
+		for _, name := range lb.ProjectFiles() {
+			add(KindConfig, false, filepath.Join(p.Project, name))
 		}
 	}
 	for _, d := range p.HookDirs {
@@ -149,43 +141,6 @@ func (p *Protected) entries() []entry {
 		add(KindBinary, false, f)
 	}
 	return es
-}
-
-// hookSettings are the CLIs' hook settings files, relative to a project
-// or to the home directory.
-// hookPaths are the agent CLIs' hook settings, relative to a project
-// (project) and to the home directory (home). A dir is a folder whose
-// every file is a hook: Cline runs each script named by an event, Copilot
-// CLI each *.json, and pi and OpenCode load each extension or plugin into
-// their own process, where one the agent added could undo loopbreaker's.
-// OpenCode's configuration can name more plugins.
-var hookPaths = [...]struct {
-	path          string
-	dir           bool
-	project, home bool
-}{
-	{path: ".claude/settings.json", project: true, home: true},
-	{path: ".claude/settings.local.json", project: true, home: true},
-	{path: ".codex/hooks.json", project: true, home: true},
-	{path: ".codex/config.toml", project: true, home: true},
-	{path: ".gemini/settings.json", project: true, home: true},
-	{path: ".clinerules/hooks", dir: true, project: true, home: true},
-	{path: ".cline/hooks", dir: true, project: true, home: true},
-	{path: "Documents/Cline/Hooks", dir: true, home: true},
-	{path: ".github/hooks", dir: true, project: true},
-	{path: ".copilot/hooks", dir: true, home: true},
-	{path: ".pi/extensions", dir: true, project: true},
-	{path: ".pi/agent/extensions", dir: true, home: true},
-	{path: ".opencode/plugins", dir: true, project: true},
-	{path: ".opencode/plugin", dir: true, project: true},
-	{path: "opencode.json", project: true},
-	{path: "opencode.jsonc", project: true},
-	{path: ".opencode/opencode.json", project: true},
-	{path: ".opencode/opencode.jsonc", project: true},
-	{path: ".config/opencode/plugins", dir: true, home: true},
-	{path: ".config/opencode/plugin", dir: true, home: true},
-	{path: ".config/opencode/opencode.json", home: true},
-	{path: ".config/opencode/opencode.jsonc", home: true},
 }
 
 func split(p string) []string {

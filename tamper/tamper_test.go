@@ -4,12 +4,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/loopbreaker/loopbreaker/agent/all"
 )
 
 // fixture is a project at /home/dev/proj whose state lives under
 // $XDG_STATE_HOME, as `loopbreaker hook` resolves it.
 func fixture() Protected {
-	return Protected{
+	p := Protected{
 		Project:   "/home/dev/proj",
 		Home:      "/home/dev",
 		StateDir:  "/home/dev/.local/state/loopbreaker/projects/proj-1a2b",
@@ -21,6 +23,14 @@ func fixture() Protected {
 			"XDG_STATE_HOME": "/home/dev/.local/state",
 		},
 	}
+	// Every CLI's hook settings, as the hook of each guards its own.
+	getenv := func(k string) string { return p.Vars[k] }
+	for _, a := range all.Agents() {
+		g := a.Guarded(p.Project, getenv)
+		p.Hooks = append(p.Hooks, g.Files...)
+		p.HookDirs = append(p.HookDirs, g.Dirs...)
+	}
+	return p
 }
 
 func kinds(fs []Finding) []Kind {

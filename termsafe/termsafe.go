@@ -42,15 +42,6 @@ func String(s string) string {
 	return b.String()
 }
 
-// Line is String for text shown on one line: newlines and tabs become
-// spaces as well.
-func Line(s string) string {
-	s = String(s)
-	if strings.ContainsAny(s, "\n\t") {
-		s = strings.NewReplacer("\n", " ", "\t", " ").Replace(s)
-	}
-	return s
-}
 
 func isSafe(s string) bool {
 	for i := 0; i < len(s); i++ {

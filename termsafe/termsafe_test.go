@@ -25,12 +25,6 @@ func TestString(t *testing.T) {
 	}
 }
 
-func TestLine(t *testing.T) {
-	if got, want := Line("a\nb\tc\x1b[2J"), `a b c\x1b[2J`; got != want {
-		t.Errorf("Line = %q, want %q", got, want)
-	}
-}
-
 func FuzzString(f *testing.F) {
 	f.Add("\x1b[31mred")
 	f.Add("\xff\u009b")

@@ -44,7 +44,7 @@ const (
 
 var fixtures = []fixture{
 	{
-		file: "go_text.txt", parse: ParseGo, framework: FrameworkGo,
+		file: "go_text.txt", parse: observedBy(parseGo), framework: FrameworkGo,
 		passed: 1, failed: 8, infra: InfraSetup, infraMsg: "no required module provides package",
 		tests: map[string]tw{
 			calc + "TestSub":                           fail("calc_test.go:13: Sub(5, 3) = 8, want 2", "checked Sub"),
@@ -61,7 +61,7 @@ var fixtures = []fixture{
 		},
 	},
 	{
-		file: "go_verbose.txt", parse: ParseGo, framework: FrameworkGo,
+		file: "go_verbose.txt", parse: observedBy(parseGo), framework: FrameworkGo,
 		passed: 5, failed: 6, skipped: 1,
 		tests: map[string]tw{
 			calc + "TestAdd":                           pass,
@@ -78,7 +78,7 @@ var fixtures = []fixture{
 		},
 	},
 	{
-		file: "go.json", parse: ParseGoJSON, framework: FrameworkGoJSON,
+		file: "go.json", parse: observedBy(parseGoJSON), framework: FrameworkGoJSON,
 		passed: 8, failed: 8, skipped: 2, infra: InfraSetup, infraMsg: "example.org/not/there",
 		tests: map[string]tw{
 			calc + "TestAdd":                           pass,
@@ -102,7 +102,7 @@ var fixtures = []fixture{
 		},
 	},
 	{
-		file: "go_parallel.json", parse: ParseGoJSON, framework: FrameworkGoJSON, passed: 2, failed: 2,
+		file: "go_parallel.json", parse: observedBy(parseGoJSON), framework: FrameworkGoJSON, passed: 2, failed: 2,
 		tests: map[string]tw{
 			parallel + "TestParallel/worker_0": pass,
 			parallel + "TestParallel/worker_1": {msg: []string{"worker 1 step 0", "worker 1 failed"}, notMsg: []string{"worker 0", "worker 2", "worker 3"}},
@@ -111,7 +111,7 @@ var fixtures = []fixture{
 		},
 	},
 	{
-		file: "go_parallel_verbose.txt", parse: ParseGo, framework: FrameworkGo, passed: 2, failed: 2,
+		file: "go_parallel_verbose.txt", parse: observedBy(parseGo), framework: FrameworkGo, passed: 2, failed: 2,
 		tests: map[string]tw{
 			parallel + "TestParallel/worker_0": pass,
 			parallel + "TestParallel/worker_1": {msg: []string{"worker 1 step 0", "worker 1 failed"}, notMsg: []string{"worker 0", "worker 2", "worker 3"}},
@@ -120,27 +120,27 @@ var fixtures = []fixture{
 		},
 	},
 	{
-		file: "go_timeout.txt", parse: ParseGo, framework: FrameworkGo, failed: 1,
+		file: "go_timeout.txt", parse: observedBy(parseGo), framework: FrameworkGo, failed: 1,
 		tests: map[string]tw{"example.com/demo/timeout.TestHangs": fail("panic: test timed out after 1s")},
 	},
 	{
-		file: "go_timeout.json", parse: ParseGoJSON, framework: FrameworkGoJSON, passed: 1, failed: 1,
+		file: "go_timeout.json", parse: observedBy(parseGoJSON), framework: FrameworkGoJSON, passed: 1, failed: 1,
 		tests: map[string]tw{
 			"example.com/demo/timeout.TestQuick": pass,
 			"example.com/demo/timeout.TestHangs": fail("panic: test timed out after 1s"),
 		},
 	},
 	{
-		file: "go_pass.txt", parse: ParseGo, framework: FrameworkGo, passed: 1,
+		file: "go_pass.txt", parse: observedBy(parseGo), framework: FrameworkGo, passed: 1,
 		tests: map[string]tw{"example.com/demo/calc": pass},
 	},
 	{
-		file: "go_build_failed.txt", parse: ParseGo, framework: FrameworkGo,
+		file: "go_build_failed.txt", parse: observedBy(parseGo), framework: FrameworkGo,
 		infra: InfraBuild, infraMsg: "undefined: undefinedThing",
 		tests: map[string]tw{"example.com/demo/broken": brok("broken_test.go:6:17: cannot use Double(2)", "undefined: undefinedThing")},
 	},
 	{
-		file: "go_setup_failed.txt", parse: ParseGo, framework: FrameworkGo,
+		file: "go_setup_failed.txt", parse: observedBy(parseGo), framework: FrameworkGo,
 		infra: InfraSetup, infraMsg: "no required module provides package",
 		tests: map[string]tw{
 			"example.com/demo/missingdep": brok("go get example.org/not/there"),
@@ -148,41 +148,41 @@ var fixtures = []fixture{
 		},
 	},
 	{
-		file: "go_no_module.txt", parse: ParseGo, framework: FrameworkGo,
+		file: "go_no_module.txt", parse: observedBy(parseGo), framework: FrameworkGo,
 		infra: InfraSetup, infraMsg: "does not contain main module",
 		tests: map[string]tw{"./...": brok("does not contain main module")},
 	},
 	{
-		file: "pytest_default.txt", parse: ParsePytest, framework: FrameworkPytest,
+		file: "pytest_default.txt", parse: observedBy(parsePytest), framework: FrameworkPytest,
 		passed: 7, failed: 6, skipped: 2, tests: pytestFailures,
 	},
 	{
-		file: "pytest_verbose.txt", parse: ParsePytest, framework: FrameworkPytest,
+		file: "pytest_verbose.txt", parse: observedBy(parsePytest), framework: FrameworkPytest,
 		passed: 7, failed: 6, skipped: 2, tests: merge(pytestFailures, pytestPasses),
 	},
 	{
-		file: "pytest_color.txt", parse: ParsePytest, framework: FrameworkPytest,
+		file: "pytest_color.txt", parse: observedBy(parsePytest), framework: FrameworkPytest,
 		passed: 7, failed: 6, skipped: 2, tests: merge(pytestFailures, pytestPasses),
 	},
 	{
-		file: "pytest_quiet.txt", parse: ParsePytest, framework: FrameworkPytest,
+		file: "pytest_quiet.txt", parse: observedBy(parsePytest), framework: FrameworkPytest,
 		passed: 6, failed: 5, skipped: 2, tests: without(pytestFailures, "tests/test_fixture.py::test_uses_db"),
 	},
 	{
-		file: "pytest_collection_error.txt", parse: ParsePytest, framework: FrameworkPytest,
+		file: "pytest_collection_error.txt", parse: observedBy(parsePytest), framework: FrameworkPytest,
 		infra: InfraCollection, infraMsg: "ModuleNotFoundError: No module named 'not_a_real_module'",
 		tests: map[string]tw{"tests/test_broken.py": brok("ModuleNotFoundError: No module named 'not_a_real_module'")},
 	},
 	{
-		file: "pytest_internalerror.txt", parse: ParsePytest, framework: FrameworkPytest,
+		file: "pytest_internalerror.txt", parse: observedBy(parsePytest), framework: FrameworkPytest,
 		infra: InfraSetup, infraMsg: "RuntimeError: plugin exploded", tests: map[string]tw{},
 	},
 	{
-		file: "pytest_not_installed.txt", parse: ParsePytest, framework: FrameworkPytest,
+		file: "pytest_not_installed.txt", parse: observedBy(parsePytest), framework: FrameworkPytest,
 		infra: InfraCommandNotFound, infraMsg: "No module named pytest", tests: map[string]tw{},
 	},
 	{
-		file: "pytest_junit.xml", parse: ParseJUnitXML, framework: FrameworkJUnit,
+		file: "pytest_junit.xml", parse: observedBy(parseJUnitXML), framework: FrameworkJUnit,
 		passed: 7, failed: 6, skipped: 2,
 		tests: map[string]tw{
 			"tests.test_calc.test_add":                   pass,
@@ -201,12 +201,12 @@ var fixtures = []fixture{
 		},
 	},
 	{
-		file: "pytest_junit_collection.xml", parse: ParseJUnitXML, framework: FrameworkJUnit,
+		file: "pytest_junit_collection.xml", parse: observedBy(parseJUnitXML), framework: FrameworkJUnit,
 		infra: InfraCollection, infraMsg: "No module named 'not_a_real_module'",
 		tests: map[string]tw{"tests.test_broken": brok("collection failure", "ModuleNotFoundError")},
 	},
 	{
-		file: "jest_default.txt", parse: ParseJest, framework: FrameworkJest,
+		file: "jest_default.txt", parse: observedBy(parseJest), framework: FrameworkJest,
 		passed: 3, failed: 3, skipped: 2, infra: InfraCollection, infraMsg: "Cannot find module './does-not-exist'",
 		tests: merge(jestFailures("sum.test.js"), map[string]tw{
 			"broken.test.js": brok("Cannot find module './does-not-exist' from 'broken.test.js'"),
@@ -214,26 +214,26 @@ var fixtures = []fixture{
 		}),
 	},
 	{
-		file: "jest_verbose.txt", parse: ParseJest, framework: FrameworkJest,
+		file: "jest_verbose.txt", parse: observedBy(parseJest), framework: FrameworkJest,
 		passed: 3, failed: 3, skipped: 2, infra: InfraCollection,
 		tests: merge(jestFailures("sum.test.js"), jestPasses("sum.test.js", "other.test.js"), map[string]tw{
 			"broken.test.js": brok("Cannot find module './does-not-exist'"),
 		}),
 	},
 	{
-		file: "jest_color.txt", parse: ParseJest, framework: FrameworkJest,
+		file: "jest_color.txt", parse: observedBy(parseJest), framework: FrameworkJest,
 		passed: 2, failed: 3, skipped: 2,
 		tests: merge(jestFailures("sum.test.js"), without(jestPasses("sum.test.js", "other.test.js"), "other.test.js › always passes")),
 	},
 	{
-		file: "jest.json", parse: ParseJest, framework: FrameworkJest,
+		file: "jest.json", parse: observedBy(parseJest), framework: FrameworkJest,
 		passed: 3, failed: 3, skipped: 2, infra: InfraCollection, infraMsg: "Test suite failed to run",
 		tests: merge(jestFailures("js/jestproj/sum.test.js"), jestPasses("js/jestproj/sum.test.js", "js/jestproj/other.test.js"), map[string]tw{
 			"js/jestproj/broken.test.js": brok("Cannot find module './does-not-exist'"),
 		}),
 	},
 	{
-		file: "vitest_default.txt", parse: ParseJest, framework: FrameworkVitest,
+		file: "vitest_default.txt", parse: observedBy(parseJest), framework: FrameworkVitest,
 		passed: 3, failed: 3, skipped: 2, infra: InfraCollection, infraMsg: "Cannot find module './does-not-exist.js'",
 		tests: merge(vitestFailures("sum.test.js"), map[string]tw{
 			"broken.test.js": brok("Cannot find module './does-not-exist.js'"),
@@ -241,7 +241,7 @@ var fixtures = []fixture{
 		}),
 	},
 	{
-		file: "vitest_color.txt", parse: ParseJest, framework: FrameworkVitest,
+		file: "vitest_color.txt", parse: observedBy(parseJest), framework: FrameworkVitest,
 		passed: 3, failed: 3, skipped: 2, infra: InfraCollection,
 		tests: merge(vitestFailures("sum.test.js"), map[string]tw{
 			"broken.test.js": brok("Cannot find module './does-not-exist.js'"),
@@ -249,21 +249,21 @@ var fixtures = []fixture{
 		}),
 	},
 	{
-		file: "vitest_verbose.txt", parse: ParseJest, framework: FrameworkVitest,
+		file: "vitest_verbose.txt", parse: observedBy(parseJest), framework: FrameworkVitest,
 		passed: 3, failed: 3, skipped: 2, infra: InfraCollection,
 		tests: merge(vitestFailures("sum.test.js"), jestPasses("sum.test.js", "other.test.js"), map[string]tw{
 			"broken.test.js": brok("Cannot find module './does-not-exist.js'"),
 		}),
 	},
 	{
-		file: "vitest.json", parse: ParseJest, framework: FrameworkVitest,
+		file: "vitest.json", parse: observedBy(parseJest), framework: FrameworkVitest,
 		passed: 3, failed: 3, skipped: 2, infra: InfraCollection,
 		tests: merge(jsonMessages(vitestFailures("js/vitestproj/sum.test.js")), jestPasses("js/vitestproj/sum.test.js", "js/vitestproj/other.test.js"), map[string]tw{
 			"js/vitestproj/broken.test.js": brok("Cannot find module './does-not-exist.js'"),
 		}),
 	},
 	{
-		file: "cargo.txt", parse: ParseCargo, framework: FrameworkCargo,
+		file: "cargo.txt", parse: observedBy(parseCargo), framework: FrameworkCargo,
 		passed: 5, failed: 3, skipped: 1,
 		tests: merge(cargoLib, map[string]tw{
 			"api_add":                   pass,
@@ -272,7 +272,7 @@ var fixtures = []fixture{
 		}),
 	},
 	{
-		file: "cargo_quiet.txt", parse: ParseCargo, framework: FrameworkCargo,
+		file: "cargo_quiet.txt", parse: observedBy(parseCargo), framework: FrameworkCargo,
 		passed: 5, failed: 3, skipped: 1,
 		tests: map[string]tw{
 			"parser::tests::rejects_word": cargoLib["parser::tests::rejects_word"],
@@ -281,23 +281,23 @@ var fixtures = []fixture{
 		},
 	},
 	{
-		file: "cargo_backtrace.txt", parse: ParseCargo, framework: FrameworkCargo,
+		file: "cargo_backtrace.txt", parse: observedBy(parseCargo), framework: FrameworkCargo,
 		passed: 3, failed: 2, skipped: 1,
 		tests: merge(cargoLib, map[string]tw{
 			"tests::subtracts": fail("assertion `left == right` failed: sub(5, 3) should be 2", "stack backtrace:"),
 		}),
 	},
 	{
-		file: "cargo_color.txt", parse: ParseCargo, framework: FrameworkCargo,
+		file: "cargo_color.txt", parse: observedBy(parseCargo), framework: FrameworkCargo,
 		passed: 3, failed: 2, skipped: 1, tests: cargoLib,
 	},
 	{
-		file: "cargo_compile_error.txt", parse: ParseCargo, framework: FrameworkCargo,
+		file: "cargo_compile_error.txt", parse: observedBy(parseCargo), framework: FrameworkCargo,
 		infra: InfraBuild, infraMsg: "error[E0308]: mismatched types",
 		tests: map[string]tw{"broken (lib test)": brok("error[E0308]: mismatched types", "--> src/lib.rs:11:25", "could not compile `broken`")},
 	},
 	{
-		file: "junit_surefire.xml", parse: ParseJUnitXML, framework: FrameworkJUnit,
+		file: "junit_surefire.xml", parse: observedBy(parseJUnitXML), framework: FrameworkJUnit,
 		passed: 3, failed: 3, skipped: 1,
 		tests: map[string]tw{
 			"com.example.calc.CalculatorTest.addsTwoNumbers":               pass,
@@ -309,7 +309,7 @@ var fixtures = []fixture{
 		},
 	},
 	{
-		file: "junit_gradle_concat.xml", parse: ParseJUnitXML, framework: FrameworkJUnit,
+		file: "junit_gradle_concat.xml", parse: observedBy(parseJUnitXML), framework: FrameworkJUnit,
 		passed: 2, failed: 1,
 		tests: map[string]tw{
 			"com.example.app.GreeterTest.greetsByName()":    fail("expected: <Hello, Ada> but was: <Hello, null>"),
@@ -525,4 +525,9 @@ func checkResult(t *testing.T, f fixture, r Result) {
 	for _, name := range missing {
 		t.Errorf("missing test %q", name)
 	}
+}
+
+// observedBy is parse with its results marked as Parse marks them.
+func observedBy(parse func([]byte) (Result, bool)) func([]byte) (Result, bool) {
+	return func(output []byte) (Result, bool) { return observed(parse(output)) }
 }

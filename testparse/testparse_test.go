@@ -83,8 +83,8 @@ func TestParseMergesRunnersInOneOutput(t *testing.T) {
 	if !ok {
 		t.Fatal("not recognised")
 	}
-	g, _ := ParseGo(goOut)
-	j, _ := ParseJest(jestOut)
+	g, _ := observed(parseGo(goOut))
+	j, _ := observed(parseJest(jestOut))
 	if r.Framework != FrameworkGo {
 		t.Errorf("Framework = %q, want the first runner, go", r.Framework)
 	}
@@ -173,7 +173,7 @@ func TestGoEdgeCases(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, ok := ParseGo([]byte(tt.output))
+			r, ok := observed(parseGo([]byte(tt.output)))
 			if !ok {
 				t.Fatal("not recognised")
 			}
@@ -187,7 +187,7 @@ func TestGoEdgeCases(t *testing.T) {
 				t.Errorf("Infra = %+v, want kind %s", r.Infra, tt.infra)
 			}
 			if auto, ok := Parse([]byte(tt.output)); !ok || !reflect.DeepEqual(auto, r) {
-				t.Errorf("Parse gives ok=%v %+v, ParseGo %+v", ok, auto, r)
+				t.Errorf("Parse gives ok=%v %+v, observedBy(parseGo) %+v", ok, auto, r)
 			}
 		})
 	}
@@ -253,8 +253,8 @@ func TestJestSummaryRepeatsFailuresOnce(t *testing.T) {
 	blockEnd := bytes.Index(out, []byte("FAIL ./broken.test.js"))
 	repeated := append(slices.Clone(out), "\nSummary of all failing tests\n"...)
 	repeated = append(repeated, out[blockStart:blockEnd]...)
-	want, _ := ParseJest(out)
-	got, ok := ParseJest(repeated)
+	want, _ := observed(parseJest(out))
+	got, ok := observed(parseJest(repeated))
 	if !ok || !reflect.DeepEqual(got, want) {
 		t.Errorf("the repeated summary changed the result:\n got %+v\nwant %+v", got, want)
 	}
@@ -318,8 +318,8 @@ func TestGarbageIsNotRecognised(t *testing.T) {
 		garbage[i] = byte(rng.UintN(256))
 	}
 	parsers := map[string]func([]byte) (Result, bool){
-		"Parse": Parse, "ParseGo": ParseGo, "ParseGoJSON": ParseGoJSON, "ParsePytest": ParsePytest,
-		"ParseJest": ParseJest, "ParseCargo": ParseCargo, "ParseJUnitXML": ParseJUnitXML,
+		"Parse": Parse, "observedBy(parseGo)": observedBy(parseGo), "observedBy(parseGoJSON)": observedBy(parseGoJSON), "observedBy(parsePytest)": observedBy(parsePytest),
+		"observedBy(parseJest)": observedBy(parseJest), "observedBy(parseCargo)": observedBy(parseCargo), "observedBy(parseJUnitXML)": observedBy(parseJUnitXML),
 	}
 	for name, parse := range parsers {
 		for _, in := range [][]byte{garbage, nil, {}, []byte("\x00\x1b[\x1b]\x1b"), []byte("{\"Action\":"), []byte("<testsuite><testcase")} {
@@ -334,7 +334,7 @@ func TestGarbageIsNotRecognised(t *testing.T) {
 func TestJUnitCutShort(t *testing.T) {
 	data := readFixture(t, "junit_surefire.xml")
 	cut := data[:bytes.Index(data, []byte(`<testcase name="dividesByZero"`))+10]
-	r, ok := ParseJUnitXML(cut)
+	r, ok := observed(parseJUnitXML(cut))
 	if !ok {
 		t.Fatal("not recognised")
 	}
@@ -350,7 +350,7 @@ func TestMessagesAreCapped(t *testing.T) {
 		fmt.Fprintf(&b, "    noisy_test.go:2: log line %d with some padding to make it longer\n", i)
 	}
 	b.WriteString("    noisy_test.go:3: the assertion that failed at the end\n--- FAIL: TestNoisy (1.00s)\nFAIL\nFAIL\tx\t1.0s\n")
-	r, ok := ParseGo([]byte(b.String()))
+	r, ok := observedBy(parseGo)([]byte(b.String()))
 	if !ok || len(r.Tests) != 1 {
 		t.Fatalf("got %+v", r)
 	}
@@ -483,7 +483,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("=== RUN   A\n--- FAIL: A/b/c (0.00s)\n    --- FAIL: A (0.00s)\nFAIL\tx\t0s\n"))
 	f.Add([]byte("{\"Action\":\"fail\",\"Package\":\"p\",\"Test\":\"T/x\"}\n{\"Action\":\"fail\",\"Package\":\"p\"}\n"))
 	f.Add([]byte("<testsuite><testcase name=\"a\"><failure message=\"m\">x</failure></testcase></testsuite>"))
-	parsers := []func([]byte) (Result, bool){ParseGo, ParseGoJSON, ParsePytest, ParseJest, ParseCargo, ParseJUnitXML}
+	parsers := []func([]byte) (Result, bool){observedBy(parseGo), observedBy(parseGoJSON), observedBy(parsePytest), observedBy(parseJest), observedBy(parseCargo), observedBy(parseJUnitXML)}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, ok := Parse(data)
 		if !ok && (len(r.Tests) > 0 || r.Infra != nil) {

@@ -50,21 +50,21 @@ func parseATIF(data []byte) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{ID: t.SessionID}
-	var tu turn
+	var tu Turn
 	for _, st := range t.Steps {
 		switch st.Source {
 		case "user":
-			tu.end(s, parseTime(st.Timestamp))
+			tu.End(s, ParseTime(st.Timestamp))
 		case "agent":
-			tu.begin()
-			if m := textOf(st.Message); m != "" {
-				tu.say(m)
+			tu.Begin()
+			if m := TextOf(st.Message); m != "" {
+				tu.Say(m)
 			}
 			results := map[string]string{}
 			var order []string
 			if st.Observation != nil {
 				for _, r := range st.Observation.Results {
-					results[r.SourceCallID] = textOf(r.Content)
+					results[r.SourceCallID] = TextOf(r.Content)
 					order = append(order, r.SourceCallID)
 				}
 			}
@@ -76,14 +76,14 @@ func parseATIF(data []byte) (*Session, error) {
 					out = results[""]
 				}
 				out, failed := harborTrailers(out)
-				s.Steps = append(s.Steps, Step{Call: atifCall(tc.Name, tc.Arguments, out, failed), Time: parseTime(st.Timestamp)})
+				s.Steps = append(s.Steps, Step{Call: atifCall(tc.Name, tc.Arguments, out, failed), Time: ParseTime(st.Timestamp)})
 				if c := s.Steps[len(s.Steps)-1]; c.Call.ToolName == "Bash" {
-					s.Steps[len(s.Steps)-1].Edit = shellEdits(commandOf(c.Call.ToolInput))
+					s.Steps[len(s.Steps)-1].Edit = ShellEdits(commandOf(c.Call.ToolInput))
 				}
 			}
 		}
 	}
-	tu.endOfFile(s)
+	tu.EndOfFile(s)
 	return s, nil
 }
 

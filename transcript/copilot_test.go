@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopbreaker/loopbreaker/agent/all"
+
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
@@ -14,7 +16,7 @@ import (
 // same call with the same result as the 4th, and the calls the hook denied
 // after the halt are not calls that ran.
 func TestCopilotEventsWithoutHookGuidance(t *testing.T) {
-	s, err := transcript.Read("testdata/copilot-events-cycle-guarded.jsonl")
+	s, err := transcript.Read("testdata/copilot-events-cycle-guarded.jsonl", all.Transcripts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +41,7 @@ func TestCopilotEventsWithoutHookGuidance(t *testing.T) {
 // A failed file call is read with Copilot's own error; the shell's exit
 // code comes from its status line.
 func TestCopilotEventsFailures(t *testing.T) {
-	s, err := transcript.Read("testdata/copilot-events-failing-edit.jsonl")
+	s, err := transcript.Read("testdata/copilot-events-failing-edit.jsonl", all.Transcripts())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopbreaker/loopbreaker/agent/all"
+
+	"github.com/loopbreaker/loopbreaker/agent"
+
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
@@ -17,7 +21,7 @@ import (
 // failure (the tool's own output is not in the file).
 func assertWarningTakenOff(t *testing.T, path string, n, warned, same int) {
 	t.Helper()
-	s, err := transcript.Read(path)
+	s, err := transcript.Read(path, all.Transcripts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +42,7 @@ func assertWarningTakenOff(t *testing.T, path string, n, warned, same int) {
 // run whose hook payloads are in hook/testdata/DIR, are the calls the
 // hooks saw: hooks names the post-tool payload of each call in order, ""
 // for a call with no payload kept there.
-func assertSameAsHooks(t *testing.T, s *transcript.Session, tool hook.Tool, dir string, hooks []string) {
+func assertSameAsHooks(t *testing.T, s *transcript.Session, a agent.Agent, dir string, hooks []string) {
 	t.Helper()
 	calls := callsOf(s)
 	if len(calls) != len(hooks) {
@@ -53,7 +57,7 @@ func assertSameAsHooks(t *testing.T, s *transcript.Session, tool hook.Tool, dir 
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := hook.Parse(tool, data)
+		p, err := a.Parse("", data)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,7 @@ import (
 
 func parseJournal(data []byte) (*Session, error) {
 	s := &Session{}
-	jsonLines(data, func(line []byte) {
+	JSONLines(data, func(line []byte) {
 		var e lb.JournalEntry
 		if json.Unmarshal(line, &e) != nil {
 			return

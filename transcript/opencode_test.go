@@ -3,6 +3,10 @@ package transcript_test
 import (
 	"testing"
 
+	"github.com/loopbreaker/loopbreaker/agent/all"
+
+	"github.com/loopbreaker/loopbreaker/agent/opencode"
+
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
@@ -11,15 +15,15 @@ import (
 // recorded call is the same call, with the same result and error, as the
 // post-tool payload the plugin sent in the same run (hook/testdata/opencode).
 func TestOpenCodeExportMatchesHookPayloads(t *testing.T) {
-	s, err := transcript.Read("testdata/opencode-export-calc.json")
+	s, err := transcript.Read("testdata/opencode-export-calc.json", all.Transcripts())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Format != transcript.FormatOpenCode || s.ID != "ses_de1898a1affelPhUgXWapfWedf" {
+	if s.Format != transcript.Format("opencode") || s.ID != "ses_de1898a1affelPhUgXWapfWedf" {
 		t.Errorf("format %s id %s", s.Format, s.ID)
 	}
 	// Three more echo calls follow the five the hook payloads keep.
-	assertSameAsHooks(t, s, hook.OpenCode, "opencode", []string{
+	assertSameAsHooks(t, s, opencode.New(), "opencode", []string{
 		"PostToolUse-bash-gotest-fail.json",
 		"PostToolUse-read.json",
 		"PostToolUseFailure-read-missing.json",
@@ -43,7 +47,7 @@ func TestOpenCodeExportMatchesHookPayloads(t *testing.T) {
 // completed reads have one result), and the read running when the plugin
 // aborted the session is left out.
 func TestOpenCodeExportWithoutOwnTraces(t *testing.T) {
-	s, err := transcript.Read("testdata/opencode-export-read-guarded.json")
+	s, err := transcript.Read("testdata/opencode-export-read-guarded.json", all.Transcripts())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,10 @@ package transcript_test
 import (
 	"testing"
 
-	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/agent/all"
+
+	"github.com/loopbreaker/loopbreaker/agent/pi"
+
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
 
@@ -11,14 +14,14 @@ import (
 // the same call, with the same result and error, as the PostToolUse
 // payload loopbreaker's extension sent in the same run (hook/testdata/pi).
 func TestPiSessionMatchesHookPayloads(t *testing.T) {
-	s, err := transcript.Read("testdata/pi-session-calc.jsonl")
+	s, err := transcript.Read("testdata/pi-session-calc.jsonl", all.Transcripts())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Format != transcript.FormatPi || s.ID != "01a21e74-ff67-76d9-94ee-b661f7cb249c" {
+	if s.Format != transcript.Format("pi") || s.ID != "01a21e74-ff67-76d9-94ee-b661f7cb249c" {
 		t.Fatalf("format %s id %s", s.Format, s.ID)
 	}
-	assertSameAsHooks(t, s, hook.Pi, "pi", []string{
+	assertSameAsHooks(t, s, pi.New(), "pi", []string{
 		"PostToolUse-bash-gotest-fail.json",
 		"PostToolUse-read.json",
 		"PostToolUse-read-missing.json",

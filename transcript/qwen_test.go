@@ -3,7 +3,10 @@ package transcript_test
 import (
 	"testing"
 
-	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/agent/all"
+
+	"github.com/loopbreaker/loopbreaker/agent/qwen"
+
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
 
@@ -11,7 +14,7 @@ import (
 // same call, with the same result and error, as the post-tool payload
 // Qwen sent loopbreaker's hook in the same run (hook/testdata/qwen).
 func TestQwenChatMatchesHookPayloads(t *testing.T) {
-	s, err := transcript.Read("testdata/qwen-chat-calc.jsonl")
+	s, err := transcript.Read("testdata/qwen-chat-calc.jsonl", all.Transcripts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +27,7 @@ func TestQwenChatMatchesHookPayloads(t *testing.T) {
 		"PostToolUseFailure-read_file-missing.json",
 		"PostToolUseFailure-run_shell_command-gotest-fail-2.json",
 	}
-	assertSameAsHooks(t, s, hook.Qwen, "qwen", hooks)
+	assertSameAsHooks(t, s, qwen.New(), "qwen", hooks)
 }
 
 // A session loopbreaker guarded: Qwen recorded its warning appended to

@@ -104,7 +104,7 @@ func sweAgentEdit(action, obs string) bool {
 		}
 		return false
 	}
-	return shellEdits(action)
+	return ShellEdits(action)
 }
 
 type miniTraj struct {
@@ -152,7 +152,7 @@ func parseMiniSWE(data []byte) (*Session, error) {
 				}
 			}
 			if len(m.ToolCalls) == 0 {
-				if all := miniFence.FindAllStringSubmatch(textOf(m.Content), -1); len(all) == 1 {
+				if all := miniFence.FindAllStringSubmatch(TextOf(m.Content), -1); len(all) == 1 {
 					pending = append(pending, strings.TrimSpace(all[0][1]))
 				}
 			}
@@ -160,7 +160,7 @@ func parseMiniSWE(data []byte) (*Session, error) {
 			if len(pending) == 0 {
 				continue
 			}
-			text := textOf(m.Content)
+			text := TextOf(m.Content)
 			rc := miniReturnCode.FindStringSubmatch(text)
 			if rc == nil {
 				// A format error or a timeout message, not a result.
@@ -177,7 +177,7 @@ func parseMiniSWE(data []byte) (*Session, error) {
 			if strings.Contains(cmd, "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT") || strings.Contains(cmd, "MINI_SWE_AGENT_FINAL_OUTPUT") {
 				continue // the submission, not a step of the work
 			}
-			s.Steps = append(s.Steps, Step{Call: shellCall(cmd, out, &code), Edit: code == 0 && shellEdits(cmd)})
+			s.Steps = append(s.Steps, Step{Call: shellCall(cmd, out, &code), Edit: code == 0 && ShellEdits(cmd)})
 		}
 	}
 	s.Steps = append(s.Steps, Step{TurnEnd: true, Message: t.Info.ExitStatus})

@@ -29,23 +29,29 @@ import (
 	"github.com/loopbreaker/loopbreaker/hook"
 )
 
-// Format names a session format.
+// Format names a session format: an agent CLI's name, or one of the
+// formats below.
 type Format string
 
+// The formats of agents without hooks, and loopbreaker's own.
 const (
-	FormatClaude      Format = "claude"         // ~/.claude/projects/**/*.jsonl, claude -p --output-format stream-json
-	FormatCodex       Format = "codex"          // ~/.codex/sessions/**/rollout-*.jsonl
-	FormatGemini      Format = "gemini"         // ~/.gemini/tmp/**/chats/*
-	FormatQwen        Format = "qwen"           // ~/.qwen/projects/*/chats/*.jsonl
-	FormatCline       Format = "cline"          // ~/.cline/data/sessions/*/*.messages.json
-	FormatCopilot     Format = "copilot"        // ~/.copilot/session-state/*/events.jsonl
-	FormatPi          Format = "pi"             // ~/.pi/agent/sessions/*/*.jsonl
-	FormatOpenCode    Format = "opencode"       // opencode export SESSION_ID
 	FormatSWEAgent    Format = "swe-agent"      // *.traj
 	FormatMiniSWE     Format = "mini-swe-agent" // *.traj.json
 	FormatATIF        Format = "atif"           // trajectory.json (Agent Trajectory Interchange Format)
 	FormatLoopbreaker Format = "loopbreaker"    // <state dir>/scopes/*/journal*.jsonl
 )
+
+// Reader reads the sessions one agent CLI records (its package gives it).
+type Reader struct {
+	Format Format
+	// Document says whether a whole-file JSON document is this format;
+	// Line whether a line of a JSON Lines file says the file is (nil
+	// for a format of the other kind).
+	Document func(doc []byte) bool
+	Line     func(line []byte) bool
+	// Parse reads the whole file.
+	Parse func(data []byte) (*Session, error)
+}
 
 // Session is one recorded agent session.
 type Session struct {
@@ -99,8 +105,9 @@ var ErrUnknownFormat = errors.New("not a recorded agent session")
 // MaxFileBytes bounds what Read accepts.
 const MaxFileBytes = 512 << 20
 
-// Read reads and parses the session in the file at path.
-func Read(path string) (*Session, error) {
+// Read reads and parses the session in the file at path, in one of the
+// agents' formats or of the formats this package knows.
+func Read(path string, agents []Reader) (*Session, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -112,46 +119,29 @@ func Read(path string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	return Parse(path, data, agents)
 }
 
 // Parse parses data, the content of the file named name.
-func Parse(name string, data []byte) (*Session, error) {
-	f := Detect(data)
-	var s *Session
-	var err error
-	switch f {
-	case FormatClaude:
-		s, err = parseClaude(data)
-	case FormatCodex:
-		s, err = parseCodex(data)
-	case FormatGemini:
-		s, err = parseGemini(data)
-	case FormatQwen:
-		s, err = parseQwen(data)
-	case FormatCline:
-		s, err = parseCline(data)
-	case FormatCopilot:
-		s, err = parseCopilot(data)
-	case FormatPi:
-		s, err = parsePi(data)
-	case FormatOpenCode:
-		s, err = parseOpenCode(data)
-	case FormatSWEAgent:
-		s, err = parseSWEAgent(data)
-	case FormatMiniSWE:
-		s, err = parseMiniSWE(data)
-	case FormatATIF:
-		s, err = parseATIF(data)
-	case FormatLoopbreaker:
-		s, err = parseJournal(data)
-	default:
-		return nil, fmt.Errorf("%s: %w (want a Claude Code, Codex, Gemini CLI, Qwen Code, pi, Copilot CLI, Cline, OpenCode (opencode export), SWE-agent, mini-swe-agent or ATIF session, or a loopbreaker journal)", name, ErrUnknownFormat)
+func Parse(name string, data []byte, agents []Reader) (*Session, error) {
+	r, ok := Detect(data, agents)
+	if !ok {
+		var names []string
+		for _, a := range agents {
+			names = append(names, string(a.Format))
+		}
+		return nil, fmt.Errorf("%s: %w (want a session of %s, SWE-agent, mini-swe-agent or ATIF, or a loopbreaker journal)", name, ErrUnknownFormat, strings.Join(names, ", "))
 	}
+	return ParseAs(name, data, r)
+}
+
+// ParseAs parses data, the content of the file named name, as r's format.
+func ParseAs(name string, data []byte, r Reader) (*Session, error) {
+	s, err := r.Parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s (%s): %w", name, f, err)
+		return nil, fmt.Errorf("%s (%s): %w", name, r.Format, err)
 	}
-	s.Path, s.Format = name, f
+	s.Path, s.Format = name, r.Format
 	if s.ID == "" {
 		s.ID = baseName(name)
 	}
@@ -167,104 +157,94 @@ func baseName(path string) string {
 	return b
 }
 
-// Detect names the format of a session file's content, or "" when it is
-// none of them.
-func Detect(data []byte) Format {
+// own are the formats this package reads: whole documents first, then
+// loopbreaker's journal, whose lines no agent's could be taken for.
+func own() []Reader {
+	return []Reader{
+		{Format: FormatMiniSWE, Document: isMiniSWE, Parse: parseMiniSWE},
+		{Format: FormatSWEAgent, Document: isSWEAgent, Parse: parseSWEAgent},
+		{Format: FormatATIF, Document: isATIF, Parse: parseATIF},
+		{Format: FormatLoopbreaker, Line: isJournalLine, Parse: parseJournal},
+	}
+}
+
+// Detect finds the format of a session file's content among this
+// package's and the agents': a whole-file JSON document asks each format
+// of documents, JSON Lines ask each format of lines, the first lines that
+// parse deciding.
+func Detect(data []byte, agents []Reader) (Reader, bool) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
-		return ""
+		return Reader{}, false
 	}
-	// A whole-file JSON document.
+	readers := append(own(), agents...)
+	// A whole-file JSON document; a one-line JSONL file falls through.
 	if trimmed[0] == '{' && json.Valid(trimmed) {
-		var head struct {
-			Trajectory       json.RawMessage `json:"trajectory"`
-			Messages         json.RawMessage `json:"messages"`
-			TrajectoryFormat string          `json:"trajectory_format"`
-			SchemaVersion    string          `json:"schema_version"`
-			Steps            json.RawMessage `json:"steps"`
-			SessionID        string          `json:"sessionId"`
-			// Cline's sessions say where they come from.
-			Origin json.RawMessage `json:"origin"`
-			Info   struct {
-				MiniVersion string `json:"mini_version"`
-			} `json:"info"`
-		}
-		if json.Unmarshal(trimmed, &head) == nil {
-			switch {
-			case strings.HasPrefix(head.TrajectoryFormat, "mini-swe-agent") || head.Info.MiniVersion != "" && len(head.Messages) > 0:
-				return FormatMiniSWE
-			case len(head.Trajectory) > 0 && head.Trajectory[0] == '[':
-				return FormatSWEAgent
-			case strings.HasPrefix(head.SchemaVersion, "ATIF") && len(head.Steps) > 0:
-				return FormatATIF
-			case head.SessionID != "" && len(head.Origin) > 0 && len(head.Messages) > 0 && head.Messages[0] == '[':
-				return FormatCline
-			case head.SessionID != "" && len(head.Messages) > 0 && head.Messages[0] == '[':
-				return FormatGemini
-			case isOpenCodeExport(trimmed):
-				return FormatOpenCode
+		for _, r := range readers {
+			if r.Document != nil && r.Document(trimmed) {
+				return r, true
 			}
 		}
-		// A one-line JSONL file falls through.
 	}
-	// JSON Lines: the first lines that parse decide.
 	seen := 0
 	for line := range bytes.SplitSeq(trimmed, []byte("\n")) {
 		line = bytes.TrimSpace(line)
-		if len(line) == 0 || line[0] != '{' {
+		if len(line) == 0 || line[0] != '{' || !json.Valid(line) {
 			continue
 		}
-		var l struct {
-			Type    string          `json:"type"`
-			Message json.RawMessage `json:"message"`
-			Payload json.RawMessage `json:"payload"`
-			Seq     *uint64         `json:"seq"`
-			Scope   string          `json:"scope"`
-			Session string          `json:"sessionId"`
-			Sess2   string          `json:"session_id"`
-			Project string          `json:"projectHash"`
-			Content json.RawMessage `json:"content"`
-			// Qwen Code's records carry where they come from, and
-			// messages in parts (Gemini's shape, not Claude's content).
-			Provenance string `json:"provenance"`
-			// Copilot CLI's events are {type, data} with dotted types.
-			Data json.RawMessage `json:"data"`
-			// pi's header line: {type: "session", version, id, cwd}.
-			Version json.RawMessage `json:"version"`
-			ID      string          `json:"id"`
-			Cwd     string          `json:"cwd"`
-		}
-		if json.Unmarshal(line, &l) != nil {
-			continue
-		}
-		switch {
-		case isCopilotEvent(l.Type, l.Data):
-			return FormatCopilot
-		case l.Type == "session" && len(l.Version) > 0 && l.ID != "" && l.Cwd != "":
-			return FormatPi
-		case l.Provenance != "" && l.Session != "" && (l.Type == "user" || l.Type == "assistant" || l.Type == "tool_result" || l.Type == "system"):
-			return FormatQwen
-		case l.Seq != nil && l.Scope != "" && (l.Type == string(lb.EntryEvent) || l.Type == string(lb.EntryTransition) || l.Type == string(lb.EntrySnapshot)):
-			return FormatLoopbreaker
-		case l.Project != "" || l.Type == "gemini" || len(l.Content) > 0 && len(l.Message) == 0 && l.Type == "user":
-			return FormatGemini
-		case len(l.Payload) > 0 && (l.Type == "session_meta" || l.Type == "response_item" || l.Type == "event_msg" || l.Type == "turn_context"):
-			return FormatCodex
-		case len(l.Message) > 0 && (l.Type == "user" || l.Type == "assistant"),
-			l.Type == "system" && l.Sess2 != "",
-			l.Type == "summary" || l.Type == "queue-operation" || l.Type == "file-history-snapshot":
-			return FormatClaude
+		for _, r := range readers {
+			if r.Line != nil && r.Line(line) {
+				return r, true
+			}
 		}
 		if seen++; seen >= 20 {
 			break
 		}
 	}
-	return ""
+	return Reader{}, false
 }
 
-// jsonLines calls fn for each line of data that holds a JSON object; a
+// isMiniSWE, isSWEAgent and isATIF read a document's head.
+func isMiniSWE(doc []byte) bool {
+	var h struct {
+		Messages         json.RawMessage `json:"messages"`
+		TrajectoryFormat string          `json:"trajectory_format"`
+		Info             struct {
+			MiniVersion string `json:"mini_version"`
+		} `json:"info"`
+	}
+	return json.Unmarshal(doc, &h) == nil && (strings.HasPrefix(h.TrajectoryFormat, "mini-swe-agent") || h.Info.MiniVersion != "" && len(h.Messages) > 0)
+}
+
+func isSWEAgent(doc []byte) bool {
+	var h struct {
+		Trajectory json.RawMessage `json:"trajectory"`
+	}
+	return json.Unmarshal(doc, &h) == nil && len(h.Trajectory) > 0 && h.Trajectory[0] == '['
+}
+
+func isATIF(doc []byte) bool {
+	var h struct {
+		SchemaVersion string          `json:"schema_version"`
+		Steps         json.RawMessage `json:"steps"`
+	}
+	return json.Unmarshal(doc, &h) == nil && strings.HasPrefix(h.SchemaVersion, "ATIF") && len(h.Steps) > 0
+}
+
+// isJournalLine reads a line of loopbreaker's journal: {seq, scope, type}.
+func isJournalLine(line []byte) bool {
+	var l struct {
+		Type  string  `json:"type"`
+		Seq   *uint64 `json:"seq"`
+		Scope string  `json:"scope"`
+	}
+	return json.Unmarshal(line, &l) == nil && l.Seq != nil && l.Scope != "" &&
+		(l.Type == string(lb.EntryEvent) || l.Type == string(lb.EntryTransition) || l.Type == string(lb.EntrySnapshot))
+}
+
+// JSONLines calls fn for each line of data that holds a JSON object; a
 // line that does not parse (a half-written last line) is skipped.
-func jsonLines(data []byte, fn func(line []byte)) {
+func JSONLines(data []byte, fn func(line []byte)) {
 	for line := range bytes.SplitSeq(data, []byte("\n")) {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 || line[0] != '{' {
@@ -274,15 +254,15 @@ func jsonLines(data []byte, fn func(line []byte)) {
 	}
 }
 
-// parseTime reads an RFC 3339 time, zero when there is none.
-func parseTime(s string) time.Time {
+// ParseTime reads an RFC 3339 time, zero when there is none.
+func ParseTime(s string) time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, s)
 	return t
 }
 
-// textOf is the text of a message content: a string, or the text parts of
+// TextOf is the text of a message content: a string, or the text parts of
 // a list of blocks.
-func textOf(raw json.RawMessage) string {
+func TextOf(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
 	}
@@ -306,9 +286,9 @@ func textOf(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// shellEdits reports whether a shell command changes files or history
+// ShellEdits reports whether a shell command changes files or history
 // (hook.ShellEdit), for agents whose edits are shell commands.
-func shellEdits(command string) bool {
+func ShellEdits(command string) bool {
 	return hook.ShellEdit(command).Edit()
 }
 
@@ -317,7 +297,7 @@ func shellEdits(command string) bool {
 // ("Exit code N" then the output).
 func shellCall(command, output string, exitCode *int) *hook.Payload {
 	in, _ := json.Marshal(map[string]string{"command": command})
-	p := &hook.Payload{Tool: hook.Claude, Event: "PostToolUse", Kind: hook.KindPostTool, ToolName: "Bash", ToolInput: in}
+	p := &hook.Payload{Dialect: hook.Standard{}, Event: "PostToolUse", Kind: hook.KindPostTool, ToolName: "Bash", ToolInput: in}
 	if exitCode != nil && *exitCode != 0 {
 		p.Event = "PostToolUseFailure"
 		p.Error = fmt.Sprintf("Exit code %d\n%s", *exitCode, output)
@@ -334,7 +314,7 @@ func genericCall(name string, input json.RawMessage, output string, failed bool)
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
-	p := &hook.Payload{Tool: hook.Claude, Event: "PostToolUse", Kind: hook.KindPostTool, ToolName: name, ToolInput: input}
+	p := &hook.Payload{Dialect: hook.Standard{}, Event: "PostToolUse", Kind: hook.KindPostTool, ToolName: name, ToolInput: input}
 	if failed {
 		p.Event = "PostToolUseFailure"
 		p.Error = output
@@ -346,4 +326,30 @@ func genericCall(name string, input json.RawMessage, output string, failed bool)
 	resp, _ := json.Marshal(output)
 	p.ToolResponse = resp
 	return p
+}
+
+// ownWarning starts what loopbreaker's hook adds to a result.
+const ownWarning = "\n\nloopbreaker: "
+
+// WithoutOwnWarning takes loopbreaker's warning off the end of a result.
+func WithoutOwnWarning(s string) string {
+	if i := strings.LastIndex(s, ownWarning); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+
+// Block is a content block of a message of the Anthropic Messages API,
+// which Claude Code and Cline record: text, a tool use, or a tool
+// result.
+type Block struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
 }

@@ -3,10 +3,13 @@ package transcript_test
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/loopbreaker/loopbreaker/agent/all"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/hook"
@@ -32,35 +35,35 @@ func TestReadersOnSessions(t *testing.T) {
 		failed    int // calls recorded as failed by hook.BuildToolCall
 		edits     int
 	}{
-		{"claude-transcript-stuck.jsonl", transcript.FormatClaude, "9d71e8ed-1151-4195-b1b8-bfbaab58486b", 30, 1, "Bash", 15, 14},
-		{"claude-stream-stuck.jsonl", transcript.FormatClaude, "9d71e8ed-1151-4195-b1b8-bfbaab58486b", 30, 1, "Bash", 15, 14},
-		{"claude-transcript-productive.jsonl", transcript.FormatClaude, "7d96c563-5239-41ca-8fbd-e84f099863cf", 10, 1, "", -1, -1},
-		{"rollout-codex-stuck.jsonl", transcript.FormatCodex, "01a20b74-ad98-7cb1-9060-1d61f93fc167", 30, 1, "Bash", -1, 15},
-		{"rollout-codex-stuck-cat.jsonl", transcript.FormatCodex, "", 10, 1, "Bash", 0, 0},
-		{"gemini-chat-stuck.jsonl", transcript.FormatGemini, "ac39ebfd-eb0c-4ee7-aea1-aa5722cfead5", 9, 1, "write_file", 4, 5},
+		{"claude-transcript-stuck.jsonl", transcript.Format("claude"), "9d71e8ed-1151-4195-b1b8-bfbaab58486b", 30, 1, "Bash", 15, 14},
+		{"claude-stream-stuck.jsonl", transcript.Format("claude"), "9d71e8ed-1151-4195-b1b8-bfbaab58486b", 30, 1, "Bash", 15, 14},
+		{"claude-transcript-productive.jsonl", transcript.Format("claude"), "7d96c563-5239-41ca-8fbd-e84f099863cf", 10, 1, "", -1, -1},
+		{"rollout-codex-stuck.jsonl", transcript.Format("codex"), "01a20b74-ad98-7cb1-9060-1d61f93fc167", 30, 1, "Bash", -1, 15},
+		{"rollout-codex-stuck-cat.jsonl", transcript.Format("codex"), "", 10, 1, "Bash", 0, 0},
+		{"gemini-chat-stuck.jsonl", transcript.Format("gemini"), "ac39ebfd-eb0c-4ee7-aea1-aa5722cfead5", 9, 1, "write_file", 4, 5},
 		// Two failing go test runs, a failing edit and a missing file.
-		{"qwen-chat-calc.jsonl", transcript.FormatQwen, "d79f3bae-89c1-46d3-988c-5ecff95afde6", 7, 1, "run_shell_command", 4, 2},
+		{"qwen-chat-calc.jsonl", transcript.Format("qwen"), "d79f3bae-89c1-46d3-988c-5ecff95afde6", 7, 1, "run_shell_command", 4, 2},
 		// A timed-out go test, a patch that does not apply, then two
 		// files read in turn until loopbreaker cancelled the run (the
 		// last call has no result; its warning is a message of its own).
-		{"cline-messages-cycle-guarded.json", transcript.FormatCline, "1795808816805_s4hg3", 11, 1, "run_commands", 2, 0},
+		{"cline-messages-cycle-guarded.json", transcript.Format("cline"), "1795808816805_s4hg3", 11, 1, "run_commands", 2, 0},
 		// A failing go test (exit 1 in the shell's status line), three
 		// edits whose text is not found; the two calls the hook denied
 		// after them are left out.
-		{"copilot-events-failing-edit.jsonl", transcript.FormatCopilot, "", 4, 1, "bash", 4, 0},
-		{"copilot-events-cycle-guarded.jsonl", transcript.FormatCopilot, "", 10, 1, "view", 0, 0},
+		{"copilot-events-failing-edit.jsonl", transcript.Format("copilot"), "", 4, 1, "bash", 4, 0},
+		{"copilot-events-cycle-guarded.jsonl", transcript.Format("copilot"), "", 10, 1, "view", 0, 0},
 		// Two failing go test runs around two fixes, a failed edit, a
 		// missing file, an unknown tool, then the tests pass.
-		{"pi-session-calc.jsonl", transcript.FormatPi, "01a21e74-ff67-76d9-94ee-b661f7cb249c", 10, 1, "bash", 5, 3},
+		{"pi-session-calc.jsonl", transcript.Format("pi"), "01a21e74-ff67-76d9-94ee-b661f7cb249c", 10, 1, "bash", 5, 3},
 		// A failing go test, a read, a missing file, a failed edit, echoes.
-		{"opencode-export-calc.json", transcript.FormatOpenCode, "ses_de1898a1affelPhUgXWapfWedf", 8, 1, "bash", 3, 0},
+		{"opencode-export-calc.json", transcript.Format("opencode"), "ses_de1898a1affelPhUgXWapfWedf", 8, 1, "bash", 3, 0},
 		{"swe-agent-calc-java.traj", transcript.FormatSWEAgent, "swe-agent-calc-java", 10, 1, "Bash", 2, 2},
 		{"mini-swe-agent-calc.traj.json", transcript.FormatMiniSWE, "calc__calc-1", 5, 1, "Bash", 1, 1},
 		{"loopbreaker-journal.jsonl", transcript.FormatLoopbreaker, "session:default", 0, 0, "", -1, -1},
 		{"atif-calc.trajectory.json", transcript.FormatATIF, "atif-calc-harbor-trailers", 6, 2, "Read", 2, 2},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			s, err := transcript.Read(filepath.Join("testdata", tc.file))
+			s, err := transcript.Read(filepath.Join("testdata", tc.file), all.Transcripts())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +118,7 @@ func TestReadersOnSessions(t *testing.T) {
 
 // The journal's events come back as applied, with their own kind and data.
 func TestJournalEventsAsRecorded(t *testing.T) {
-	s, err := transcript.Read("testdata/loopbreaker-journal.jsonl")
+	s, err := transcript.Read("testdata/loopbreaker-journal.jsonl", all.Transcripts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,17 +137,17 @@ func TestUnknownAndBrokenFiles(t *testing.T) {
 		"other jsonl":       "{\"a\":1}\n{\"b\":2}\n",
 		"loopbreaker state": `{"version":1,"state":{"scope":"session:x"}}`,
 	} {
-		if _, err := transcript.Parse(name, []byte(data)); !errors.Is(err, transcript.ErrUnknownFormat) {
+		if _, err := transcript.Parse(name, []byte(data), all.Transcripts()); !errors.Is(err, transcript.ErrUnknownFormat) {
 			t.Errorf("%s: got %v, want ErrUnknownFormat", name, err)
 		}
 	}
 	// A known format whose content is unusable says which file and format.
-	_, err := transcript.Parse("x.traj.json", []byte(`{"trajectory_format":"mini-swe-agent-1","messages":[{"role":"user","content":"hi"}],"info":{}}`))
+	_, err := transcript.Parse("x.traj.json", []byte(`{"trajectory_format":"mini-swe-agent-1","messages":[{"role":"user","content":"hi"}],"info":{}}`), all.Transcripts())
 	if err == nil || errors.Is(err, transcript.ErrUnknownFormat) {
 		t.Fatalf("got %v, want an error naming the mini-swe-agent file", err)
 	}
 	// A half-written last line (a session still being written) is skipped.
-	s, err := transcript.Parse("cut.jsonl", []byte(`{"type":"user","sessionId":"s","message":{"role":"user","content":"go"}}`+"\n"+`{"type":"assistant","message":{"role":"assis`))
+	s, err := transcript.Parse("cut.jsonl", []byte(`{"type":"user","sessionId":"s","message":{"role":"user","content":"go"}}`+"\n"+`{"type":"assistant","message":{"role":"assis`), all.Transcripts())
 	if err != nil || s.ID != "s" {
 		t.Fatalf("got %v, %+v", err, s)
 	}
@@ -163,7 +166,7 @@ func TestHarborTrailers(t *testing.T) {
 		step("a", "BashOutput", `{"bash_id":"c4"}`, out+"\n[metadata] {\"shellId\": \"c4\", \"stdoutLines\": 1, \"durationMs\": 62}") + `,` +
 		step("b", "BashOutput", `{"bash_id":"c4"}`, out+"\n[metadata] {\"shellId\": \"c4\", \"stdoutLines\": 1, \"durationMs\": 48}") + `,` +
 		step("c", "Edit", `{"file_path":"/app/q.py","old_string":"x","new_string":"y"}`, "<tool_use_error>String to replace not found in file.</tool_use_error>\n\n[error] tool reported failure") + `]}`
-	s, err := transcript.Parse("trajectory.json", []byte(doc))
+	s, err := transcript.Parse("trajectory.json", []byte(doc), all.Transcripts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +194,7 @@ func TestSWEAgentShellErrors(t *testing.T) {
 		`{"action":"ls\n","observation":"README.md\npom.xml"},` +
 		`{"action":"find_file \"x\"\n","observation":"No matches found for \"x\" in /repo"}` +
 		`],"info":{"exit_status":"exit_cost"}}`
-	s, err := transcript.Parse("run.traj", []byte(doc))
+	s, err := transcript.Parse("run.traj", []byte(doc), all.Transcripts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,5 +207,49 @@ func TestSWEAgentShellErrors(t *testing.T) {
 	want := []bool{true, true, true, false, false}
 	if fmt.Sprint(failed) != fmt.Sprint(want) {
 		t.Fatalf("failed calls %v, want %v", failed, want)
+	}
+}
+
+// A Skill load is part of its turn: Claude Code writes the skill's text as
+// a user message after the Skill call's result (with the turn's promptId
+// in 2.1, without it before), and no hook sees a prompt there. Only the
+// person's next prompt starts a turn.
+func TestClaudeSkillLoadIsPartOfItsTurn(t *testing.T) {
+	lines := []string{
+		`{"type":"user","promptId":"p1","sessionId":"s","message":{"role":"user","content":"tidy the history"}}`,
+		`{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Skill","input":{"skill":"jj"}}]}}`,
+		`{"type":"user","promptId":"p1","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"Launching skill: jj"}]}}`,
+		`{"type":"user","promptId":"p1","sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"Base directory for this skill: /home/u/.claude/skills/jj\n\n# jj\nUse jj log."}]}}`,
+		`{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"jj log"}}]}}`,
+		`{"type":"user","promptId":"p1","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"@ abc"}]}}`,
+		// An older version: no promptId, the skill's text right after the
+		// Skill call's result.
+		`{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","id":"t3","name":"Skill","input":{"skill":"review"}}]}}`,
+		`{"type":"user","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t3","content":"Launching skill: review"}]}}`,
+		`{"type":"user","sessionId":"s","message":{"role":"user","content":[{"type":"text","text":"Review the change for mistakes."}]}}`,
+		`{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"text","text":"done"}]}}`,
+		`{"type":"user","promptId":"p2","sessionId":"s","message":{"role":"user","content":"now push it"}}`,
+		`{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","id":"t4","name":"Bash","input":{"command":"jj git push"}}]}}`,
+		`{"type":"user","promptId":"p2","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t4","content":"pushed"}]}}`,
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := transcript.Read(path, all.Transcripts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, turns := 0, 0
+	for _, st := range s.Steps {
+		switch {
+		case st.TurnEnd:
+			turns++
+		case st.Call != nil:
+			calls++
+		}
+	}
+	if calls != 4 || turns != 2 {
+		t.Fatalf("%d calls in %d turns, want 4 calls in 2 turns (the prompt, then the next prompt)", calls, turns)
 	}
 }

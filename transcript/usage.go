@@ -57,7 +57,7 @@ func UsageOf(data []byte, c UsageCursor) (u lb.Usage, next UsageCursor, ok bool)
 	}
 	lastID := last
 	codexModel := c.Model
-	each := jsonLines
+	each := JSONLines
 	if whole := bytes.TrimSpace(data); bytes.HasPrefix(whole, []byte("{")) && bytes.ContainsRune(whole, '\n') && json.Valid(whole) {
 		// One indented document (gemini -p --output-format json).
 		each = func(_ []byte, fn func([]byte)) { fn(whole) }

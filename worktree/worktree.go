@@ -14,7 +14,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 
+	lb "github.com/loopbreaker/loopbreaker"
+
+	"github.com/loopbreaker/loopbreaker/agent/all"
 	"github.com/loopbreaker/loopbreaker/fsname"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/hook"
@@ -24,14 +28,41 @@ import (
 // OwnFiles are loopbreaker's own files in a project, which a measurement
 // leaves out: the state directory (when it lies in the work tree), the
 // configuration file, and the hook settings a project install wrote with
-// their backups (hook.ProjectFiles). Installing the hooks or editing the
-// configuration between two iterations is not the agent's progress.
+// their backups (installed, from every CLI's ProjectFiles). Installing the
+// hooks or editing the configuration between two iterations is not the
+// agent's progress.
 func OwnFiles(project, stateDir string) []string {
-	own := []string{filepath.Join(project, "loopbreaker.yaml"), filepath.Join(project, "loopbreaker.yml")}
+	var own []string
+	for _, name := range lb.ProjectFiles() {
+		own = append(own, filepath.Join(project, name))
+	}
 	if stateDir != "" {
 		own = append(own, stateDir)
 	}
-	return append(own, hook.ProjectFiles(project)...)
+	return append(own, installed(all.ProjectFiles(project))...)
+}
+
+// installed keeps the paths that hold loopbreaker's hooks now: a backup
+// of an install that exists, a settings file or script that mentions
+// loopbreaker. A CLI's settings file without them is the person's, and
+// their edits are measured like any other. Files that are not there are
+// seen with lstat, never opened.
+func installed(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if strings.HasSuffix(p, hook.BackupSuffix) {
+			out = append(out, p)
+			continue
+		}
+		if data, err := os.ReadFile(p); err == nil && bytes.Contains(data, []byte("loopbreaker")) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Tree is a project's working tree being measured, with the State of the
@@ -108,6 +139,12 @@ type Pending struct {
 	repo    *gitrepo.Repo
 	status  *gitrepo.Status
 	err     error
+	// member names the repository in a workspace this measurement is of
+	// ("" for the project's own work tree).
+	member string
+	// members are the measurements of a workspace's repositories, when
+	// the project is in no work tree but holds several.
+	members []*Pending
 }
 
 // Start finds the work tree around project and starts reading it; Since
@@ -119,16 +156,34 @@ func Start(ctx context.Context, project string) *Pending {
 	if p.err == nil {
 		p.status = p.repo.StartStatus(ctx)
 	}
+	p.members = startWorkspace(ctx, project, p.err)
 	return p
 }
 
 // Since finishes a measurement begun by Start (see the function Since).
+// A workspace's repositories are measured each against its own mark.
 func (p *Pending) Since(ctx context.Context, stateDir, session string, also ...string) (gitrepo.Change, error) {
+	if len(p.members) > 0 {
+		names := make([]string, len(p.members))
+		changes := make([]gitrepo.Change, len(p.members))
+		for i, m := range p.members {
+			ch, err := m.Since(ctx, stateDir, session, also...)
+			if err != nil {
+				return gitrepo.Change{}, fmt.Errorf("%s: %w", m.member, err)
+			}
+			names[i], changes[i] = m.member, ch
+		}
+		return joinChanges(names, changes), nil
+	}
 	if p.err != nil {
 		return gitrepo.Change{}, p.err
 	}
 	t := New(p.repo, p.project, stateDir, also...)
 	path, name := MarkFile(stateDir, session), markName(session)
+	if p.member != "" {
+		name = workspaceMarkName(session, p.member)
+		path = filepath.Join(stateDir, filepath.FromSlash(name))
+	}
 	prev, kept, err := readMark(stateDir, name)
 	if err != nil {
 		return gitrepo.Change{}, err
@@ -219,4 +274,41 @@ func writeMark(stateDir, name string, b []byte) error {
 		return err
 	}
 	return nil
+}
+
+// Baseline takes the working tree as it is now as the session's previous
+// measurement when the session has none yet (its first prompt in hook
+// mode), so that its first turn end compares with the turn's start, not
+// with HEAD: a first turn that commits its work (the work tree then
+// matches HEAD) is change. A session measured before keeps its mark.
+// Outside git there is nothing to take.
+func Baseline(ctx context.Context, project, stateDir, session string) error {
+	names := []string{markName(session)}
+	if _, err := gitrepo.Locate(project); errors.Is(err, gitrepo.ErrNotRepo) {
+		names = names[:0]
+		for _, m := range WorkspaceMembers(project) {
+			names = append(names, workspaceMarkName(session, m))
+		}
+		if len(names) == 0 {
+			return nil
+		}
+	}
+	if hasMarks(stateDir, names) {
+		return nil
+	}
+	_, err := Since(ctx, project, stateDir, session)
+	if errors.Is(err, gitrepo.ErrNotRepo) {
+		return nil
+	}
+	return err
+}
+
+// hasMarks tells whether every mark file names holds a previous State.
+func hasMarks(stateDir string, names []string) bool {
+	for _, name := range names {
+		if st, _, err := readMark(stateDir, name); err != nil || st == nil {
+			return false
+		}
+	}
+	return true
 }

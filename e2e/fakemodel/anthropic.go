@@ -189,16 +189,15 @@ func (r *request) assistantTurns() int {
 	return n
 }
 
-// isMain tells the agent's conversation from side calls: it offers Bash
-// (or bash),
-// it is not a 2.0.x "Warmup" subagent request, and not a haiku call.
+// isMain tells the agent's conversation from side calls: it offers a
+// shell tool (Bash; OpenCode's and Kilo Code's bash; Droid's Execute), it
+// is not a 2.0.x "Warmup" subagent request, and not a haiku call.
 func (r *request) isMain() bool {
 	if strings.Contains(r.Model, "haiku") || strings.TrimSpace(r.firstUserText()) == "Warmup" {
 		return false
 	}
 	for _, t := range r.Tools {
-		// OpenCode names its shell tool "bash".
-		if strings.EqualFold(t.Name, "Bash") {
+		if strings.EqualFold(t.Name, "Bash") || t.Name == "Execute" {
 			return true
 		}
 	}

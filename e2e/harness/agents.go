@@ -43,9 +43,22 @@ var (
 // Pi0_73 is pi, the coding agent of @mariozechner/pi-coding-agent.
 var Pi0_73 = Agent{Name: "pi 0.73.1", Package: "@mariozechner/pi-coding-agent", Version: "0.73.1", Dir: "pi-0.73.1", Bin: "pi"}
 
+// Droid0_215 is Factory's Droid CLI. It is published both as `droid` and
+// as `@factory/cli`; each carries a native binary in a platform package
+// (@factory/cli-linux-x64, an optional dependency) pinned to its own
+// version, and `droid` 0.215.0 is the newest release whose platform
+// package of the same version is on the registry.
+var Droid0_215 = Agent{Name: "Droid CLI 0.215.0", Package: "droid", Version: "0.215.0", Dir: "droid-0.215.0", Bin: "droid"}
+
+// KiloCode7_7 is Kilo Code's CLI, a fork of OpenCode, with its native
+// binary in @kilocode/cli-linux-x64 (an optional dependency of the same
+// version; 7.7.7 is the newest release whose platform package is on the
+// registry).
+var KiloCode7_7 = Agent{Name: "Kilo Code CLI 7.7.7", Package: "@kilocode/cli", Version: "7.7.7", Dir: "kilocode-7.7.7", Bin: "kilo"}
+
 // Pinned lists every pinned release.
 func Pinned() []Agent {
-	return []Agent{ClaudeCode2_1, ClaudeCode2_0, Codex0_169, Gemini0_61, Qwen0_24, Pi0_73, Copilot1_0, Cline3_0, OpenCode1_18}
+	return []Agent{ClaudeCode2_1, ClaudeCode2_0, Codex0_169, Gemini0_61, Qwen0_24, Pi0_73, Copilot1_0, Cline3_0, OpenCode1_18, Droid0_215, KiloCode7_7}
 }
 
 // AgentsDir is the cache the pinned CLIs are installed into:

@@ -151,3 +151,16 @@ func dedupe(xs []string) []string {
 	}
 	return out
 }
+
+// RunAgent is Run for one run of an agent CLI: it logs how the run ended
+// and how many model requests it made (requests, read after the run), and
+// fails the test when the CLI did not end by c's deadline.
+func RunAgent(t testing.TB, name string, c Cmd, requests func() int) Result {
+	t.Helper()
+	r := Run(t, c)
+	t.Logf("%s: exit %d in %v, %d model requests", name, r.Exit, r.Duration.Round(time.Millisecond), requests())
+	if r.TimedOut {
+		t.Fatalf("%s did not end within %v\nstdout: %s\nstderr: %s", name, c.Timeout, r.Stdout, r.Stderr)
+	}
+	return r
+}

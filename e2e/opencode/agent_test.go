@@ -2,7 +2,6 @@ package opencode
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -61,23 +60,11 @@ func guardedWith(t *testing.T, files map[string]string) *agent {
 	return a
 }
 
-// markDependencies leaves an OpenCode configuration directory as OpenCode
-// leaves it once it has installed @opencode-ai/plugin there (a
-// node_modules directory and a lock that lists it, ignored by a
-// .gitignore of its own), so that OpenCode does not run npm: offline that
-// costs a minute of retries before the first prompt.
+// markDependencies marks @opencode-ai/plugin installed in dir, as
+// OpenCode leaves a configuration directory (harness.MarkNpmInstalled).
 func markDependencies(t *testing.T, dir string) {
 	t.Helper()
-	lock, _ := json.Marshal(map[string]any{"lockfileVersion": 3, "packages": map[string]any{
-		"": map[string]any{"dependencies": map[string]string{"@opencode-ai/plugin": harness.OpenCode1_18.Version}},
-	}})
-	harness.WriteFiles(t, dir, map[string]string{
-		"package-lock.json": string(lock) + "\n",
-		".gitignore":        "node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore\n",
-	})
-	if err := os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	harness.MarkNpmInstalled(t, dir, "@opencode-ai/plugin", harness.OpenCode1_18.Version)
 }
 
 // config is OpenCode's configuration for a run: the fake API as a custom

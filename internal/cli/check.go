@@ -75,7 +75,7 @@ func (w *workspace) finish(asJSON bool, states []*lb.BreakerState, d lb.Decision
 	out := w.output(st, &d)
 	out.Progress = progress
 	if progress != nil {
-		out.ProgressReason = d.ProgressReason
+		out.ProgressReason = d.ProgressReason.String()
 	}
 	if asJSON {
 		enc := json.NewEncoder(w.env.Stdout)

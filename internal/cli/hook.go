@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
-	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/agent/all"
 )
 
 // runHook is `loopbreaker hook`: `hook claude|codex|gemini|qwen|pi|copilot|cline|opencode` answers one
@@ -15,7 +16,7 @@ func runHook(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printHookUsage(env.Stdout)
 		if len(args) == 0 {
-			return usagef("hook: name an agent (claude, codex, gemini, qwen, pi, copilot, cline, opencode) or install/uninstall")
+			return usagef("hook: name an agent (%s) or install/uninstall", strings.Join(all.Names(), ", "))
 		}
 		return nil
 	}
@@ -25,11 +26,11 @@ func runHook(ctx context.Context, env *Env, args []string) error {
 	case "status":
 		return runHookStatus(ctx, env, args[1:])
 	}
-	tool, err := hook.ParseTool(args[0])
+	a, err := all.Lookup(args[0])
 	if err != nil {
 		return usagef("hook: %v (or install/uninstall); see `loopbreaker hook -h`", err)
 	}
-	return runHookAnswer(ctx, env, tool, args[1:])
+	return runHookAnswer(ctx, env, a, args[1:])
 }
 
 func printHookUsage(w io.Writer) {

@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/config"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookpolicy"
@@ -25,17 +27,17 @@ type hookAnswerOptions struct {
 // stderr and, as the tool allows, shown to the person; on_error: stop
 // also refuses tool calls and prompts until it is fixed, but nothing ever
 // blocks a turn end. The policy is hookpolicy's; this wires it.
-func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string) (err error) {
+func runHookAnswer(ctx context.Context, env *Env, a agent.Agent, args []string) (err error) {
+	tool := a.Name()
+	traits := a.Traits()
 	var o hookAnswerOptions
-	// Copilot CLI's payloads do not name their event: the installed
-	// command does, as the word after the tool; a Cline hook file passes
-	// its own name, the event when the payload names none; OpenCode's
-	// plugin names it there too (its payload's hook_event_name must agree).
+	// A CLI whose payloads do not (always) name their event has the
+	// installed command name it, as the word after the CLI's name.
 	var event string
-	if (tool == hook.Copilot || tool == hook.Cline || tool == hook.OpenCode) && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+	if traits.EventArgument && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		event, args = args[0], args[1:]
-		if tool == hook.Cline && !hook.IsClineEvent(event) {
-			return usagef("hook cline: %q is not a Cline hook event (PreToolUse, PostToolUse, TaskComplete...)", event)
+		if len(traits.Events) > 0 && !slices.Contains(traits.Events, event) {
+			return usagef("hook %s: %q is not a %s hook event (%s...)", tool, event, traits.Display, strings.Join(traits.Events, ", "))
 		}
 	}
 	fs := newFlagSet("hook "+string(tool), env)
@@ -54,41 +56,42 @@ func runHookAnswer(ctx context.Context, env *Env, tool hook.Tool, args []string)
 	// input; like every hook answer it exits 0.
 	if isTerminal(env.Stdin) {
 		try := string(tool)
-		switch tool {
-		case hook.Copilot:
-			try += " preToolUse"
-		case hook.OpenCode:
-			try += " PreToolUse"
+		if traits.TryEvent != "" {
+			try += " " + traits.TryEvent
 		}
 		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: stdin is a terminal: the agent CLI runs this command with its JSON payload on stdin (try `loopbreaker hook %s < payload.json`); to install the hooks run `loopbreaker hook install %s`\n", tool, try, tool)
 		return nil
 	}
-	p, perr := hook.ReadEvent(tool, event, env.Stdin)
+	data, perr := hook.ReadAll(env.Stdin)
+	var p *hook.Payload
+	if perr == nil {
+		p, perr = a.Parse(event, data)
+	}
 	if perr != nil {
 		msg := fmt.Sprintf("loopbreaker hook %s: %v. This call was not checked; the agent goes on. Check that the hook runs `loopbreaker hook %s` with the payload on stdin.", tool, perr, tool)
 		fmt.Fprintln(env.Stderr, msg)
-		_, err := env.Stdout.Write(hook.Render(tool, "", hook.Notice, msg).Stdout)
+		_, err := env.Stdout.Write(a.Render("", hook.Notice, msg).Stdout)
 		return err
 	}
-	ans := answerHook(ctx, env, p, o)
+	ans := answerHook(ctx, env, a, p, o)
 	_, err = env.Stdout.Write(ans.Stdout)
 	return err
 }
 
 // answerHook opens the project's breaker for the session and lets the
 // policy answer.
-func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOptions) (ans hook.Answer) {
+func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o hookAnswerOptions) (ans hook.Answer) {
 	onError := lb.OnErrorStop
 	defer func() {
 		if r := recover(); r != nil {
-			ans = hookpolicy.Failure(p, o.session, onError, fmt.Errorf("internal error: %v", r), env.Stderr)
+			ans = hookpolicy.Failure(a, p, o.session, onError, fmt.Errorf("internal error: %v", r), env.Stderr)
 		}
 	}()
-	project, active := hookProject(env, p.Tool, o.project)
+	project, active := hookProject(env, a, o.project)
 	if !active {
 		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: no %s or %s/ in %s or above: the hook is inactive here (run `loopbreaker init` to activate it)\n",
 			p.Tool, config.ProjectFile, session.LegacyStateDirName, project)
-		return hook.Render(p.Tool, p.Event, hook.Allow, "")
+		return a.Render(p.Event, hook.Allow, "")
 	}
 	c := common{project: project, session: o.session, caller: o.caller, sets: o.sets}
 	w, err := c.open(env)
@@ -97,16 +100,18 @@ func answerHook(ctx context.Context, env *Env, p *hook.Payload, o hookAnswerOpti
 			onError = w.cfg.OnError
 		}
 		markSeen(env, project, "", p)
-		return hookpolicy.Failure(p, o.session, onError, err, env.Stderr)
+		return hookpolicy.Failure(a, p, o.session, onError, err, env.Stderr)
 	}
 	defer w.close()
 	onError = w.cfg.OnError
 	pol := &hookpolicy.Policy{
+		Agent:   a,
 		Service: w.svc, Scope: w.scope, Session: w.session, Caller: w.caller,
 		Config: w.cfg, Project: w.project, StateDir: w.stateDir, Dir: env.Dir,
 		Now: env.Now, Log: env.Stderr,
-		Files: hookpolicy.GitFiles(w.project, w.stateDir, w.session),
-		Guard: hookGuard(env, w),
+		Files:    hookpolicy.GitFiles(w.project, w.stateDir, w.session),
+		Baseline: hookpolicy.GitBaseline(w.project, w.stateDir, w.session),
+		Guard:    hookGuard(env, a, w),
 	}
 	ans = pol.Answer(ctx, p)
 	if ans.Failed {
@@ -138,18 +143,11 @@ func markSeen(env *Env, project, stateDir string, p *hook.Payload) {
 // hookProject finds the project directory and whether loopbreaker is
 // active there: a loopbreaker.yaml or legacy state directory in it, or
 // LOOPBREAKER_DIR. Without -C it starts from the directory the agent CLI
-// names, else the working directory.
-func hookProject(env *Env, tool hook.Tool, flag string) (string, bool) {
+// names (Traits.ProjectDirEnv), else the working directory.
+func hookProject(env *Env, a agent.Agent, flag string) (string, bool) {
 	start := flag
-	if start == "" {
-		switch tool {
-		case hook.Claude:
-			start = env.Getenv("CLAUDE_PROJECT_DIR")
-		case hook.Gemini:
-			start = env.Getenv("GEMINI_PROJECT_DIR")
-		case hook.Qwen:
-			start = env.Getenv("QWEN_PROJECT_DIR")
-		}
+	if v := a.Traits().ProjectDirEnv; start == "" && v != "" {
+		start = env.Getenv(v)
 	}
 	if start == "" {
 		start = env.Dir

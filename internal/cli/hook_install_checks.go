@@ -11,12 +11,13 @@ import (
 )
 
 // agentOnlyFlags names the flags of `hook install` that only one agent CLI
-// reads, with that CLI: the one place here that knows it.
+// reads, with that CLI: the one place here that knows it (it belongs with
+// those agents' packages once agent.Agent can say which flags it reads).
 func agentOnlyFlags() map[string]hook.Tool {
 	return map[string]hook.Tool{
-		"trust":         hook.Codex,
-		"trust-project": hook.Codex,
-		"agent-version": hook.Claude,
+		"trust":         "codex",
+		"trust-project": "codex",
+		"agent-version": "claude",
 	}
 }
 

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/agent"
+	"github.com/loopbreaker/loopbreaker/agent/all"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 	"github.com/loopbreaker/loopbreaker/session"
@@ -46,7 +47,9 @@ type stoppedSession struct {
 const hookSilence = 2 * time.Minute
 
 type toolHookStatus struct {
-	Tool       hook.Tool          `json:"tool"`
+	Tool hook.Tool `json:"tool"`
+	// Program is the CLI's command, looked up on PATH.
+	Program    string             `json:"-"`
 	Executable string             `json:"executable,omitempty"`
 	Version    string             `json:"version,omitempty"`
 	Installs   []hookInstallPlace `json:"installs"`
@@ -81,7 +84,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("hook status: unexpected argument %q (it reports on claude, codex, gemini, qwen, pi, copilot and opencode together)", fs.Arg(0))
+		return usagef("hook status: unexpected argument %q (it reports on %s together)", fs.Arg(0), strings.Replace(all.OneOf(), " or ", " and ", 1))
 	}
 	project := resolveProject(env, o.project)
 	rep := hookStatusReport{Project: project, Warnings: []string{}}
@@ -113,8 +116,9 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 	if !session.HasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no loopbreaker.yaml in %s: installed hooks do nothing here (run `loopbreaker init`)", project))
 	}
-	for _, tool := range hook.AllTools() {
-		ts := toolStatus(ctx, env, tool, project)
+	for _, ag := range all.Agents() {
+		tool := ag.Name()
+		ts := toolStatus(ctx, env, ag, project)
 		var since time.Time
 		for _, p := range ts.Installs {
 			if p.Installed && (since.IsZero() || p.Modified.Before(since)) {
@@ -133,7 +137,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 			}
 		}
 		if !since.IsZero() {
-			for _, a := range agentSessions(env, tool, project, since) {
+			for _, a := range ag.Sessions(agentEnv(env), project, since) {
 				if last, ok := sessionsSeen[a.ID]; ok {
 					if a.Time.After(last.Add(hookSilence)) {
 						rep.Stopped = append(rep.Stopped, stoppedSession{AgentSession: a, LastHookCall: last})
@@ -144,7 +148,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 				}
 				rep.Unseen = append(rep.Unseen, a)
 				ts.Warnings = append(ts.Warnings, fmt.Sprintf("session %s (%s) ran in this project after the install with NO hook call: it ran unguarded (%s)",
-					a.ID, a.Time.UTC().Format(time.RFC3339), unseenHint(tool)))
+					a.ID, a.Time.UTC().Format(time.RFC3339), unseenHint(ag)))
 			}
 		}
 		rep.Tools = append(rep.Tools, ts)
@@ -158,222 +162,57 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-func unseenHint(tool hook.Tool) string {
-	switch tool {
-	case hook.Codex:
-		return "untrusted hooks or an untrusted project: `loopbreaker hook install codex` saves the trust"
-	case hook.Gemini:
-		return "an untrusted folder, or gemini started in a subdirectory"
-	case hook.Qwen:
-		return "an untrusted folder (with security.folderTrust on), qwen started in a subdirectory, or disableAllHooks"
-	case hook.Cline:
-		return "cline started with another workspace (--cwd), or the scripts removed from .clinerules/hooks"
-	case hook.Copilot:
-		return "an untrusted folder (trust it in copilot, or --trust-folder for one -p run), or disableAllHooks in ~/.copilot/settings.json"
-	case hook.Pi:
-		return "pi started in a subdirectory (it loads .pi/extensions of its working directory only), or run with --no-extensions"
-	case hook.OpenCode:
-		return "opencode --pure, or opencode started outside the project"
+func unseenHint(a agent.Agent) string {
+	if h := a.Traits().Unseen; h != "" {
+		return h
 	}
 	return "hooks switched off, or the settings file not read"
 }
 
-// agentSessions are the sessions the CLI recorded for the project since
-// the install, where loopbreaker knows how to find them.
-func agentSessions(env *Env, tool hook.Tool, project string, since time.Time) []hookinstall.AgentSession {
-	home := env.Getenv("HOME")
-	switch tool {
-	case hook.Codex:
-		return hookinstall.CodexSessions(filepath.Dir(codexConfigPath(env)), project, since)
-	case hook.Claude:
-		dir := env.Getenv("CLAUDE_CONFIG_DIR")
-		if dir == "" {
-			dir = filepath.Join(home, ".claude")
-		}
-		return hookinstall.ClaudeSessions(dir, project, since)
-	case hook.Qwen:
-		return hookinstall.QwenSessions(hookinstall.QwenDir(env.Getenv), project, since)
-	case hook.Cline:
-		return hookinstall.ClineSessions(hookinstall.ClineDataDir(env.Getenv), project, since)
-	case hook.Copilot:
-		return hookinstall.CopilotSessions(hookinstall.CopilotDir(env.Getenv), project, since)
-	case hook.Pi:
-		return hookinstall.PiSessions(hookinstall.PiSessionsDir(env.Getenv), project, since)
-	}
-	return nil
-}
-
-func toolStatus(ctx context.Context, env *Env, tool hook.Tool, project string) toolHookStatus {
-	ts := toolHookStatus{Tool: tool, Warnings: []string{}}
-	if p, ok := lookPath(env, hookinstall.ExecutableName(tool)); ok {
+func toolStatus(ctx context.Context, env *Env, a agent.Agent, project string) toolHookStatus {
+	ts := toolHookStatus{Tool: a.Name(), Program: agent.Executable(a), Warnings: []string{}}
+	if p, ok := lookPath(env, agent.Executable(a)); ok {
 		ts.Executable = p
-		if v, err := hookinstall.AgentVersion(ctx, p, env.Environ); err == nil {
+		if v, err := hookinstall.AgentVersion(ctx, p, env.Environ, a.Traits().VersionScratch); err == nil {
 			ts.Version = v
 		} else {
 			ts.Warnings = append(ts.Warnings, err.Error())
 		}
 	}
+	req := &agent.StatusRequest{Env: agentEnv(env), Project: project, Executable: ts.Executable, Version: ts.Version}
 	for _, user := range []bool{false, true} {
 		level := "project"
 		if user {
 			level = "user"
 		}
-		path, err := hook.SettingsPath(tool, user, project, env.Getenv)
+		path, err := a.SettingsPath(user, project, env.Getenv)
 		if err != nil {
 			ts.Warnings = append(ts.Warnings, err.Error())
 			continue
 		}
 		place := hookInstallPlace{Level: level, Path: path}
-		if tool == hook.Cline {
-			// A folder of scripts: each of loopbreaker's names its event.
-			events, prog := hookinstall.ClineInstalled(path)
-			place.Installed, place.Events = len(events) > 0, events
-			if prog != "" {
-				place.Programs = []string{prog}
+		in, warnings := a.Installed(path)
+		place.Installed, place.Events, place.Programs = len(in.Events) > 0, in.Events, in.Programs
+		if fi, err := os.Stat(path); err == nil && (place.Installed || !fi.IsDir()) {
+			place.Modified = fi.ModTime()
+		}
+		if place.Installed {
+			for _, w := range warnings {
+				ts.Warnings = append(ts.Warnings, path+": "+w)
+			}
+			for _, prog := range in.Programs {
 				if !programThere(env, prog) {
 					ts.Warnings = append(ts.Warnings, fmt.Sprintf("%s: the hooks run %s, which is missing: they do nothing but warn (the agent runs UNGUARDED); install again", path, prog))
 				}
 			}
-			if fi, err := os.Stat(path); err == nil && place.Installed {
-				place.Modified = fi.ModTime()
-			}
-			ts.Installs = append(ts.Installs, place)
-			continue
-		}
-		data, err := os.ReadFile(path)
-		if err == nil {
-			in := hookinstall.FindInstalled(tool, data)
-			place.Installed, place.Events, place.Programs = len(in.Events) > 0, in.Events, in.Programs
-			if fi, err := os.Stat(path); err == nil {
-				place.Modified = fi.ModTime()
-			}
-			if place.Installed {
-				for _, w := range hookinstall.Warnings(tool, data) {
-					ts.Warnings = append(ts.Warnings, path+": "+w)
-				}
-				for _, prog := range in.Programs {
-					if !programThere(env, prog) {
-						ts.Warnings = append(ts.Warnings, fmt.Sprintf("%s: the hooks run %s, which is missing: they do nothing but warn (the agent runs UNGUARDED); install again", path, prog))
-					}
-				}
-			}
 		}
 		ts.Installs = append(ts.Installs, place)
+		req.Places = append(req.Places, agent.Place{Level: level, Path: path, Installed: in})
 	}
-	switch tool {
-	case hook.Codex:
-		ts.Trust = codexTrustStatus(ctx, env, &ts, project)
-	case hook.Gemini:
-		if trusted, known, why := hookinstall.GeminiFolderTrust(project, env.Getenv); trusted {
-			ts.Trust = "trusted (" + why + ")"
-		} else if known {
-			ts.Trust = "untrusted (" + why + ")"
-			ts.Warnings = append(ts.Warnings, "Gemini CLI runs no settings hooks in an untrusted folder, and headless gemini -p refuses it")
-		} else {
-			ts.Trust = "unknown: the folder is in no trusted folders file and GEMINI_CLI_TRUST_WORKSPACE is not set (headless gemini -p refuses it)"
-		}
-	case hook.Qwen:
-		if trusted, known, why := hookinstall.QwenFolderTrust(project, env.Getenv); trusted {
-			ts.Trust = "trusted (" + why + ")"
-		} else if known {
-			ts.Trust = "untrusted (" + why + ")"
-			ts.Warnings = append(ts.Warnings, "Qwen Code runs no project hooks in an untrusted folder (user-level hooks still run)")
-		} else {
-			ts.Trust = "unknown: folder trust is on and the folder is in no trusted folders file (Qwen Code runs no project hooks until it is trusted)"
-		}
-	case hook.Copilot:
-		if trusted, why := hookinstall.CopilotFolderTrust(project, env.Getenv); trusted {
-			ts.Trust = "trusted (" + why + ")"
-		} else {
-			ts.Trust = "untrusted (" + why + ")"
-			ts.Warnings = append(ts.Warnings, "Copilot CLI runs no project hooks (.github/hooks) in an untrusted folder: trust it when copilot asks (user-level hooks still run)")
-		}
-	case hook.Claude:
-		if installedAnywhere(ts) && ts.Version != "" {
-			if knows, _ := hookinstall.KnowsPostToolBatch(ts.Version); knows && !hasEvent(ts, "PostToolBatch") {
-				ts.Warnings = append(ts.Warnings, "Claude Code "+ts.Version+" knows PostToolBatch but it is not hooked: install again to see edits rejected before they run")
-			} else if !knows && hasEvent(ts, "PostToolBatch") {
-				ts.Warnings = append(ts.Warnings, "Claude Code "+ts.Version+" does not know PostToolBatch, which is hooked: it DROPS EVERY HOOK of that file; install again")
-			}
-		}
-	}
+	trust, warnings := a.Status(ctx, req)
+	ts.Trust = trust
+	ts.Warnings = append(ts.Warnings, warnings...)
 	return ts
-}
-
-// codexTrustStatus asks codex app-server (read-only) whether Codex runs
-// the installed hooks; without codex it reads config.toml.
-func codexTrustStatus(ctx context.Context, env *Env, ts *toolHookStatus, project string) string {
-	var parts []string
-	for _, p := range ts.Installs {
-		if !p.Installed {
-			continue
-		}
-		if ts.Executable != "" {
-			command := ""
-			if len(p.Programs) > 0 {
-				command = hook.Command(p.Programs[0], hook.Codex)
-			}
-			t, err := hookinstall.TrustCodexHooks(ctx, hookinstall.CodexTrustOptions{
-				Program: ts.Executable, Environ: env.Environ, Dir: project, File: p.Path, Command: command, ReadOnly: true,
-			})
-			switch {
-			case err != nil:
-				parts = append(parts, p.Level+": unknown ("+err.Error()+")")
-			case t.NotListed && p.Level == "project":
-				parts = append(parts, "project: NOT LOADED (the project is not trusted by Codex)")
-				ts.Warnings = append(ts.Warnings, "Codex ignores "+p.Path+": the project is not trusted; `loopbreaker hook install codex --trust-project`")
-			case t.NotListed:
-				parts = append(parts, p.Level+": not listed by codex")
-			case t.AllTrusted():
-				parts = append(parts, fmt.Sprintf("%s: trusted (%d hooks)", p.Level, len(t.Hooks)))
-			default:
-				n := 0
-				for _, h := range t.Hooks {
-					if !h.Trusted() || !h.Enabled {
-						n++
-					}
-				}
-				parts = append(parts, fmt.Sprintf("%s: %d of %d hooks NOT trusted or disabled", p.Level, n, len(t.Hooks)))
-				ts.Warnings = append(ts.Warnings, "codex exec skips untrusted hooks silently: `loopbreaker hook install codex"+userFlag(p.Level)+"` saves the trust")
-			}
-			continue
-		}
-		saved, projectTrusted := hookinstall.CodexConfigTrust(codexConfigPath(env), p.Path, project)
-		s := fmt.Sprintf("%s: %d trust hashes saved in %s (not checked: codex is not on PATH)", p.Level, saved, codexConfigPath(env))
-		if p.Level == "project" && !projectTrusted {
-			s += "; the project is not marked trusted"
-		}
-		parts = append(parts, s)
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return strings.Join(parts, "; ")
-}
-
-func userFlag(level string) string {
-	if level == "user" {
-		return " --user"
-	}
-	return ""
-}
-
-func installedAnywhere(ts toolHookStatus) bool {
-	for _, p := range ts.Installs {
-		if p.Installed {
-			return true
-		}
-	}
-	return false
-}
-
-func hasEvent(ts toolHookStatus, event string) bool {
-	for _, p := range ts.Installs {
-		if containsStr(p.Events, event) {
-			return true
-		}
-	}
-	return false
 }
 
 func programThere(env *Env, prog string) bool {
@@ -393,7 +232,7 @@ func printHookStatus(env *Env, rep hookStatusReport) {
 		fmt.Fprintf(w, "\n%s\n", ts.Tool)
 		switch {
 		case ts.Executable == "":
-			fmt.Fprintf(w, "  version:    unknown (%s is not on PATH)\n", hookinstall.ExecutableName(ts.Tool))
+			fmt.Fprintf(w, "  version:    unknown (%s is not on PATH)\n", ts.Program)
 		case ts.Version == "":
 			fmt.Fprintf(w, "  version:    unknown (%s)\n", ts.Executable)
 		default:

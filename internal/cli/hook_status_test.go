@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/hookinstall"
 )
 
 // realCodexDir is the directory of the pinned Codex CLI, or the test is
@@ -115,7 +115,7 @@ supports_websockets = false
 	}
 	// The project is trusted by hand; the hooks are not.
 	f, _ := os.OpenFile(filepath.Join(codexHome, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString("\n[projects.\"" + canonical(project) + "\"]\ntrust_level = \"trusted\"\n")
+	f.WriteString("\n[projects.\"" + hookinstall.CanonicalPath(project) + "\"]\ntrust_level = \"trusted\"\n")
 	f.Close()
 	codexExec()
 	if n := countCalls(); n != 0 {
@@ -140,7 +140,7 @@ supports_websockets = false
 		t.Fatal(err)
 	}
 	for _, ts := range rep.Tools {
-		if ts.Tool == hook.Codex && (ts.Version != "0.169.0" || !strings.Contains(ts.Trust, "project: trusted (5 hooks)")) {
+		if ts.Tool == "codex" && (ts.Version != "0.169.0" || !strings.Contains(ts.Trust, "project: trusted (5 hooks)")) {
 			t.Errorf("status: %+v", ts)
 		}
 	}

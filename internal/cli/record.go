@@ -350,7 +350,7 @@ func (w *workspace) measureFiles(ctx context.Context, m *worktree.Pending, sessi
 		return err
 	}
 	n := len(ch.Files)
-	it.FilesChanged, it.Files, it.HeadMoved = &n, ch.Files, ch.HeadMoved
+	it.FilesChanged, it.Files, it.HeadMoved, it.RefsMoved = &n, ch.Files, ch.HeadMoved, ch.RefsMoved
 	return nil
 }
 

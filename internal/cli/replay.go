@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/loopbreaker/loopbreaker/agent/all"
 	"github.com/loopbreaker/loopbreaker/config"
 	"github.com/loopbreaker/loopbreaker/replay"
 	"github.com/loopbreaker/loopbreaker/transcript"
@@ -120,7 +121,7 @@ func (o *replayOptions) run(env *Env) error {
 	bar := newProgress(env.Stderr, len(files)*(1+len(settings)))
 	var prepared []*replay.Prepared
 	for _, f := range files {
-		s, err := transcript.Read(f.path)
+		s, err := transcript.Read(f.path, all.Transcripts())
 		bar.step()
 		if err != nil {
 			if f.walked && errors.Is(err, transcript.ErrUnknownFormat) {

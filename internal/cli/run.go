@@ -30,6 +30,8 @@ type runOptions struct {
 	maxIterations    optInt
 	iterationTimeout time.Duration
 	timeoutSet       bool
+	continueSession  bool
+	monitor          bool
 }
 
 // runRun is the loop supervisor: `loopbreaker run [flags] -- CMD ARGS...`
@@ -65,6 +67,8 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	fs.BoolVar(&o.appendWarning, "append-warning", false, "append the breaker's warning and a person's guidance (with what was already tried) to the prompt")
 	fs.StringVar(&o.completePattern, "complete-pattern", "", "a Go `regexp`: an output line matching it signals completion (besides <promise>COMPLETE</promise> and Ralph's EXIT_SIGNAL: true)")
 	fs.Var(&o.maxIterations, "max-iterations", "stop after `N` iterations of this run, exit 0 (default: run.max_iterations; 0 = no limit)")
+	fs.BoolVar(&o.continueSession, "continue-session", false, "run each iteration after the first in the agent's own session of the previous one (claude, codex exec, gemini, qwen; also run.continue_session)")
+	fs.BoolVar(&o.monitor, "monitor", false, "open loopbreaker watch beside the loop in tmux: a split of the current window inside tmux, else a new tmux session")
 	fs.Func("iteration-timeout", "stop an iteration that runs longer than `duration` (e.g. 20m): its process group is killed and the iteration counts as failed (default: run.iteration_timeout, 15m; 0 = none)", func(v string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
@@ -88,6 +92,12 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if o.monitor {
+		done, err := monitorRun(env, &o, resolveProject(env, o.project), args)
+		if err != nil || done {
+			return err
+		}
+	}
 	w, err := o.open(env)
 	if err != nil {
 		return err
@@ -98,6 +108,15 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer release()
+	// The agent's hooks (LOOPBREAKER_SESSION) measure their turns against
+	// the session's previous measurement: the loop's start is theirs, as
+	// check --start makes it for a shell loop, so that a first turn which
+	// commits its work (the work tree then matches HEAD) is seen.
+	if w.cfg.Enabled {
+		if err := w.saveBaseline(ctx, o.session); err != nil {
+			fmt.Fprintf(env.Stderr, "loopbreaker: the work tree's state at the loop's start was not kept (%v): the hooks' first turn compares with HEAD\n", err)
+		}
+	}
 	cfg.Dir, cfg.StateDir = w.project, w.stateDir
 	rc := w.cfg.Run
 	cfg.MaxIterations, cfg.IterationTimeout, cfg.MaxWait = rc.MaxIterations, rc.IterationTimeout, rc.MaxWait
@@ -111,6 +130,18 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		cfg.IterationTimeout = o.iterationTimeout
 	}
 	cfg.KeepOutputs, cfg.Checkpoint, cfg.AutoReset = rc.KeepOutputs, rc.Checkpoint, w.cfg.AutoReset && w.cfg.Enabled
+	cfg.CompletionSignals = rc.CompletionSignals
+	if rc.ContinueSession || o.continueSession {
+		as, ok := agentSessionFor(command)
+		if !ok {
+			fmt.Fprintf(env.Stderr, "loopbreaker: run.continue_session: %s cannot be told to continue its session (loopbreaker knows claude, codex exec, gemini and qwen, run directly): every iteration starts a fresh agent\n", filepath.Base(command[0]))
+		} else {
+			cfg.AgentSession = &as
+		}
+	}
+	if w.cfg.Enabled && w.cfg.Budget.OnCallsPerHour == lb.CallsPause {
+		cfg.CallsPerHour = w.cfg.Budget.CallsPerHour
+	}
 	if f := env.Getenv(supervisor.EnvWarningFile); f != "" {
 		cfg.WarningFile = abs(env, f)
 	}

@@ -108,9 +108,9 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 
 	var notifier *notify.Notifier
-	if cfg.Notify.WebhookURL != "" || cfg.Notify.Command != "" {
+	if cfg.Notify.WebhookURL != "" || cfg.Notify.Command != "" || cfg.Notify.Desktop {
 		nopts := notify.Options{
-			URL: cfg.Notify.WebhookURL, Command: cfg.Notify.Command, Debounce: cfg.Notify.Debounce, Retries: cfg.Notify.Retries,
+			URL: cfg.Notify.WebhookURL, Command: cfg.Notify.Command, Desktop: cfg.Notify.Desktop, Debounce: cfg.Notify.Debounce, Retries: cfg.Notify.Retries,
 			Timeout: cfg.Notify.Timeout, Logger: log,
 		}
 		if fleet {

@@ -90,7 +90,7 @@ type workspace struct {
 // loopbreaker.yaml or a legacy state directory, or start itself.
 func findProject(start string) string {
 	for dir := start; ; {
-		for _, name := range []string{config.ProjectFile, "loopbreaker.yml", session.LegacyStateDirName} {
+		for _, name := range append(lb.ProjectFiles(), session.LegacyStateDirName) {
 			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 				return dir
 			}

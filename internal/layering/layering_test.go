@@ -10,22 +10,29 @@ import (
 const module = "github.com/loopbreaker/loopbreaker"
 
 // A rule says that the packages in from depend on none of the packages
-// in not, directly or through another package (subpackages included).
+// in not, directly or through another package (subpackages included). A
+// name in from that ends in "/..." is every package below it.
 type rule struct {
 	from []string
 	not  []string
 	why  string
 }
 
-// The front ends and the installer sit on top; the layers below answer
-// hook calls and run the engine without them.
+// The front ends sit on top; the layers below answer hook calls and run
+// the engine without them. Each agent CLI's package speaks its protocol
+// with the shared code of hook/ and hookinstall/, which names no agent,
+// and knows nothing of the policy, the engine or the stores above it.
 func rules() []rule {
-	frontEnds := []string{"hookinstall", "internal/cli", "httpapi", "mcpserver"}
-	below := []string{"hook", "hookpolicy", "tamper", "worktree", "transcript", "replay", "breaker", "session"}
+	frontEnds := []string{"internal/cli", "httpapi", "mcpserver"}
+	below := []string{"hook", "hookinstall", "hookpolicy", "tamper", "worktree", "transcript", "replay", "breaker", "session"}
 	return []rule{
-		{from: below, not: frontEnds, why: "the hook path, the engine and the session are used by the front ends, never the other way"},
+		{from: append(slices.Clone(below), "agent/..."), not: frontEnds, why: "the agents, the hook path, the engine and the session are used by the front ends, never the other way"},
 		{from: slices.DeleteFunc(slices.Clone(below), func(p string) bool { return p == "session" }), not: []string{"redisstore"},
 			why: "only the session opens a store; the engine works over the Store interface"},
+		{from: []string{"hook", "hookinstall", "tamper", "transcript", "breaker", "errsig", "testparse"}, not: []string{"agent"},
+			why: "the shared protocol code and the engine name no agent CLI: each agent's package uses them"},
+		{from: []string{"agent/..."}, not: []string{"hookpolicy", "session", "breaker", "worktree", "replay", "filestore", "redisstore", "scoped"},
+			why: "an agent's package says what its CLI is, below the policy, the engine and the stores"},
 	}
 }
 
@@ -37,6 +44,7 @@ func deps(t *testing.T, pkgs ...string) map[string][]string {
 	for _, p := range pkgs {
 		args = append(args, module+"/"+p)
 	}
+
 	cmd := exec.Command("go", args...)
 	cmd.Dir = "../.."
 	out, err := cmd.Output()
@@ -64,7 +72,21 @@ func deps(t *testing.T, pkgs ...string) map[string][]string {
 // violations lists "from -> dep" for each dependency a rule forbids.
 func violations(graph map[string][]string, r rule) []string {
 	var out []string
+	var froms []string
 	for _, from := range r.from {
+		prefix, ok := strings.CutSuffix(from, "/...")
+		if !ok {
+			froms = append(froms, from)
+			continue
+		}
+		for p := range graph {
+			if p == prefix || strings.HasPrefix(p, prefix+"/") {
+				froms = append(froms, p)
+			}
+		}
+	}
+	slices.Sort(froms)
+	for _, from := range slices.Compact(froms) {
 		for _, d := range graph[from] {
 			for _, n := range r.not {
 				if d == n || strings.HasPrefix(d, n+"/") {

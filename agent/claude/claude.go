@@ -1,0 +1,127 @@
+// Package claude is Claude Code (@anthropic-ai/claude-code) to
+// loopbreaker: its hook protocol, which most CLIs copy (PreToolUse,
+// PostToolUse, PostToolBatch, Stop; JSON answers with permissionDecision,
+// additionalContext, continue and stopReason).
+package claude
+
+import (
+	"github.com/loopbreaker/loopbreaker/agent"
+	"github.com/loopbreaker/loopbreaker/hook"
+)
+
+// Agent is Claude Code.
+type Agent struct {
+	hook.Standard
+	agent.Location
+}
+
+// New returns Claude Code.
+func New() Agent {
+	return Agent{Location: agent.Location{Project: ".claude/settings.json", UserEnv: "CLAUDE_CONFIG_DIR", UserDir: ".claude", File: "settings.json"}}
+}
+
+// Name is "claude".
+func (Agent) Name() hook.Tool { return "claude" }
+
+// Traits of Claude Code.
+func (Agent) Traits() agent.Traits {
+	return agent.Traits{
+		Display:              "Claude Code",
+		ProjectDirEnv:        "CLAUDE_PROJECT_DIR",
+		TaskNotifications:    true,
+		TranscriptRejections: true,
+	}
+}
+
+// Parse reads Claude Code's payload.
+func (a Agent) Parse(event string, data []byte) (*hook.Payload, error) {
+	return hook.ParseStandard(a.Name(), a, event, data)
+}
+
+// NudgeReachesModel: additionalContext reaches the model at every event but
+// the turn end.
+func (Agent) NudgeReachesModel(event string) bool { return hook.StandardNudgeEvents(event) }
+
+// Render follows PROTOCOLS.md §5. A turn end never gets a block or a deny
+// (that would force the agent to keep going) and never additionalContext,
+// which keeps a conversation going too.
+func (Agent) Render(event string, o hook.Outcome, reason string) hook.Answer {
+	return hook.RenderReply(o, reason, func(r string) *hook.Reply { return reply(event, o, r) })
+}
+
+func reply(event string, o hook.Outcome, r string) *hook.Reply {
+	switch event {
+	case "PreToolUse":
+		switch o {
+		case hook.Nudge:
+			return &hook.Reply{HookSpecificOutput: hook.Context(event, r), SystemMessage: r}
+		case hook.Deny:
+			return &hook.Reply{HookSpecificOutput: hook.Denial(event, r)}
+		}
+		return &hook.Reply{Continue: hook.Halt(), StopReason: r, HookSpecificOutput: hook.Denial(event, r), SystemMessage: r}
+	case "PostToolUse", "PostToolUseFailure", "PostToolBatch":
+		switch {
+		case o != hook.Stop:
+			return &hook.Reply{HookSpecificOutput: hook.Context(event, r)}
+		case event == "PostToolUse":
+			return &hook.Reply{Continue: hook.Halt(), StopReason: r, Decision: "block", Reason: r, SystemMessage: r}
+		}
+		// Claude Code ignores continue:false at PostToolUseFailure and
+		// PostToolBatch (2.1 and 2.0) and never shows stopReason to the
+		// model; additionalContext is what reaches it. The next PreToolUse
+		// stops the agent.
+		return &hook.Reply{Continue: hook.Halt(), StopReason: r, HookSpecificOutput: hook.Context(event, r), SystemMessage: r}
+	case "UserPromptSubmit":
+		return hook.PromptReply(event, o, r)
+	case "SessionStart":
+		return hook.SessionStartReply(event, o, r)
+	case "Stop", "SubagentStop":
+		switch o {
+		case hook.Nudge:
+			return &hook.Reply{SystemMessage: r}
+		case hook.Stop:
+			return &hook.Reply{Continue: hook.Halt(), StopReason: r, SystemMessage: r}
+		}
+	}
+	return nil
+}
+
+// StopInstead answers a PreToolUse while the breaker is OPEN: the call's
+// input is replaced by replacement, a harmless input of the same tool (a
+// command that only prints why, a read of loopbreaker's own note), and the
+// agent is stopped. Claude Code 2.0.x ignores continue:false on PreToolUse
+// and PostToolUseFailure and obeys it only on PostToolUse; a denied call
+// has no PostToolUse, so denying alone never ends a 2.0.x session. The
+// harmless replacement runs, its PostToolUse answers continue:false, and
+// the session ends there (2.1.x already ends at this answer). The
+// permission is given for the replacement only.
+func (Agent) StopInstead(event, reason string, replacement map[string]string) hook.Answer {
+	r := hook.Clip(reason, hook.MaxMessage)
+	return hook.Encode(&hook.Reply{
+		Continue: hook.Halt(), StopReason: r,
+		HookSpecificOutput: &hook.HookSpecific{
+			HookEventName: event, PermissionDecision: "allow", PermissionDecisionReason: r,
+			UpdatedInput: replacement,
+		},
+		SystemMessage: r,
+	})
+}
+
+// Guarded: the settings Claude Code reads hooks and their switches from
+// (disableAllHooks, the matchers and timeouts of each hook): the project's
+// settings.json and settings.local.json, the user's (CLAUDE_CONFIG_DIR and
+// ~/.claude), and the managed settings of the machine.
+func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
+	home, _ := agent.Home(getenv)
+	g := agent.Guarded{Vars: agent.Vars(getenv, "CLAUDE_CONFIG_DIR")}
+	g.Files = agent.Under(project, ".claude/settings.json", ".claude/settings.local.json")
+	g.Files = append(g.Files, agent.Under(home, ".claude/settings.json", ".claude/settings.local.json")...)
+	g.Files = append(g.Files, agent.Under(getenv("CLAUDE_CONFIG_DIR"), "settings.json", "settings.local.json")...)
+	g.Files = append(g.Files, "/etc/claude-code/managed-settings.json")
+	g.Dirs = []string{"/etc/claude-code/managed-settings.d"}
+	return g
+}
+
+// Resume: --session-id UUID on the first iteration, --resume UUID after
+// it; checked with Claude Code 2.0.77 and 2.1.330 in the real-agent tier.
+func (Agent) Resume() agent.Resume { return agent.PinnedResume() }

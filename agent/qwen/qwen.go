@@ -1,0 +1,162 @@
+// Package qwen is Qwen Code (@qwen-code/qwen-code) to loopbreaker: a fork
+// of Gemini CLI whose hooks speak Claude Code's events and answers, with
+// Gemini's tool names and results.
+package qwen
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/loopbreaker/loopbreaker/agent"
+	"github.com/loopbreaker/loopbreaker/agent/gemini"
+	"github.com/loopbreaker/loopbreaker/hook"
+)
+
+// Agent is Qwen Code.
+type Agent struct {
+	hook.Standard
+	agent.Location
+}
+
+// New returns Qwen Code.
+func New() Agent {
+	return Agent{Location: agent.Location{Project: ".qwen/settings.json", UserEnv: "QWEN_HOME", UserDir: ".qwen", File: "settings.json"}}
+}
+
+// Name is "qwen".
+func (Agent) Name() hook.Tool { return "qwen" }
+
+// Traits of Qwen Code.
+func (Agent) Traits() agent.Traits {
+	return agent.Traits{Unseen: "an untrusted folder (with security.folderTrust on), qwen started in a subdirectory, or disableAllHooks", Display: "Qwen Code", ProjectDirEnv: "QWEN_PROJECT_DIR"}
+}
+
+// Parse reads Qwen's payload (Claude Code's wire format).
+func (a Agent) Parse(event string, data []byte) (*hook.Payload, error) {
+	return hook.ParseStandard(a.Name(), a, event, data)
+}
+
+// Class reads Qwen's tool names.
+func (Agent) Class(name string) hook.Class {
+	switch name {
+	case "run_shell_command":
+		return hook.ClassShell
+	case "edit", "write_file", "notebook_edit":
+		return hook.ClassEdit
+	case "read_file":
+		return hook.ClassRead
+	}
+	return hook.ClassOther
+}
+
+// VolatileFields of the shell: description and scheduling.
+func (Agent) VolatileFields(name string) []string {
+	if name == "run_shell_command" {
+		return []string{"description", "is_background", "timeout"}
+	}
+	return nil
+}
+
+// Result: a failed call comes as PostToolUseFailure with its error (as
+// Claude Code's); a result as Gemini's llmContent and returnDisplay.
+func (a Agent) Result(p *hook.Payload) hook.Result {
+	shell := a.Class(p.ToolName) == hook.ClassShell
+	if p.Event != "PostToolUseFailure" && p.Error == "" {
+		return gemini.Result(p, shell)
+	}
+	r := hook.Result{Text: p.Error, Output: p.Error, Failed: true}
+	if shell {
+		// A command that exits non-zero fails: the error is the whole
+		// llmContent ("Command: …\nDirectory: …\nOutput: …\nExit Code: 1…").
+		r.ExitCode = hook.ExitCodeLine(p.Error)
+		r.Output = gemini.GoTestSummaryTabs(gemini.ShellOutput(shellBody(p.Error)))
+		code := 1
+		if r.ExitCode != nil {
+			code = *r.ExitCode
+		}
+		r.Text = "exit " + strconv.Itoa(code) + "\n" + r.Output
+	}
+	return r
+}
+
+// ShellCommand reads the "command" input.
+func (Agent) ShellCommand(p *hook.Payload) string { return hook.CommandInput(p.ToolInput) }
+
+// NudgeReachesModel: Qwen Code drops additionalContext on PreToolUse.
+func (Agent) NudgeReachesModel(event string) bool {
+	switch event {
+	case "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart":
+		return true
+	}
+	return false
+}
+
+// Render puts an outcome in Qwen Code's words (PROTOCOLS.md, Qwen Code
+// 0.24). continue:false never ends a run here: on PreToolUse and
+// PostToolUse it replaces the tool's result with stopReason (for the
+// model, and on stderr for the person) and the run goes on; on Stop it
+// means "keep going" (stopReason becomes the next prompt), so a turn end
+// never gets it. What ends a run is a blocked UserPromptSubmit, which Qwen
+// fires before every model request, including the one that carries the
+// tool results: an OPEN breaker refuses the call or replaces its result,
+// then ends the turn at the next request.
+func (Agent) Render(event string, o hook.Outcome, reason string) hook.Answer {
+	return hook.RenderReply(o, reason, func(r string) *hook.Reply { return reply(event, o, r) })
+}
+
+func reply(event string, o hook.Outcome, r string) *hook.Reply {
+	switch event {
+	case "PreToolUse":
+		// additionalContext is dropped here: a Nudge waits for the result.
+		if o == hook.Deny || o == hook.Stop {
+			return &hook.Reply{HookSpecificOutput: hook.Denial(event, r)}
+		}
+	case "PostToolUse":
+		if o == hook.Stop {
+			return &hook.Reply{Continue: hook.Halt(), StopReason: r}
+		}
+		return &hook.Reply{HookSpecificOutput: hook.Context(event, r)}
+	case "PostToolUseFailure", "SessionStart":
+		// PostToolUseFailure reads additionalContext only (appended to the
+		// error the model gets).
+		return &hook.Reply{HookSpecificOutput: hook.Context(event, r)}
+	case "UserPromptSubmit":
+		if o == hook.Nudge {
+			return &hook.Reply{HookSpecificOutput: hook.Context(event, r)}
+		}
+		return &hook.Reply{Decision: "block", Reason: r}
+	case "Stop", "SubagentStop":
+		// Shown to the person on stderr; never blocks.
+		return &hook.Reply{SystemMessage: r}
+	}
+	return nil
+}
+
+// shellBody drops the "Command: …" and "Directory: …" lines Qwen
+// Code puts before a shell result's "Output: …" (a command of several
+// lines takes several).
+func shellBody(llm string) string {
+	if !strings.HasPrefix(llm, "Command: ") {
+		return llm
+	}
+	if i := strings.Index(llm, "\nOutput: "); i >= 0 {
+		return llm[i+1:]
+	}
+	return llm
+}
+
+// Guarded: settings.json, the project's, the user's (QWEN_HOME and
+// ~/.qwen) and the machine's (disableAllHooks switches hooks off).
+func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
+	home, _ := agent.Home(getenv)
+	g := agent.Guarded{Vars: agent.Vars(getenv, "QWEN_HOME")}
+	g.Files = agent.Under(project, ".qwen/settings.json")
+	g.Files = append(g.Files, agent.Under(home, ".qwen/settings.json")...)
+	g.Files = append(g.Files, agent.Under(getenv("QWEN_HOME"), "settings.json")...)
+	g.Files = append(g.Files, "/etc/qwen-code/settings.json")
+	return g
+}
+
+// Resume: --session-id UUID on the first iteration, --resume UUID after
+// it; checked with Qwen Code 0.24.4 in the real-agent tier.
+func (Agent) Resume() agent.Resume { return agent.PinnedResume() }

@@ -1,0 +1,106 @@
+package hookpolicy
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/loopbreaker/loopbreaker/agent"
+	"github.com/loopbreaker/loopbreaker/hookinstall"
+	"github.com/loopbreaker/loopbreaker/internal/jsonenc"
+	"github.com/loopbreaker/loopbreaker/tamper"
+)
+
+// GuardInput is what the guard of one hook call is built from.
+type GuardInput struct {
+	// Agent is the calling CLI: only its settings are protected and
+	// fingerprinted, and only its files are read.
+	Agent   agent.Agent
+	Project string
+	// Home is the user's home directory, Getenv the environment.
+	Home   string
+	Getenv func(string) string
+	// StateDir is the session's state directory, StateRoot the directory
+	// of every project's state ("" when unknown).
+	StateDir, StateRoot string
+	// Config are the configuration files besides the project's; Binaries
+	// the loopbreaker program's paths.
+	Config, Binaries []string
+	// Settings is the effective configuration, part of the fingerprint.
+	Settings any
+}
+
+// NewGuard is what the hook protects from the agent: the project's
+// configuration and state, every state directory, the calling CLI's hook
+// settings (every file and folder that decides whether its hooks run) and
+// the loopbreaker program; and the fingerprint of the configuration and
+// of loopbreaker's hooks in those settings, this call's.
+func NewGuard(in GuardInput) *Guard {
+	p := tamper.Protected{
+		Project:   in.Project,
+		Home:      in.Home,
+		StateDir:  in.StateDir,
+		StateRoot: in.StateRoot,
+		Config:    in.Config,
+		Binaries:  in.Binaries,
+		Vars:      map[string]string{},
+	}
+	for _, name := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "LOOPBREAKER_DIR", "LOOPBREAKER_STATE_DIR"} {
+		if v := in.Getenv(name); v != "" {
+			p.Vars[name] = v
+		}
+	}
+	if p.Vars["HOME"] == "" && in.Home != "" {
+		p.Vars["HOME"] = in.Home
+	}
+	g := in.Agent.Guarded(in.Project, in.Getenv)
+	for k, v := range g.Vars {
+		p.Vars[k] = v
+	}
+	p.Hooks, p.HookDirs = g.Files, g.Dirs
+	fp := hashDoc(fingerprintOf(in), jsonenc.Marshal)
+	return &Guard{Protected: p, Fingerprint: string(in.Agent.Name()) + "=" + fp}
+}
+
+// fingerprintPlace is one settings file of the calling CLI in the
+// fingerprint.
+type fingerprintPlace struct {
+	Path      string
+	Installed hookinstall.Installed
+}
+
+// fingerprintDoc is what the fingerprint hashes, as JSON.
+type fingerprintDoc struct {
+	Config any
+	Hooks  []fingerprintPlace
+}
+
+// fingerprintOf is what the fingerprint hashes: the effective
+// configuration and loopbreaker's entries in the calling CLI's hook
+// settings (project and user), what decides whether and how the agent is
+// guarded. Other settings of those files (permissions the CLI saves as the
+// person approves them) are not part of it.
+func fingerprintOf(in GuardInput) fingerprintDoc {
+	doc := fingerprintDoc{Config: in.Settings}
+	for _, user := range []bool{false, true} {
+		path, err := in.Agent.SettingsPath(user, in.Project, in.Getenv)
+		if err != nil {
+			continue
+		}
+		installed, _ := in.Agent.Installed(path)
+		doc.Hooks = append(doc.Hooks, fingerprintPlace{Path: path, Installed: installed})
+	}
+	return doc
+}
+
+// hashDoc is the first 6 bytes of the SHA-256 of doc's JSON (as marshal
+// writes it), in hex; "" when it cannot be encoded. jsonenc.Marshal gives
+// json.Marshal's bytes without building its tables of every type under
+// lb.Config in each hook process.
+func hashDoc(doc fingerprintDoc, marshal func(any) ([]byte, error)) string {
+	b, err := marshal(doc)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:6])
+}
