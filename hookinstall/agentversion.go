@@ -24,9 +24,10 @@ func ParseAgentVersion(out string) (string, bool) {
 	return m, m != ""
 }
 
-// versionTimeout bounds `PROGRAM --version`; a shorter deadline of the
+// versionTimeout bounds `PROGRAM --version` against a hang (a node CLI on
+// a loaded machine can take many seconds); a shorter deadline of the
 // caller's context wins.
-const versionTimeout = 15 * time.Second
+const versionTimeout = time.Minute
 
 // AgentVersion runs `PROGRAM --version` (bounded in time) and parses it.
 // A CLI that does not answer in time is asked to stop (SIGTERM, then

@@ -12,8 +12,9 @@ import (
 // the same for every CLI.
 //
 // Two shapes are known: a "hooks" object of event lists of matcher groups
-// (Claude Code's shape, the default), and, with Flat, event lists of
-// handlers without groups. A CLI whose "settings" are a file of
+// (Claude Code's shape, the default; with TopLevel, the event lists are
+// the document's own members), and, with Flat, event lists of handlers
+// without groups. A CLI whose "settings" are a file of
 // loopbreaker's own gives Merge and Find instead.
 type Format struct {
 	// Tool is the CLI's name, as loopbreaker's hook command names it.
@@ -27,6 +28,9 @@ type Format struct {
 	Command func(program, event string) string
 	// Handler is loopbreaker's handler object running command.
 	Handler func(command string) json.RawMessage
+	// TopLevel: the event lists are the document's own members, not a
+	// "hooks" object's (a hooks file of their own, as Droid's).
+	TopLevel bool
 	// Flat: each event lists its handlers directly, with no matcher
 	// groups; CommandKey names a handler's command ("command" when "").
 	Flat       bool

@@ -73,6 +73,8 @@ func Merge(f *Format, data []byte, command string, o *Options) ([]byte, []Change
 		return f.Merge(data, command, install)
 	case f.Flat:
 		return mergeFlat(f, data, command, install)
+	case f.TopLevel:
+		return mergeTopLevel(f, data, command, o)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		if !install {
@@ -746,4 +748,36 @@ func removeEmptyDirs(f *Format, sf settingsFile, dir string) string {
 		sub, dir = path.Dir(sub), filepath.Dir(dir)
 	}
 	return removed
+}
+
+// mergeTopLevel is Merge for a document whose own members are the event
+// lists: the whole document is the hooks object, and its other members
+// (switches such as "hooksDisabled") are left as they are.
+func mergeTopLevel(f *Format, data []byte, command string, o *Options) ([]byte, []Change, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		if o == nil {
+			return data, nil, nil
+		}
+		data = []byte("{}\n")
+	}
+	doc, err := parseObject(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("not a JSON object (%v): fix the file, or add the hooks by hand", err)
+	}
+	plan, err := planHooks(f, doc, command, o)
+	if err != nil || len(plan.changes) == 0 {
+		return data, nil, err
+	}
+	ind, multiline := doc.indent()
+	if !multiline && len(doc.members) == 0 {
+		multiline = true
+	}
+	if out, ok := plan.splice(doc, indentUnit(ind)); ok {
+		return out, plan.changes, nil
+	}
+	out, err := render(plan.compact(), "", "  ", multiline)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, plan.changes, nil
 }

@@ -29,13 +29,15 @@ func FindInstalled(f *Format, data []byte) Installed {
 	if err != nil {
 		return in
 	}
-	hi := obj.find("hooks")
-	if hi < 0 {
-		return in
-	}
-	hooks, err := parseObject(obj.members[hi].raw)
-	if err != nil {
-		return in
+	hooks := obj
+	if !f.TopLevel {
+		hi := obj.find("hooks")
+		if hi < 0 {
+			return in
+		}
+		if hooks, err = parseObject(obj.members[hi].raw); err != nil {
+			return in
+		}
 	}
 	for _, m := range hooks.members {
 		var groups []struct {

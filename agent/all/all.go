@@ -12,7 +12,9 @@ import (
 	"github.com/loopbreaker/loopbreaker/agent/cline"
 	"github.com/loopbreaker/loopbreaker/agent/codex"
 	"github.com/loopbreaker/loopbreaker/agent/copilot"
+	"github.com/loopbreaker/loopbreaker/agent/droid"
 	"github.com/loopbreaker/loopbreaker/agent/gemini"
+	"github.com/loopbreaker/loopbreaker/agent/kilocode"
 	"github.com/loopbreaker/loopbreaker/agent/opencode"
 	"github.com/loopbreaker/loopbreaker/agent/pi"
 	"github.com/loopbreaker/loopbreaker/agent/qwen"
@@ -24,6 +26,7 @@ func Agents() []agent.Agent {
 	return []agent.Agent{
 		claude.New(), codex.New(), gemini.New(), qwen.New(),
 		pi.New(), copilot.New(), cline.New(), opencode.New(),
+		droid.New(), kilocode.New(),
 	}
 }
 

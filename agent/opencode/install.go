@@ -25,10 +25,11 @@ func Hooks() []string {
 	return []string{"tool.execute.before", "tool.execute.after", "chat.message", "event"}
 }
 
-// plugin is loopbreaker's plugin running program, as a file of its own.
-func plugin(program string) *hookinstall.OwnFile {
+// plugin is loopbreaker's plugin for tool running program, as a file of
+// its own.
+func plugin(tool hook.Tool, program string) *hookinstall.OwnFile {
 	return &hookinstall.OwnFile{
-		Content: Plugin(program),
+		Content: PluginFor(tool, program),
 		Ours:    func(data []byte) bool { _, ok := PluginProgram(data); return ok },
 		Change:  "plugin " + PluginName,
 		What:    "loopbreaker's plugin",
@@ -37,12 +38,23 @@ func plugin(program string) *hookinstall.OwnFile {
 
 // Install writes (or removes) loopbreaker's plugin.
 func (a Agent) Install(_ context.Context, req *agent.InstallRequest) (*agent.InstallResult, error) {
+	res, err := InstallPlugin(a.Name(), ".opencode/plugins/"+PluginName, req)
+	if err == nil && !req.Uninstall && !req.User {
+		res.Notes = append(res.Notes, "OpenCode adds its own package.json, node_modules/ and .gitignore to .opencode/ when it starts; uninstall leaves those")
+	}
+	return res, err
+}
+
+// InstallPlugin writes (or removes) loopbreaker's plugin for tool, a CLI
+// built on OpenCode, at req.Path for the user, else at projectRel
+// (slash-separated) below the project.
+func InstallPlugin(tool hook.Tool, projectRel string, req *agent.InstallRequest) (*agent.InstallResult, error) {
 	var res hookinstall.FileResult
 	var err error
 	if req.User {
-		res, err = hookinstall.EditOwnUserFile(plugin(req.Program), req.Path, !req.Uninstall)
+		res, err = hookinstall.EditOwnUserFile(plugin(tool, req.Program), req.Path, !req.Uninstall)
 	} else {
-		res, err = hookinstall.EditOwnProjectFile(plugin(req.Program), req.Project, ".opencode/plugins/"+PluginName, !req.Uninstall)
+		res, err = hookinstall.EditOwnProjectFile(plugin(tool, req.Program), req.Project, projectRel, !req.Uninstall)
 	}
 	if err != nil {
 		return nil, err
@@ -50,15 +62,15 @@ func (a Agent) Install(_ context.Context, req *agent.InstallRequest) (*agent.Ins
 	out := &agent.InstallResult{FileResult: res}
 	switch {
 	case len(res.Changes) == 0 && !req.Uninstall:
-		out.Summary = []string{fmt.Sprintf("opencode: loopbreaker's plugin already installed in %s; nothing changed", res.Path)}
+		out.Summary = []string{fmt.Sprintf("%s: loopbreaker's plugin already installed in %s; nothing changed", tool, res.Path)}
 	case len(res.Changes) == 0:
-		out.Summary = []string{fmt.Sprintf("opencode: no loopbreaker plugin at %s; nothing changed", res.Path)}
+		out.Summary = []string{fmt.Sprintf("%s: no loopbreaker plugin at %s; nothing changed", tool, res.Path)}
 	case !req.Uninstall && res.Created:
-		out.Summary = []string{fmt.Sprintf("opencode: installed loopbreaker's plugin in new file %s", res.Path)}
+		out.Summary = []string{fmt.Sprintf("%s: installed loopbreaker's plugin in new file %s", tool, res.Path)}
 	case !req.Uninstall:
-		out.Summary = []string{fmt.Sprintf("opencode: updated loopbreaker's plugin in %s", res.Path)}
+		out.Summary = []string{fmt.Sprintf("%s: updated loopbreaker's plugin in %s", tool, res.Path)}
 	default:
-		out.Summary = []string{fmt.Sprintf("opencode: removed loopbreaker's plugin %s", res.Path)}
+		out.Summary = []string{fmt.Sprintf("%s: removed loopbreaker's plugin %s", tool, res.Path)}
 		if res.RemovedDir != "" {
 			out.Summary = append(out.Summary, fmt.Sprintf("  removed the empty directory %s", res.RemovedDir))
 		}
@@ -66,12 +78,9 @@ func (a Agent) Install(_ context.Context, req *agent.InstallRequest) (*agent.Ins
 	if req.Uninstall {
 		return out, nil
 	}
-	out.Command = hook.PlainCommand(req.Program, a.Name()) + " EVENT (from the plugin's tool.execute.before/after, chat.message and session events)"
+	out.Command = hook.PlainCommand(req.Program, tool) + " EVENT (from the plugin's tool.execute.before/after, chat.message and session events)"
 	out.Fallback = fmt.Sprintf("the plugin lets every call go on, with a warning, when %s is moved or deleted, so that the agent is never blocked by a missing loopbreaker", req.Program)
-	out.Notes = append(out.Notes, "OpenCode loads the plugin when it starts (no trust or enable step)")
-	if !req.User {
-		out.Notes = append(out.Notes, "OpenCode adds its own package.json, node_modules/ and .gitignore to .opencode/ when it starts; uninstall leaves those")
-	}
+	out.Notes = append(out.Notes, "the CLI loads the plugin when it starts (no trust or enable step)")
 	return out, nil
 }
 

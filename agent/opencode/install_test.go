@@ -142,17 +142,17 @@ func TestOpenCodeUserInstallAndUninstall(t *testing.T) {
 // InstallOpenCodeProject and the three below are the plugin file's edits as
 // Install makes them.
 func InstallOpenCodeProject(project, program string) (hookinstall.FileResult, error) {
-	return hookinstall.EditOwnProjectFile(plugin(program), project, ".opencode/plugins/"+PluginName, true)
+	return hookinstall.EditOwnProjectFile(plugin("opencode", program), project, ".opencode/plugins/"+PluginName, true)
 }
 
 func UninstallOpenCodeProject(project, program string) (hookinstall.FileResult, error) {
-	return hookinstall.EditOwnProjectFile(plugin(program), project, ".opencode/plugins/"+PluginName, false)
+	return hookinstall.EditOwnProjectFile(plugin("opencode", program), project, ".opencode/plugins/"+PluginName, false)
 }
 
 func InstallOpenCodeUser(path, program string) (hookinstall.FileResult, error) {
-	return hookinstall.EditOwnUserFile(plugin(program), path, true)
+	return hookinstall.EditOwnUserFile(plugin("opencode", program), path, true)
 }
 
 func UninstallOpenCodeUser(path, program string) (hookinstall.FileResult, error) {
-	return hookinstall.EditOwnUserFile(plugin(program), path, false)
+	return hookinstall.EditOwnUserFile(plugin("opencode", program), path, false)
 }

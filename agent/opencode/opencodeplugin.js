@@ -1,8 +1,9 @@
-// loopbreaker's guard for OpenCode: a plugin that asks `loopbreaker hook
-// opencode EVENT` about every tool call and turn end, and applies the
-// answer. Installed by `loopbreaker hook install opencode`; removed by
-// `loopbreaker hook uninstall opencode`. Generated: edits are overwritten
-// by the next install.
+// loopbreaker's guard for OpenCode and the CLIs built on it: a plugin that
+// asks `loopbreaker hook AGENT EVENT` about every tool call and turn end
+// (AGENT is opencode, or kilocode for Kilo Code), and applies the answer.
+// Installed by `loopbreaker hook install AGENT`; removed by `loopbreaker
+// hook uninstall AGENT`. Generated: edits are overwritten by the next
+// install.
 //
 // Each OpenCode hook becomes one event of loopbreaker's hook protocol, a
 // JSON payload on the program's stdin:
@@ -15,7 +16,9 @@
 //   session.idle                        -> Stop (with the agent's last text)
 // and the answer (loopbreaker's JSON on stdout) is applied:
 //   permissionDecision "deny", decision "block" -> the call or prompt fails
-//                                          with the reason (the model reads it)
+//                                          with the reason (the model reads it;
+//                                          thrown, as Kilo Code needs even
+//                                          after an abort)
 //   additionalContext                   -> appended to the tool's output
 //   continue: false                     -> the session is aborted: the run ends
 //   systemMessage                       -> printed on stderr for the person
@@ -25,6 +28,7 @@
 import { spawn } from "node:child_process"
 
 const PROGRAM = "@PROGRAM@"
+const AGENT = "@AGENT@"
 const MISSING = "@MISSING@"
 // A hook call takes milliseconds; one that hangs is killed and allowed.
 const TIMEOUT_MS = 30000
@@ -62,7 +66,7 @@ export const LoopbreakerGuard = async ({ client, directory }) => {
         new Promise((resolve) => {
           let child
           try {
-            child = spawn(PROGRAM, ["hook", "opencode", event], {
+            child = spawn(PROGRAM, ["hook", AGENT, event], {
               cwd: directory,
               stdio: ["pipe", "pipe", "ignore"],
             })

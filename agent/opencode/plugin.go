@@ -21,11 +21,16 @@ const PluginName = "loopbreaker.js"
 // and applies the answer. program is spawned without a shell, so it is an
 // absolute path or a name looked up on PATH; when it is missing the plugin
 // warns once and lets every call go on.
-func Plugin(program string) []byte {
+func Plugin(program string) []byte { return PluginFor("opencode", program) }
+
+// PluginFor is Plugin for a CLI built on OpenCode, whose hooks are named
+// tool (`program hook TOOL EVENT`).
+func PluginFor(tool hook.Tool, program string) []byte {
 	// JSON strings are JavaScript string literals.
 	prog, _ := json.Marshal(program)
-	missing, _ := json.Marshal(hook.MissingProgramWarning(program, "opencode"))
-	r := strings.NewReplacer(`"@PROGRAM@"`, string(prog), `"@MISSING@"`, string(missing))
+	name, _ := json.Marshal(tool)
+	missing, _ := json.Marshal(hook.MissingProgramWarning(program, tool))
+	r := strings.NewReplacer(`"@PROGRAM@"`, string(prog), `"@AGENT@"`, string(name), `"@MISSING@"`, string(missing))
 	return []byte(r.Replace(pluginSource))
 }
 
