@@ -226,6 +226,8 @@ type Attempt struct {
 	// number of the test run that ended it; the edits before it are its
 	// Files.
 	ToolCall int `json:"tool_call,omitempty"`
+	// ExitCode is the agent's exit code when the iteration reported one.
+	ExitCode *int `json:"exit_code,omitempty"`
 }
 
 // Guidance is what a person told the agent with a reset.

@@ -385,24 +385,14 @@ func (c *Config) Validate() error {
 		}
 		return nil
 	}
-	for _, chk := range []struct {
-		key string
-		v   int
-	}{
-		{"no_progress.threshold", c.NoProgress.Threshold},
-		{"same_error.threshold", c.SameError.Threshold},
+	for _, chk := range append(c.warnedThresholds(), []namedInt{
 		{"output_decline.window", c.OutputDecline.Window},
 		{"output_decline.min_samples", c.OutputDecline.MinSamples},
 		{"output_decline.threshold", c.OutputDecline.Threshold},
-		{"phase_failure.threshold", c.PhaseFailure.Threshold},
-		{"permission_denials.threshold", c.PermissionDenials.Threshold},
-		{"test_attempts.per_test", c.TestAttempts.PerTest},
-		{"test_attempts.per_slice", c.TestAttempts.PerSlice},
 		{"failure_window.threshold", c.FailureWindow.Threshold},
 		{"tool_calls.repeat", c.ToolCalls.Repeat},
 		{"tool_calls.cycle", c.ToolCalls.Cycle},
-		{"tool_calls.same_error", c.ToolCalls.SameError},
-	} {
+	}...) {
 		if err := pos(chk.key, chk.v); err != nil {
 			return err
 		}
@@ -462,8 +452,8 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("prices[%d] (%s): a price must not be negative", i, p.Model)
 		}
 	}
-	if c.WarnMargin < 0 {
-		return fmt.Errorf("warn_margin must be 0 or more, got %d", c.WarnMargin)
+	if err := c.validateWarnMargin(); err != nil {
+		return err
 	}
 	for p, prof := range c.Phases {
 		switch p {
@@ -497,6 +487,43 @@ func (c *Config) Validate() error {
 	}
 	if c.Journal.MaxBytes < 0 || c.Journal.Keep < 0 || c.Journal.MaxEntries < 0 || c.Journal.MaxAge < 0 {
 		return fmt.Errorf("journal.max_bytes, journal.keep, journal.max_entries and journal.max_age must not be negative")
+	}
+	return nil
+}
+
+// namedInt is a setting's value with its key, for messages.
+type namedInt struct {
+	key string
+	v   int
+}
+
+// warnedThresholds are the thresholds (each at least 1) of the detectors
+// that warn at their threshold minus warn_margin.
+func (c *Config) warnedThresholds() []namedInt {
+	return []namedInt{
+		{"no_progress.threshold", c.NoProgress.Threshold},
+		{"same_error.threshold", c.SameError.Threshold},
+		{"phase_failure.threshold", c.PhaseFailure.Threshold},
+		{"permission_denials.threshold", c.PermissionDenials.Threshold},
+		{"test_attempts.per_test", c.TestAttempts.PerTest},
+		{"test_attempts.per_slice", c.TestAttempts.PerSlice},
+		{"tool_calls.same_error", c.ToolCalls.SameError},
+	}
+}
+
+// validateWarnMargin refuses a warn_margin that leaves no count to warn at:
+// a detector warns at its threshold minus the margin, so a margin as large
+// as every threshold silently turns warnings off, which 0 says plainly.
+func (c *Config) validateWarnMargin() error {
+	largest, key := 0, ""
+	for _, t := range append(c.warnedThresholds(), namedInt{"same_error.session_threshold", c.SameError.SessionThreshold}, namedInt{"tamper.threshold", c.Tamper.Threshold}) {
+		if t.v > largest {
+			largest, key = t.v, t.key
+		}
+	}
+	if c.WarnMargin < 0 || c.WarnMargin >= largest {
+		return fmt.Errorf("warn_margin must be between 0 (no warnings) and %d (one less than the largest threshold, %s: %d), got %d: a detector warns at its threshold minus the margin",
+			max(largest-1, 0), key, largest, c.WarnMargin)
 	}
 	return nil
 }

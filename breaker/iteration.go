@@ -63,6 +63,10 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	at.Summary, at.Files, at.Failed = it.Summary, it.Files, failingTests(it.Tests, failed)
 	at.Error, at.Signature, at.Progress, at.Epoch = firstErr, sig, progress, s.Resets
 	at.ProgressReason = reason
+	if it.ExitCode != nil {
+		code := *it.ExitCode
+		at.ExitCode = &code
+	}
 	for i := range s.Guidance {
 		s.Guidance[i].Delivered = true
 	}

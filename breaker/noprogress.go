@@ -35,9 +35,15 @@ func (noProgress) Count(s *lb.BreakerState, at Moment) Count {
 }
 
 func (noProgress) Reason(s *lb.BreakerState, at Moment, c Count) Reason {
+	// The failing output is worth re-reading only when there was one (the
+	// same-error detector keeps the latest iteration's signature).
+	advice := "Change approach: re-read the failing output and make a concrete, different change."
+	if s.LastErrorSig == "" {
+		advice = "Change approach: nothing failed, yet nothing changed: check what the task still needs (run its tests, read the code it is about) and make a concrete change."
+	}
 	return Reason{
 		What: fmt.Sprintf("no progress in %d consecutive iterations (%s%s): %s",
 			c.Value, c.limit(), inPhase(at.Phase), lb.RuleNone.Why()),
-		Advice: "Change approach: re-read the failing output and make a concrete, different change.",
+		Advice: advice,
 	}
 }

@@ -314,6 +314,23 @@ func TestPrintLists(t *testing.T) {
 	const wantBreakers = `[{"scope":"stakes:high","failure_threshold":3,"window":"24h","cooldown":"1h","notify":true},` +
 		`{"scope":"category:auth","failure_threshold":2,"window":"2h","cooldown":"30m","notify":false}]`
 
+	t.Run("key", func(t *testing.T) {
+		// The whole list, one entry a line, that the table only sums up.
+		var buf bytes.Buffer
+		if err := l.PrintKey(&buf, "breakers", false); err != nil {
+			t.Fatal(err)
+		}
+		want := "breakers (project loopbreaker.yaml:14):\n" +
+			`  - {"scope":"stakes:high","failure_threshold":3,"window":"24h","cooldown":"1h","notify":true}` + "\n" +
+			`  - {"scope":"category:auth","failure_threshold":2,"window":"2h","cooldown":"30m","notify":false}` + "\n"
+		if buf.String() != want {
+			t.Errorf("config breakers printed\n%s\nwant\n%s", buf.String(), want)
+		}
+		if err := l.PrintKey(&buf, "breaker", false); err == nil || !strings.Contains(err.Error(), `no setting "breaker"`) {
+			t.Errorf("an unknown key: %v", err)
+		}
+	})
+
 	t.Run("text", func(t *testing.T) {
 		var buf bytes.Buffer
 		if err := l.Print(&buf, false); err != nil {
@@ -336,7 +353,7 @@ func TestPrintLists(t *testing.T) {
 			t.Errorf("lines for keys that are not keys: %v", count)
 		}
 		for key, want := range map[string]string{
-			"breakers":                wantBreakers + " project loopbreaker.yaml:14",
+			"breakers":                "[2 entries] (whole: loopbreaker config breakers) project loopbreaker.yaml:14",
 			"scope.allow":             `["src/**"] project loopbreaker.yaml:8`,
 			"scope.justify":           "[] default",
 			"scope.files_in_scope":    `"" default`,

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/internal/redact"
@@ -59,13 +61,95 @@ func (l *Loaded) Print(w io.Writer, asJSON bool) error {
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, lf := range leaves {
-		val := formatValue(redactSecret(lf.get(&l.Config)))
+		val := summary(lf.key, redactSecret(lf.get(&l.Config)))
 		if val == "" {
 			val = `""` // an empty column would shift the source into it
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", lf.key, val, l.source(lf.key))
 	}
 	return tw.Flush()
+}
+
+// maxTableValue is the widest value the table shows whole: one long value
+// (the price table is over a thousand characters) would pad every line
+// of the aligned table to its width.
+const maxTableValue = 60
+
+// summary is a value as the table shows it: whole when short; a list as
+// its number of entries, a long text cut; either pointing at
+// `loopbreaker config KEY`, which prints it whole.
+func summary(key string, v any) string {
+	val := formatValue(v)
+	if len(val) <= maxTableValue {
+		return val
+	}
+	whole := "(whole: loopbreaker config " + key + ")"
+	if list := reflect.ValueOf(v); list.Kind() == reflect.Slice {
+		return fmt.Sprintf("[%d entries] %s", list.Len(), whole)
+	}
+	cut := val[:maxTableValue-20]
+	for !utf8.ValidString(cut) {
+		cut = cut[:len(cut)-1]
+	}
+	return cut + "… " + whole
+}
+
+// PrintKey writes one key's whole value and its source: a list one entry
+// a line. JSON: the {key, value, source, origin} object of Print's array.
+func (l *Loaded) PrintKey(w io.Writer, key string, asJSON bool) error {
+	sch, err := buildSchema()
+	if err != nil {
+		return err
+	}
+	var lf *leaf
+	for _, c := range sch.leaves {
+		if c.key == key {
+			lf = c
+		}
+	}
+	if lf == nil {
+		return fmt.Errorf("no setting %q: `loopbreaker config` lists every key", key)
+	}
+	if asJSON {
+		var rows []json.RawMessage
+		var all strings.Builder
+		if err := l.Print(&all, true); err != nil {
+			return err
+		}
+		if err := json.Unmarshal([]byte(all.String()), &rows); err != nil {
+			return err
+		}
+		for _, r := range rows {
+			var k struct{ Key string }
+			if json.Unmarshal(r, &k) == nil && k.Key == key {
+				var b bytes.Buffer
+				if err := json.Indent(&b, r, "", "  "); err != nil {
+					return err
+				}
+				_, err := fmt.Fprintf(w, "%s\n", b.Bytes())
+				return err
+			}
+		}
+		return fmt.Errorf("no setting %q in the JSON", key)
+	}
+	v := redactSecret(lf.get(&l.Config))
+	fmt.Fprintf(w, "%s (%s):\n", key, l.source(key))
+	if list := reflect.ValueOf(v); list.Kind() == reflect.Slice && lf.elem != nil {
+		if list.Len() == 0 {
+			_, err := fmt.Fprintln(w, "  []")
+			return err
+		}
+		for i := 0; i < list.Len(); i++ {
+			fmt.Fprintf(w, "  - %s\n", listJSON(list.Index(i)))
+		}
+		return nil
+	}
+	val := formatValue(v)
+	if val == "" {
+		val = `""`
+	}
+	_, err = fmt.Fprintf(w, "  %s\n", val)
+	return err
 }
 
 // source is where key came from; a Loaded built by hand without Sources

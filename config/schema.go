@@ -483,7 +483,7 @@ func descriptions() map[string]string {
 		"cooldown":      "How long the breaker stays OPEN before it lets one probe through (HALF_OPEN).",
 		"auto_reset":    "Reset an OPEN breaker when a loop starts (Ralph's CB_AUTO_RESET).",
 		"probe_timeout": "How long a half-open probe may stay unanswered before another caller may take it.",
-		"warn_margin":   "Warn (HALF_OPEN) when a detector's count reaches its threshold minus this; 0 disables warnings.",
+		"warn_margin":   "Warn (HALF_OPEN) when a detector's count reaches its threshold minus this; 0 disables warnings; at most the largest threshold minus 1.",
 
 		"no_progress":             "No-progress detector: iterations that change nothing.",
 		"no_progress.threshold":   "Consecutive iterations without progress that open the breaker (a phase may override it).",

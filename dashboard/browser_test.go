@@ -47,6 +47,13 @@ type site struct {
 
 func startSite(t *testing.T, readToken string) *site {
 	t.Helper()
+	return startSiteWithAdmin(t, adminToken, readToken)
+}
+
+// startSiteWithAdmin is startSite with admin as the admin token ("": a
+// server without one).
+func startSiteWithAdmin(t *testing.T, admin, readToken string) *site {
+	t.Helper()
 	now := func() time.Time { return serverTime }
 	dir := filepath.Join(t.TempDir(), ".loopbreaker")
 	store, err := filestore.Open(dir, filestore.Options{Now: now})
@@ -67,7 +74,7 @@ func startSite(t *testing.T, readToken string) *site {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	api := httpapi.NewServer(httpapi.Config{Manager: m, AdminToken: adminToken, ReadToken: readToken, Now: now})
+	api := httpapi.NewServer(httpapi.Config{Manager: m, AdminToken: admin, ReadToken: readToken, Now: now})
 	lists := new(atomic.Int64)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && r.URL.Path == "/v1/breakers" && !r.URL.Query().Has("after") {
@@ -568,6 +575,19 @@ func TestDashboardShowsEveryBreakerAsItIs(t *testing.T) {
 	if !strings.Contains(claude, "loop") {
 		t.Errorf("session:claude row does not say it is a loop's breaker: %q", claude)
 	}
+	// A loop breaker in its own words: no outcome window, no decision ids.
+	if strings.Contains(claude, "window") {
+		t.Errorf("session:claude row speaks of a window, which a loop breaker does not have: %q", claude)
+	}
+	loopDetail := waitText(t, ctx, row("session:claude")+" + tr.detail", regexp.MustCompile(`(?i)what it counts`))
+	for _, bad := range []string{"failures in the window", "decision id"} {
+		if strings.Contains(strings.ToLower(loopDetail), bad) {
+			t.Errorf("session:claude history shows %q: %q", bad, loopDetail)
+		}
+	}
+	if !strings.Contains(loopDetail, fmt.Sprintf("no progress: %s", want)) || !strings.Contains(loopDetail, "loopbreaker status --session claude") {
+		t.Errorf("session:claude history does not say what it counts: %q", loopDetail)
+	}
 
 	// An outcome whose reason holds a terminal escape sequence, and a
 	// window of one hour: "within 1h", the ESC written out.
@@ -618,6 +638,23 @@ func TestDashboardShowsEveryBreakerAsItIs(t *testing.T) {
 		t.Errorf("aria-disabled = %q with the admin token, want false", got)
 	}
 	screenshot(t, ctx, "dashboard-loop-breakers-admin.png")
+	for _, m := range logs.take() {
+		t.Errorf("page reported: %s", m)
+	}
+}
+
+// A server started without tokens offers no token box: a token could do
+// nothing there, and resets are off, which the page says.
+func TestDashboardWithoutTokensOffersNone(t *testing.T) {
+	ctx, logs := browser(t)
+	s := startSiteWithAdmin(t, "", "")
+	s.fail(scoped.Context{AgentID: "builder-7"})
+	s.fail(scoped.Context{AgentID: "builder-7"})
+	do(t, ctx, "open the page", chromedp.Navigate(s.srv.URL+"/"), visible(row("agent:builder-7")))
+	do(t, ctx, "no token box", hidden("#sign-in"))
+	if got := text(t, ctx, "#admin-state"); !strings.Contains(got, "No tokens on this server: resets are off") {
+		t.Errorf("admin state %q, want it to say resets are off without tokens", got)
+	}
 	for _, m := range logs.take() {
 		t.Errorf("page reported: %s", m)
 	}

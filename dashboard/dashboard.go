@@ -51,6 +51,10 @@ type Options struct {
 	// PollInterval is how often the page refreshes (0 means
 	// DefaultPollInterval; at least one second).
 	PollInterval time.Duration
+	// AdminToken and ReadToken say whether the server has those tokens
+	// (never the tokens): the page offers a token box only to a server
+	// that has one, and says resets are off on one without an admin token.
+	AdminToken, ReadToken bool
 }
 
 // asset is one embedded file, ready to serve.
@@ -100,12 +104,26 @@ func Handler(opts Options) http.Handler {
 			// inline script needed.
 			body = bytes.ReplaceAll(body, []byte("{{API_BASE}}"), []byte(html.EscapeString(base)))
 			body = bytes.ReplaceAll(body, []byte("{{POLL_MS}}"), []byte(formatMillis(poll)))
+			body = bytes.ReplaceAll(body, []byte("{{TOKENS}}"), []byte(tokenKinds(opts)))
 		}
 		sum := sha256.Sum256(body)
 		h.assets[urlPath] = asset{body: body, contentType: types[ext], etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
 		return nil
 	})
 	return h
+}
+
+// tokenKinds names the tokens the server has, for the page: "admin",
+// "read", both, or "" for none.
+func tokenKinds(opts Options) string {
+	var kinds []string
+	if opts.AdminToken {
+		kinds = append(kinds, "admin")
+	}
+	if opts.ReadToken {
+		kinds = append(kinds, "read")
+	}
+	return strings.Join(kinds, " ")
 }
 
 // cleanBase turns a configured API base into "/path" with no trailing slash.

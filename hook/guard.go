@@ -62,8 +62,15 @@ func MissingProgramWarning(program string, tool Tool) string {
 	if !strings.ContainsAny(program, `/\`) {
 		where = program + " is not on PATH"
 	}
-	return fmt.Sprintf("loopbreaker: %s: this %s hook did nothing and the agent runs UNGUARDED. Reinstall with `loopbreaker hook install %s`, or remove the hooks with `loopbreaker hook uninstall %s`.",
-		where, tool, tool, tool)
+	return fmt.Sprintf("loopbreaker: %s: %s. Reinstall with `loopbreaker hook install %s`, or remove the hooks with `loopbreaker hook uninstall %s`.",
+		where, guardSignature(tool), tool, tool)
+}
+
+// guardSignature is the words of MissingProgramWarning that only the guard
+// loopbreaker installs holds (no quoting changes them): how a command of
+// ours is known whatever its program is called.
+func guardSignature(tool Tool) string {
+	return "this " + string(tool) + " hook did nothing and the agent runs UNGUARDED"
 }
 
 // ShellQuote quotes s for a POSIX shell, leaving a plain word as it is.
@@ -90,8 +97,11 @@ func IsOurs(tool Tool, command, ours string) bool {
 
 // ProgramOf finds the loopbreaker program a hook command runs for tool:
 // the word before `hook TOOL`, at the start of the command or after exec
-// (the guard of Command), when its file name is loopbreaker.
+// (the guard of Command), when its file name is loopbreaker, or whatever
+// its name inside loopbreaker's own guard (an install with --command
+// PROGRAM: a wrapper, a copy under another name).
 func ProgramOf(tool Tool, command string) (string, bool) {
+	guarded := strings.Contains(command, guardSignature(tool))
 	f := shellFields(command)
 	for i := 0; i+2 < len(f); i++ {
 		if i > 0 && f[i-1] != "exec" {
@@ -104,7 +114,7 @@ func ProgramOf(tool Tool, command string) (string, bool) {
 		if j := strings.LastIndexAny(prog, `/\`); j >= 0 {
 			prog = prog[j+1:]
 		}
-		if prog == "loopbreaker" || prog == "loopbreaker.exe" {
+		if prog == "loopbreaker" || prog == "loopbreaker.exe" || guarded && i > 0 && f[i-1] == "exec" {
 			return f[i], true
 		}
 	}

@@ -111,3 +111,32 @@ func TestEventCommandNamesTheEvent(t *testing.T) {
 		t.Error("EventCommand without an event is not Command")
 	}
 }
+
+// A hook installed with --command PROGRAM of any name is loopbreaker's when
+// it is loopbreaker's guard: hook status sees it and uninstall takes it
+// out. The same program in a command of the person's own is not.
+func TestProgramOfACustomCommand(t *testing.T) {
+	for _, tool := range []Tool{"claude", "codex", "gemini", "qwen", "copilot", "cline"} {
+		for _, program := range []string{"/opt/wrap/lb-wrapper", "lb wrapper with spaces", "lbwrap"} {
+			command := EventCommand(program, tool, "")
+			if got, ok := ProgramOf(tool, command); !ok || got != program {
+				t.Errorf("%s: ProgramOf(%s) = %q %v, want %q", tool, command, got, ok, program)
+			}
+			if _, ok := ProgramOf(tool, PlainCommand(program, tool)); ok {
+				t.Errorf("%s: a plain `%s` without the guard counts as loopbreaker's", tool, PlainCommand(program, tool))
+			}
+			// The guard's words after a plain command: not ours, no panic.
+			if _, ok := ProgramOf(tool, PlainCommand(program, tool)+" # "+MissingProgramWarning(program, tool)); ok {
+				t.Errorf("%s: a plain command followed by the guard's words counts as loopbreaker's", tool)
+			}
+		}
+		// Another tool's guard is not this tool's hook.
+		other := Tool("claude")
+		if tool == other {
+			other = "gemini"
+		}
+		if _, ok := ProgramOf(tool, Command("/opt/wrap/lb-wrapper", other)); ok {
+			t.Errorf("%s: the %s guard counts as this tool's", tool, other)
+		}
+	}
+}

@@ -30,7 +30,7 @@ func addRoutes(mux *http.ServeMux, cfg Config) {
 	}
 	// The dashboard's page holds no data, so it needs no token: its own
 	// requests to the API carry the token.
-	dash := dashboard.Handler(dashboard.Options{APIBase: "/v1"})
+	dash := dashboard.Handler(dashboard.Options{APIBase: "/v1", AdminToken: cfg.AdminToken != "", ReadToken: cfg.ReadToken != ""})
 	handle("GET /{$}", dash)
 	mux.Handle("GET /assets/", dash)
 

@@ -136,6 +136,10 @@ func appendAttempt(b []byte, a *lb.Attempt) (_ []byte, ok bool) {
 		b = append(b, `,"tool_call":`...)
 		b = strconv.AppendInt(b, int64(a.ToolCall), 10)
 	}
+	if a.ExitCode != nil {
+		b = append(b, `,"exit_code":`...)
+		b = strconv.AppendInt(b, int64(*a.ExitCode), 10)
+	}
 	return append(b, '}'), true
 }
 

@@ -47,7 +47,8 @@ type pattern struct {
 func hypothesize(st *lb.BreakerState, r *Report, detector string, exp expected) hypothesis {
 	p := readPattern(r.Attempts, r.Actual)
 	counter := func(d string) string {
-		if c, ok := counterFor(d, r.Counters); ok && c.Threshold > 0 {
+		if i := lb.CounterOf(d, r.Counters); i >= 0 && r.Counters[i].Threshold > 0 {
+			c := r.Counters[i]
 			return fmt.Sprintf("%s counter at %s/%s", d, c.Figure(c.Value), c.Figure(c.Threshold))
 		}
 		return d + " detector"

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	lb "github.com/loopbreaker/loopbreaker"
 )
 
 // Markdown writes the report in its usual layout. Everything that came
@@ -67,7 +69,11 @@ func (r Report) Markdown(w io.Writer) error {
 				res += " [signature " + text(a.Signature) + "]"
 			}
 		}
-		fmt.Fprintf(&b, "%d. **%s** -> files: [%s] -> result: %s", a.Number, text(a.Description), strings.Join(files, ", "), res)
+		exit := ""
+		if a.ExitCode != nil {
+			exit = " -> exit " + strconv.Itoa(*a.ExitCode)
+		}
+		fmt.Fprintf(&b, "%d. **%s** -> files: [%s]%s -> result: %s", a.Number, text(a.Description), strings.Join(files, ", "), exit, res)
 		var notes []string
 		if len(a.FailedTests) > 0 && a.Error != "" {
 			notes = append(notes, "failed "+text(strings.Join(a.FailedTests, ", ")))
@@ -167,7 +173,8 @@ func (r Report) Markdown(w io.Writer) error {
 
 	b.WriteString("\n### Counters\n\n")
 	shown := 0
-	for _, c := range r.Counters {
+	tripped := lb.TrippedCounter(lb.State(r.State), r.Detector, r.Counters)
+	for i, c := range r.Counters {
 		if c.Value == 0 && c.Name != r.Detector {
 			continue
 		}
@@ -175,7 +182,11 @@ func (r Report) Markdown(w io.Writer) error {
 			b.WriteString("| Counter | Value/Threshold | Detail |\n|---------|-----------------|--------|\n")
 		}
 		shown++
-		row(&b, text(c.Name), c.Figure(c.Value)+"/"+c.Figure(c.Threshold), text(c.Detail))
+		value := c.Figure(c.Value) + "/" + c.Limit()
+		if i == tripped {
+			value += " **tripped**"
+		}
+		row(&b, text(c.Name), value, text(c.Detail))
 	}
 	if shown == 0 {
 		b.WriteString("All counters are at 0.\n")

@@ -135,6 +135,8 @@ type AttemptLine struct {
 	// ToolCall is set for an attempt made of tool calls (hooks): the
 	// number of the tool call that ran the tests after the edits.
 	ToolCall int `json:"tool_call,omitempty"`
+	// ExitCode is the agent's exit code, when the iteration reported one.
+	ExitCode *int `json:"exit_code,omitempty"`
 	// Epoch counts the resets before the attempt; BeforeGuidance is set
 	// when the attempt predates the latest guidance.
 	Epoch          int  `json:"epoch"`
@@ -300,33 +302,14 @@ func detectorLabel(d string) string {
 // while it waits for a probe.
 func tripLabel(cause, current string, counters []lb.Counter) string {
 	label := detectorLabel(cause)
-	if c, ok := counterFor(cause, counters); ok && c.Threshold > 0 {
+	if i := lb.CounterOf(cause, counters); i >= 0 && counters[i].Threshold > 0 {
+		c := counters[i]
 		label += " (" + c.Figure(c.Value) + "/" + c.Figure(c.Threshold) + ")"
 	}
 	if current == lb.DetectorCooldown {
 		label += "; cooldown over, waiting for a probe"
 	}
 	return label
-}
-
-// counterFor is the counter of detector d. same_error has two (consecutive
-// and since reset): the one at its threshold, else the highest, speaks.
-func counterFor(d string, counters []lb.Counter) (lb.Counter, bool) {
-	var best lb.Counter
-	found := false
-	for _, c := range counters {
-		if c.Name != d {
-			continue
-		}
-		switch {
-		case !found:
-			best, found = c, true
-		case best.Threshold > 0 && best.Value >= best.Threshold:
-		case c.Threshold > 0 && c.Value >= c.Threshold, c.Value > best.Value:
-			best = c
-		}
-	}
-	return best, found
 }
 
 // pickTest chooses the test the report is about: after a per-test or slice
@@ -415,6 +398,7 @@ func attemptLines(st *lb.BreakerState) []AttemptLine {
 			Progress:       a.Progress,
 			ProgressReason: a.ProgressReason.String(),
 			ToolCall:       a.ToolCall,
+			ExitCode:       a.ExitCode,
 			Epoch:          a.Epoch,
 			BeforeGuidance: !lastGuidance.IsZero() && a.Time.Before(lastGuidance),
 		}

@@ -193,7 +193,7 @@ func TestNoProgress(t *testing.T) {
 		}
 	}
 	md := markdown(t, r)
-	if !strings.Contains(md, "No error output was recorded.") || !strings.Contains(md, "| no_progress | 3/3 |") {
+	if !strings.Contains(md, "No error output was recorded.") || !strings.Contains(md, "| no_progress | 3/3 **tripped** |") {
 		t.Errorf("Markdown:\n%s", md)
 	}
 }

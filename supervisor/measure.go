@@ -126,17 +126,7 @@ func (l *loop) measure(out, errs *capture, r ran, change gitrepo.Change, measure
 	if agent != nil && agent.IsError {
 		it.Errors = append(it.Errors, errorText(fmt.Sprintf("the agent reported an error (%s): %s", agent.Subtype, oneLine(agent.Result, 500))))
 	}
-	lines := append(out.scan.errors(), errs.scan.errors()...)
-	if len(lines) == 0 && code != 0 && !r.timedOut {
-		// A failed command that printed nothing error-like: its last
-		// words on stderr (or stdout) are the best account of why.
-		src := errs
-		if errs.n == 0 {
-			src = out
-		}
-		lines = lastLines(src.lastText(), stderrTailLines)
-	}
-	if text := strings.TrimSpace(strings.Join(lines, "\n")); text != "" {
+	if text := iterationError(out.scan.errors(), errs.scan.errors(), out.lastText(), errs.lastText(), code != 0 && !r.timedOut); text != "" {
 		it.Errors = append(it.Errors, errorText(text))
 	}
 

@@ -7,6 +7,11 @@
   const meta = (name) => (document.querySelector(`meta[name="${name}"]`) || {}).content || "";
   const API = (meta("loopbreaker-api") || "/v1").replace(/\/+$/, "");
   const POLL_MS = Math.max(1000, parseInt(meta("loopbreaker-poll-ms"), 10) || 3000);
+  // The tokens the server has ("admin", "read"): a token box only where a
+  // token can do something; without an admin token resets are off.
+  const TOKENS = meta("loopbreaker-tokens").split(" ").filter(Boolean);
+  const ADMIN_TOKEN = TOKENS.includes("admin");
+  const ANY_TOKEN = TOKENS.length > 0;
   const TOKEN_KEY = "loopbreaker.adminToken";
   // Detail rows open by themselves for non-CLOSED breakers, unless there
   // are so many that fetching each one's history would be wasteful.
@@ -358,9 +363,11 @@
       alert.textContent = "";
     }
     const admin = !!token();
-    $("admin-state").textContent = admin ? "Admin token set (this tab)" : "Viewing without a token";
+    let who = admin ? "Admin token set (this tab)" : "Viewing without a token";
+    if (!ANY_TOKEN) who = "No tokens on this server: resets are off (start it with LOOPBREAKER_ADMIN_TOKEN to allow them)";
+    $("admin-state").textContent = who;
     $("admin-state").classList.toggle("admin", admin);
-    $("sign-in").hidden = admin;
+    $("sign-in").hidden = admin || !ANY_TOKEN;
     $("sign-out").hidden = !admin;
   }
 
@@ -416,7 +423,11 @@
       b.kind === "loop" ? el("span", { class: "tag", title: "a session or slice of the CLI, the hooks or run", text: "loop" }) : null,
       el("span", {
         class: "small",
-        text: `window ${span(b.window_seconds)} · cooldown ${span(b.cooldown_seconds)}`,
+        // A loop breaker counts iterations and tool calls, not outcomes in
+        // a window: only the cooldown is its.
+        text: b.kind === "loop"
+          ? `cooldown ${span(b.cooldown_seconds)}`
+          : `window ${span(b.window_seconds)} · cooldown ${span(b.cooldown_seconds)}`,
       }),
     );
     if (b.error) cScope.append(el("span", { class: "small error-text", text: "unusable: " + shown(b.error) }));
@@ -469,11 +480,16 @@
     rec.toggle.textContent = expanded ? "Hide history" : "History";
     rec.toggle.setAttribute("aria-expanded", String(expanded));
     const resettable = b.state !== "CLOSED";
-    const admin = !!token();
+    const admin = !!token() && ADMIN_TOKEN;
     rec.reset.hidden = !resettable;
     rec.reset.disabled = !admin;
     rec.reset.setAttribute("aria-disabled", String(!admin));
-    rec.reset.title = admin ? `Reset ${b.scope}` : "admin token required: use Enter admin token at the top";
+    rec.reset.title = admin
+      ? `Reset ${b.scope}`
+      : ADMIN_TOKEN
+        ? "admin token required: use Enter admin token at the top"
+        : "resets are off on this server: start it with LOOPBREAKER_ADMIN_TOKEN";
+    rec.needsAdmin.textContent = ADMIN_TOKEN ? "admin token required" : "resets off on this server";
     rec.needsAdmin.hidden = !resettable || admin;
 
     rec.tr.classList.toggle("has-detail", expanded);
@@ -525,9 +541,26 @@
         "div",
         { class: "detail-grid detail" },
         el("div", null, el("h3", { text: "Recent transitions" }), tList),
-        el("div", null, el("h3", { text: "Failures in the window (decision ids)" }), fList),
+        b.kind === "loop"
+          ? el("div", null, el("h3", { text: "What it counts" }), loopCounts(b))
+          : el("div", null, el("h3", { text: "Failures in the window (decision ids)" }), fList),
       ),
     );
+  }
+
+  // loopCounts is a loop breaker's own vocabulary: it counts iterations
+  // and tool calls against its detectors, not outcomes in a window.
+  function loopCounts(b) {
+    const list = el("ul");
+    const c = b.counter && typeof b.counter === "object" ? b.counter : null;
+    if (c) {
+      list.append(el("li", { text: `${detectorLabel(c.name)}: ${figure(c, Number(c.value) || 0)} / ${figure(c, Number(c.threshold) || 0)}${c.detail ? " (" + shown(c.detail) + ")" : ""}` }));
+    } else {
+      list.append(el("li", { class: "none", text: "nothing counted yet" }));
+    }
+    const session = b.scope.startsWith("session:") ? `--session ${b.scope.slice("session:".length)}` : `--scope ${b.scope}`;
+    list.append(el("li", { class: "small", text: `every counter: loopbreaker status ${session}, in the project` }));
+    return list;
   }
 
   // tick updates what moves with time alone: countdowns and freshness.
@@ -590,6 +623,10 @@
   function openReset(scope) {
     const b = state.breakers.find((x) => x.scope === scope);
     if (!b) return;
+    if (!ADMIN_TOKEN) {
+      say(`Resets are off on this server: start it with LOOPBREAKER_ADMIN_TOKEN to reset ${scope} here, or run loopbreaker reset where the breaker lives.`, "error");
+      return;
+    }
     if (!token()) {
       say(`Admin token required to reset ${scope}: use "Enter admin token" at the top.`, "error");
       return;

@@ -42,7 +42,7 @@ func TestBatches(t *testing.T) {
 				fm.Bash("go test ./..."),
 				fm.Text("TestAdd passes now."),
 			}
-			r := p.claude(0, script...)
+			r := p.claude(script...)
 			r.assertNoFailureCounted(p)
 			r.assertNotHalted(p, script, rw)
 		})
@@ -56,7 +56,7 @@ func TestBatches(t *testing.T) {
 		forEachVersion(t, func(t *testing.T, a agent, rw *row) {
 			p := newProject(t, a, goFourBugsRepo(), installProject)
 			batch := fm.Parallel(fm.Read(p.path("a.go")), fm.Read(p.path("b.go")), fm.Read(p.path("c.go")), fm.Read(p.path("d.go")))
-			r := p.claude(0, append(repeat(6, batch), fm.Text("I keep reading the same four files."))...)
+			r := p.claude(append(repeat(6, batch), fm.Text("I keep reading the same four files."))...)
 			r.assertHaltedBy(p, haltedBy{unit: inBatch, name: "batch", warnFrom: 2, haltBy: 5,
 				not: []string{lb.DetectorToolError}}, rw)
 			r.assertNoFailureCounted(p)
@@ -84,7 +84,7 @@ func TestBatches(t *testing.T) {
 				fm.Parallel(reads...), fm.Parallel(edits...), fm.Bash("go test ./..."),
 				fm.Parallel(reads...), fm.Text("All four tests pass now."),
 			}
-			r := p.claude(0, script...)
+			r := p.claude(script...)
 			r.assertProductive(p, script, rw)
 			if !p.fileContains("a.go", fourBugs[0].new) || !p.fileContains("d.go", fourBugs[3].new) {
 				t.Errorf("the batch of edits did not change the files")

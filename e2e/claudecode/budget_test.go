@@ -24,7 +24,7 @@ func TestBudgetHaltsABusyUnproductiveRun(t *testing.T) {
 			fm.Bash("wc -l calc.go"), fm.Bash("head -3 go.mod"),
 			fm.Text("I looked at everything."))
 		fake.SetInputTokens(80_000)
-		r := p.claudeOn(0, fake)
+		r := p.claudeOn(fake)
 		// The usage is read from the transcript, which Claude Code writes
 		// on its own schedule (it may lag one message behind a hook call):
 		// the warning and the halt may each come one call later.

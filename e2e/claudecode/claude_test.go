@@ -126,7 +126,7 @@ func (p *project) commit() {
 // unless it exits with want (-1: any).
 func (p *project) loopbreaker(want int, args ...string) harness.Result {
 	p.t.Helper()
-	r := harness.Run(p.t, harness.Cmd{Path: binaries(p.t).Loopbreaker, Args: args, Dir: p.dir, Env: p.env, Timeout: 30 * time.Second})
+	r := harness.Run(p.t, harness.Cmd{Path: binaries(p.t).Loopbreaker, Args: args, Dir: p.dir, Env: p.env})
 	if want >= 0 && r.Exit != want {
 		p.t.Fatalf("loopbreaker %s: exit %d, want %d\n%s%s", strings.Join(args, " "), r.Exit, want, r.Stdout, r.Stderr)
 	}
@@ -156,22 +156,19 @@ type run struct {
 }
 
 // claude runs `claude -p` in the project against a fake model that plays
-// script, within timeout (0: 90 s).
-func (p *project) claude(timeout time.Duration, script ...fakemodel.AnthropicStep) *run {
+// script; harness.HangLimit bounds a hang only.
+func (p *project) claude(script ...fakemodel.AnthropicStep) *run {
 	p.t.Helper()
-	return p.claudeOn(timeout, fakemodel.NewAnthropic(script...))
+	return p.claudeOn(fakemodel.NewAnthropic(script...))
 }
 
 // claudeOn is claude against a fake model made by the caller.
-func (p *project) claudeOn(timeout time.Duration, fake *fakemodel.Anthropic) *run {
+func (p *project) claudeOn(fake *fakemodel.Anthropic) *run {
 	p.t.Helper()
-	if timeout == 0 {
-		timeout = 90 * time.Second
-	}
 	defer fake.Close()
 	args := []string{"-p", prompt, "--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions"}
 	env := append(append([]string(nil), p.env...), "ANTHROPIC_BASE_URL="+fake.URL)
-	res := harness.Run(p.t, harness.Cmd{Path: p.a.bin, Args: args, Dir: p.dir, Env: env, Timeout: timeout})
+	res := harness.Run(p.t, harness.Cmd{Path: p.a.bin, Args: args, Dir: p.dir, Env: env})
 	calls := harness.MustReadCalls(p.t, p.hookLog)
 	r := &run{t: p.t, a: p.a, res: res, fake: fake, calls: calls[min(p.seen, len(calls)):]}
 	p.seen = len(calls)
@@ -188,7 +185,7 @@ func (p *project) claudeOn(timeout time.Duration, fake *fakemodel.Anthropic) *ru
 		}
 	}
 	if res.TimedOut {
-		p.t.Errorf("claude did not finish within %s (killed)", timeout)
+		p.t.Errorf("claude did not finish within %s (killed)", harness.HangLimit)
 	}
 	p.t.Cleanup(func() {
 		if p.t.Failed() {

@@ -19,7 +19,7 @@ func TestFishing(t *testing.T) {
 			for _, cmd := range harness.FishingSearches() {
 				script = append(script, fm.Bash(cmd))
 			}
-			r := p.claude(0, append(script, fm.Text("I could not find it."))...)
+			r := p.claude(append(script, fm.Text("I could not find it."))...)
 			r.assertNothingOfLoopbreaker(p)
 			r.assertHaltedBy(p, haltedBy{name: "call", warnFrom: 2, haltBy: harness.FishingHaltBy,
 				detectors: harness.FishingDetectors}, rw)

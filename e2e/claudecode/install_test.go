@@ -47,7 +47,7 @@ func TestInstall(t *testing.T) {
 				t.Fatalf(".claude/settings.json does not run %s", p.hook)
 			}
 			script := fixAdd(p)
-			r := p.claude(0, script...)
+			r := p.claude(script...)
 			events := []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop"}
 			if a.knowsPostToolBatch() {
 				// The only event that reports an edit rejected before it ran.
@@ -72,7 +72,7 @@ func TestInstall(t *testing.T) {
 			if _, err := os.Stat(p.path(".claude/settings.json")); err == nil {
 				t.Errorf("a --user install wrote the project's .claude/settings.json")
 			}
-			r := p.claude(0, stuckCases[1].script(p)...)
+			r := p.claude(stuckCases[1].script(p)...)
 			r.assertHalted(p, stuckCases[1].want, rw)
 			p.loopbreaker(0, "hook", "uninstall", "claude", "--user", "--command", p.hook)
 			if b, err := os.ReadFile(user); err == nil && bytes.Contains(b, []byte(p.hook)) {
@@ -95,7 +95,7 @@ func TestInstall(t *testing.T) {
 			}
 			p.loopbreaker(0, "hook", "install", "claude", "--command", p.hook)
 			p.commit()
-			with := p.claude(0, fm.Bash("go test ./..."), fm.Text("The test fails."))
+			with := p.claude(fm.Bash("go test ./..."), fm.Text("The test fails."))
 			if len(with.calls) == 0 {
 				t.Fatalf("installed, yet no hook call reached loopbreaker")
 			}
@@ -105,7 +105,7 @@ func TestInstall(t *testing.T) {
 			if b, _ := os.ReadFile(settings); string(b) != existingSettings {
 				t.Errorf("after uninstall the settings differ from the original:\n%s\nwant:\n%s", b, existingSettings)
 			}
-			after := p.claude(0, fm.Bash("go test ./..."), fm.Text("The test fails."))
+			after := p.claude(fm.Bash("go test ./..."), fm.Text("The test fails."))
 			if len(after.calls) > 0 {
 				t.Errorf("%d hook calls after uninstall, want 0", len(after.calls))
 			}
@@ -134,7 +134,7 @@ func TestInstall(t *testing.T) {
 				t.Fatal(err)
 			}
 			script := fixAdd(p)
-			r := p.claude(0, script...)
+			r := p.claude(script...)
 			if got := r.lastProposed(); got != 4 {
 				t.Errorf("the model got to tool call %d of 4", got)
 			}

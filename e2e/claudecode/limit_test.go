@@ -3,7 +3,6 @@ package claudecode
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
@@ -54,13 +53,13 @@ func TestUsageLimitWaitsAndResumes(t *testing.T) {
 				env = append(env, kv)
 			}
 		}
-		res := harness.Run(t, harness.Cmd{Path: binaries(t).Loopbreaker, Dir: p.dir, Env: env, Timeout: 3 * time.Minute,
+		res := harness.Run(t, harness.Cmd{Path: binaries(t).Loopbreaker, Dir: p.dir, Env: env,
 			Args: []string{"run", "--prompt", prompt, "--", a.bin, "-p", "{prompt}", "--output-format", "json", "--permission-mode", "bypassPermissions"}})
 		harness.AssertWaitedAndResumed(t, res, gate,
 			"claude hit a usage or rate limit",
 			"waiting until 2027-01-15T08:00:30Z for the limit to reset (1h30m30s; Ctrl-C stops)")
 		rw.note("refused once, waited 1h30m30s on the frozen clock, completed")
-		if st := harness.Status(t, harness.Run(t, harness.Cmd{Path: binaries(t).Loopbreaker, Args: []string{"status", "--json"}, Dir: p.dir, Env: env, Timeout: 30 * time.Second})); st.Iterations != 1 {
+		if st := harness.Status(t, harness.Run(t, harness.Cmd{Path: binaries(t).Loopbreaker, Args: []string{"status", "--json"}, Dir: p.dir, Env: env})); st.Iterations != 1 {
 			t.Errorf("the breaker recorded %d iterations, want 1: the refused run is none", st.Iterations)
 		}
 	})

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	fm "github.com/loopbreaker/loopbreaker/e2e/fakemodel"
@@ -39,7 +38,7 @@ func (p *project) addHook(event, command string) {
 		s["hooks"] = hooks
 	}
 	groups, _ := hooks[event].([]any)
-	hooks[event] = append(groups, map[string]any{"hooks": []any{map[string]any{"type": "command", "command": command, "timeout": 10}}})
+	hooks[event] = append(groups, map[string]any{"hooks": []any{map[string]any{"type": "command", "command": command, "timeout": 600}}})
 	if b, err = json.MarshalIndent(s, "", "  "); err != nil {
 		p.t.Fatal(err)
 	}
@@ -76,8 +75,9 @@ func TestLoops(t *testing.T) {
 				t.Fatal(err)
 			}
 			p.addHook("Stop", ralph)
-			// 2.0.77 has no cap of its own on Stop-hook continuations.
-			r := p.claude(45*time.Second, idle...)
+			// 2.0.77 has no cap of its own on Stop-hook continuations:
+			// if loopbreaker never stops it, the hang limit does.
+			r := p.claude(idle...)
 			if w, ok := r.warning(); ok {
 				rw.Warned = fmt.Sprintf("Stop #%d", r.stopNumber(w))
 			}
@@ -114,7 +114,7 @@ func TestLoops(t *testing.T) {
 			p := newProject(t, a, calcRepo(), installProject)
 			var runs []*run
 			for i := 1; i <= noProgressLimit; i++ {
-				runs = append(runs, p.claude(0, idle...))
+				runs = append(runs, p.claude(idle...))
 			}
 			warned := false
 			for i, r := range runs {
@@ -143,7 +143,7 @@ func TestLoops(t *testing.T) {
 			if !warned {
 				t.Errorf("no warning in the %d runs before the halt", noProgressLimit)
 			}
-			next := p.claude(0, fm.Bash("go test ./..."), fm.Text("done"))
+			next := p.claude(fm.Bash("go test ./..."), fm.Text("done"))
 			next.assertRefused(t, rw)
 			rw.Halted += ", run 4 refused"
 			if st := p.status(); st.State != lb.Open || st.Detector != "no_progress" {
@@ -155,11 +155,11 @@ func TestLoops(t *testing.T) {
 	t.Run("new-run-while-open", func(t *testing.T) {
 		forEachVersion(t, func(t *testing.T, a agent, rw *row) {
 			p := newProject(t, a, calcRepo(), installProject)
-			first := p.claude(0, append(repeat(6, fm.Read(p.path("calc.go"))), fm.Text("done"))...)
+			first := p.claude(append(repeat(6, fm.Read(p.path("calc.go"))), fm.Text("done"))...)
 			if st := p.status(); st.State != lb.Open {
 				t.Fatalf("the identical reads did not open the breaker (%s): cannot try a run while OPEN\n%s", st.State, first.describe())
 			}
-			r := p.claude(0, fm.Bash("go test ./..."), fm.Text("done"))
+			r := p.claude(fm.Bash("go test ./..."), fm.Text("done"))
 			if h := r.halts(); len(h) > 0 {
 				rw.Halted = "refused at " + h[0].Event
 			}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	fm "github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
@@ -92,7 +91,7 @@ func TestProductive(t *testing.T) {
 					}
 				}
 				script := c.script(p)
-				r := p.claude(0, script...)
+				r := p.claude(script...)
 				r.assertProductive(p, script, rw)
 				if res := p.sh(c.final); res.Exit != 0 {
 					t.Errorf("after the run, %s: exit %d\n%s%s", c.final, res.Exit, res.Stdout, res.Stderr)
@@ -105,7 +104,7 @@ func TestProductive(t *testing.T) {
 // sh runs a shell command in the project, as the agent would.
 func (p *project) sh(command string) harness.Result {
 	p.t.Helper()
-	return harness.Run(p.t, harness.Cmd{Path: "/bin/sh", Args: []string{"-c", command}, Dir: p.dir, Env: p.env, Timeout: time.Minute})
+	return harness.Run(p.t, harness.Cmd{Path: "/bin/sh", Args: []string{"-c", command}, Dir: p.dir, Env: p.env})
 }
 
 // havePytest finds a python3 with pytest: the one on PATH, else the

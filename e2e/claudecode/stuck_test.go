@@ -95,7 +95,7 @@ func TestStuck(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			forEachVersion(t, func(t *testing.T, a agent, rw *row) {
 				p := newProject(t, a, calcRepo(), installProject)
-				r := p.claude(0, c.script(p)...)
+				r := p.claude(c.script(p)...)
 				want := c.want
 				if c.want20 != nil && !a.stopsOnPreToolUse() {
 					want = *c.want20

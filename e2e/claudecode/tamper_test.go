@@ -23,7 +23,7 @@ func TestTamper(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := p.claude(0,
+		r := p.claude(
 			fm.Bash("go test ./..."),
 			fm.Bash("loopbreaker reset --session claude"),
 			fm.Bash("sed -i 's/enabled: true/enabled: false/' loopbreaker.yaml"),
@@ -133,7 +133,7 @@ func TestTamperAttempts(t *testing.T) {
 				attemptAt := len(script) + 1
 				script = append(script, at.attempt(p, stateDir), fm.Text("Done."))
 				snap := p.guarded(stateDir)
-				r := p.claude(0, script...)
+				r := p.claude(script...)
 				r.assertAttemptRefused(t, rw, attemptAt)
 				for _, c := range snap.Changed() {
 					t.Errorf("the attempt changed loopbreaker's files: %s", c)
@@ -170,7 +170,7 @@ func TestTamperAttempts(t *testing.T) {
 			}
 			attempts := len(script)
 			snap := p.guarded(stateDir)
-			r := p.claude(0, append(script, fm.Text("I could not turn it off."))...)
+			r := p.claude(append(script, fm.Text("I could not turn it off."))...)
 			for _, c := range snap.Changed() {
 				t.Errorf("an attempt changed loopbreaker's files: %s", c)
 			}

@@ -15,8 +15,9 @@ import (
 // session is the breaker the Cline hooks use (the tool's name).
 const session = "cline"
 
-// runTimeout bounds one `cline` run; a scripted run takes seconds.
-const runTimeout = 120 * time.Second
+// runTimeout bounds a hung `cline` run only: a scripted run takes
+// seconds, minutes on a loaded machine (harness.HangLimit).
+const runTimeout = harness.HangLimit
 
 // model is the model id the fake API answers for: a GPT id, for which
 // Cline offers apply_patch (the editor tool is for other models).
@@ -167,7 +168,7 @@ func (a *agent) waitTaskComplete(before int) {
 		return
 	}
 	taskComplete := func(c harness.Call) bool { return c.Event == "TaskComplete" }
-	if harness.WaitForCall(a.T, a.HookLog, before, taskComplete, 2*time.Minute) {
+	if harness.WaitForCall(a.T, a.HookLog, before, taskComplete, harness.HangLimit) {
 		return
 	}
 	a.T.Fatalf("no TaskComplete hook call within 2 minutes of the run's end: Cline did not run its TaskComplete hook")

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
@@ -40,7 +39,7 @@ func TestUsageLimitWaitsAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := append([]string{"LOOPBREAKER_NOW=2027-01-15T06:30:00Z", "TZ=UTC"}, ss.env...)
-	res := harness.Run(t, harness.Cmd{Path: ss.lb, Dir: ss.repo, Env: env, Timeout: 3 * time.Minute,
+	res := harness.Run(t, harness.Cmd{Path: ss.lb, Dir: ss.repo, Env: env,
 		Args: []string{"run", "--prompt", "fix the failing test", "--", ss.codex, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "{prompt}"}})
 	harness.AssertWaitedAndResumed(t, res, gate,
 		"codex hit a usage or rate limit: ERROR: You’ve hit your usage limit.",

@@ -19,7 +19,7 @@ func TestRalphStopHookIsEnded(t *testing.T) {
 	ralph := filepath.Join(t.TempDir(), "ralph.sh")
 	harness.WriteFiles(t, filepath.Dir(ralph), map[string]string{filepath.Base(ralph): "cat >/dev/null\n" +
 		`echo '{"decision":"block","reason":"Keep going: the task is not finished."}'` + "\n"})
-	userHooks := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"sh ` + ralph + `","timeout":10}]}]}}`
+	userHooks := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"sh ` + ralph + `","timeout":600}]}]}}`
 	ss := newSession(t, setup{
 		files:       calcRepo(),
 		steps:       []fakemodel.Step{fakemodel.Shell("cat README.md"), fakemodel.Message("Done, I think.")},

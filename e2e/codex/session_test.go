@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
@@ -142,7 +141,7 @@ func (ss *session) newModel(steps []fakemodel.Step, final string) {
 // loopbreaker runs the real loopbreaker in the repository.
 func (ss *session) loopbreaker(args ...string) harness.Result {
 	ss.t.Helper()
-	return harness.Run(ss.t, harness.Cmd{Path: ss.lb, Args: args, Dir: ss.repo, Env: ss.env, Timeout: time.Minute})
+	return harness.Run(ss.t, harness.Cmd{Path: ss.lb, Args: args, Dir: ss.repo, Env: ss.env})
 }
 
 // install runs `loopbreaker hook install codex --WHERE --command program`.
@@ -169,7 +168,7 @@ func (ss *session) exec(prompt string) harness.Result {
 		args = append(args, "--dangerously-bypass-hook-trust")
 	}
 	args = append(args, prompt)
-	r := harness.Run(ss.t, harness.Cmd{Path: ss.codex, Args: args, Dir: ss.repo, Env: ss.env, Timeout: 90 * time.Second})
+	r := harness.Run(ss.t, harness.Cmd{Path: ss.codex, Args: args, Dir: ss.repo, Env: ss.env})
 	if r.TimedOut {
 		ss.t.Fatalf("codex exec did not end within 90 s (loopbreaker must end a stuck turn)\nstdout:\n%s\nstderr:\n%s", r.Stdout, tail(r.Stderr, 3000))
 	}

@@ -15,8 +15,9 @@ import (
 const (
 	// session is the breaker the hooks feed: by default the tool's name.
 	session = "copilot"
-	// runTimeout bounds one `copilot -p`: a scripted run takes seconds.
-	runTimeout = 120 * time.Second
+	// runTimeout bounds a hung `copilot -p` only: a scripted run takes
+	// seconds, minutes on a loaded machine (harness.HangLimit).
+	runTimeout = harness.HangLimit
 )
 
 // shapes is a Go module with four failing tests, one per function: a

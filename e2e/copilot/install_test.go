@@ -16,7 +16,7 @@ func TestInstallRunsBesideOtherHooksAndUninstallRestores(t *testing.T) {
 	t.Parallel()
 	a := newAgent(t, nil)
 	audit := filepath.Join(t.TempDir(), "audit.log")
-	theirs := `{"version": 1, "hooks": {"postToolUse": [{"type": "command", "bash": "cat >> ` + audit + `; echo >> ` + audit + `", "timeoutSec": 5}]}}` + "\n"
+	theirs := `{"version": 1, "hooks": {"postToolUse": [{"type": "command", "bash": "cat >> ` + audit + `; echo >> ` + audit + `", "timeoutSec": 600}]}}` + "\n"
 	harness.WriteFiles(t, a.Repo, map[string]string{".github/hooks/audit.json": theirs})
 	a.Loopbreaker("init")
 	a.Commit("setup")

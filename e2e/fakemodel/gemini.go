@@ -76,7 +76,7 @@ func NewGemini(script GeminiScript) (*Gemini, error) {
 		return nil, fmt.Errorf("fake Gemini API: %v", err)
 	}
 	g := &Gemini{URL: "http://" + ln.Addr().String(), Log: &Log{}, script: script}
-	g.srv = &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second}
+	g.srv = &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Minute}
 	go g.srv.Serve(ln)
 	return g, nil
 }

@@ -14,8 +14,9 @@ import (
 // session is the breaker the Gemini hooks use (the tool's name).
 const session = "gemini"
 
-// runTimeout bounds one `gemini -p` run; a scripted run takes seconds.
-const runTimeout = 90 * time.Second
+// runTimeout bounds a hung `gemini -p` run only: a scripted run takes
+// seconds, minutes on a loaded machine (harness.HangLimit).
+const runTimeout = harness.HangLimit
 
 // setup is how a scenario's project and home are prepared.
 type setup struct {

@@ -96,21 +96,13 @@ func TestInteractiveSameFailingGoTest(t *testing.T) {
 	r := run{Start: time.Now(), Interactive: true}
 	x.must("new-session", "-d", "-s", "main", "-x", "250", "-y", "80", start)
 	// Wait for the turn to end: loopbreaker's stop, or the model's last
-	// answer (AfterAgent).
-	deadline := time.Now().Add(runTimeout)
-	for {
-		done := false
-		for _, c := range a.Calls() {
-			done = done || c.Answer.Stop || c.Event == "AfterAgent"
-		}
-		if done || time.Now().After(deadline) {
-			r.TimedOut = !done
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	// answer (AfterAgent); the hook logger signals each call.
+	turnEnd := func(c harness.Call) bool { return c.Answer.Stop || c.Event == "AfterAgent" }
+	r.TimedOut = !harness.WaitForCall(t, a.HookLog, 0, turnEnd, runTimeout)
 	// Let the UI render the end of the turn: the stop or the last answer.
-	for end := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) { // ends as soon as it shows: a bound for a hang only
+	// tmux tells nobody when the screen changes, so the screen is read
+	// until it shows; the limit bounds a hang only.
+	for end := time.Now().Add(harness.HangLimit); ; time.Sleep(200 * time.Millisecond) {
 		r.Stdout = x.must("capture-pane", "-p", "-J", "-S", "-300", "-t", "main")
 		if strings.Contains(r.Stdout, "Agent execution stopped") || strings.Contains(r.Stdout, "I give up.") || time.Now().After(end) {
 			break

@@ -3,7 +3,6 @@ package gemini
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
@@ -29,7 +28,7 @@ func TestUsageLimitWaitsAndResumes(t *testing.T) {
 			env = append(env, kv)
 		}
 	}
-	res := harness.Run(t, harness.Cmd{Path: bins.Loopbreaker, Dir: a.Repo, Env: env, Timeout: 3 * time.Minute,
+	res := harness.Run(t, harness.Cmd{Path: bins.Loopbreaker, Dir: a.Repo, Env: env,
 		Args: []string{"run", "--prompt", "fix the failing test", "--", a.bin, "-p", "{prompt}", "--yolo", "--output-format", "json"}})
 	harness.AssertWaitedAndResumed(t, res, gate,
 		"gemini hit a usage or rate limit: ",

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
@@ -31,7 +30,7 @@ func TestRalphAfterAgentHookEndedByLoopbreaker(t *testing.T) {
 	}
 	a := newAgent(t, setup{projectSettings: map[string]any{
 		"hooks": map[string]any{"AfterAgent": []any{map[string]any{"hooks": []any{
-			map[string]any{"name": "ralph", "type": "command", "command": ralph, "timeout": 5000},
+			map[string]any{"name": "ralph", "type": "command", "command": ralph, "timeout": 600000},
 		}}}},
 	}})
 	var talk []fakemodel.GeminiStep
@@ -75,7 +74,7 @@ func TestNewRunWhileOpenIsRefused(t *testing.T) {
 	t.Parallel()
 	a := newAgent(t, setup{})
 	for i := 0; i < 3; i++ {
-		r := harness.Run(t, harness.Cmd{Path: bins.Loopbreaker, Args: []string{"record", "--session", session, "--files-changed", "0"}, Dir: a.Repo, Env: a.Env, Timeout: 30 * time.Second})
+		r := harness.Run(t, harness.Cmd{Path: bins.Loopbreaker, Args: []string{"record", "--session", session, "--files-changed", "0"}, Dir: a.Repo, Env: a.Env})
 		if r.Exit != 0 && r.Exit != 2 {
 			t.Fatalf("record: exit %d: %s", r.Exit, r.Stderr)
 		}

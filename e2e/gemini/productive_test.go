@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
@@ -96,7 +95,7 @@ func TestProductive(t *testing.T) {
 			t.Parallel()
 			if len(tt.needs) > 0 {
 				harness.Require(t, harness.Gemini0_61)
-				r := harness.Run(t, harness.Cmd{Path: "/bin/sh", Args: []string{"-c", strings.Join(tt.needs, " ")}, Env: harness.BaseEnv(t.TempDir()), Timeout: 30 * time.Second})
+				r := harness.Run(t, harness.Cmd{Path: "/bin/sh", Args: []string{"-c", strings.Join(tt.needs, " ")}, Env: harness.BaseEnv(t.TempDir())})
 				if r.Exit != 0 {
 					t.Skipf("SKIP %s: `%s` fails (%s): install pytest to run it", tt.name, strings.Join(tt.needs, " "), strings.TrimSpace(r.Stderr))
 				}

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestWrapLogsEveryCallAndPassesTheAnswerThrough drives the logger the way
@@ -86,11 +85,11 @@ func TestWaitForCallWakesOnTheCallItWaitsFor(t *testing.T) {
 	}
 	id := func(want string) func(Call) bool { return func(c Call) bool { return c.ToolUseID == want } }
 	call("toolu_1")
-	if !WaitForCall(t, log, 0, id("toolu_1"), time.Minute) {
+	if !WaitForCall(t, log, 0, id("toolu_1"), HangLimit) {
 		t.Fatal("a call logged before the wait was not found")
 	}
 	done := make(chan bool, 1)
-	go func() { done <- WaitForCall(t, log, 1, id("toolu_3"), time.Minute) }()
+	go func() { done <- WaitForCall(t, log, 1, id("toolu_3"), HangLimit) }()
 	call("toolu_2")
 	select {
 	case <-done:

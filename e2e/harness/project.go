@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
 )
@@ -41,7 +40,7 @@ func NewProject(t testing.TB, bins Binaries, files map[string]string, env ...str
 // test when it exits non-zero.
 func (p *Project) Loopbreaker(args ...string) Result {
 	p.T.Helper()
-	r := Run(p.T, Cmd{Path: p.Bins.Loopbreaker, Args: args, Dir: p.Repo, Env: p.Env, Timeout: 30 * time.Second})
+	r := Run(p.T, Cmd{Path: p.Bins.Loopbreaker, Args: args, Dir: p.Repo, Env: p.Env})
 	if r.Exit != 0 {
 		p.T.Fatalf("loopbreaker %s: exit %d\n%s%s", strings.Join(args, " "), r.Exit, r.Stdout, r.Stderr)
 	}

@@ -34,13 +34,20 @@ type Cmd struct {
 	Timeout time.Duration
 }
 
+// HangLimit bounds every wait of the tier: a process, a hook call, a
+// screen. A scripted agent run takes seconds on an idle machine and can take
+// minutes at a load of 40 on 2 cores; only a hang takes longer. Each wait
+// ends on its event (the process exits, the hook logger signals, the screen
+// shows it), so this limit never decides whether a working test passes.
+const HangLimit = 10 * time.Minute
+
 // Run runs c and waits for it, killing its whole process group at the
 // deadline (the agent CLIs start helpers of their own). Failing to start
-// fails the test; a non-zero exit does not.
+// fails the test; a non-zero exit does not. Timeout 0 is HangLimit.
 func Run(t testing.TB, c Cmd) Result {
 	t.Helper()
 	if c.Timeout == 0 {
-		c.Timeout = 2 * time.Minute
+		c.Timeout = HangLimit
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.Timeout)
 	defer cancel()

@@ -13,9 +13,10 @@ import (
 // session is the breaker the OpenCode plugin feeds (the tool's name).
 const session = "opencode"
 
-// runTimeout bounds one `opencode run`; a scripted run takes seconds
-// (OpenCode's start-up takes most of them).
-const runTimeout = 150 * time.Second
+// runTimeout bounds a hung `opencode run` only: a scripted run takes
+// seconds (OpenCode's start-up takes most of them), minutes on a loaded
+// machine (harness.HangLimit).
+const runTimeout = harness.HangLimit
 
 // agent is one scenario's OpenCode: the project, and the pinned binary.
 type agent struct{ harness.CLI }

@@ -11,8 +11,9 @@ import (
 // session is the breaker the Qwen hooks use (the tool's name).
 const session = "qwen"
 
-// runTimeout bounds one `qwen` run; a scripted run takes seconds.
-const runTimeout = 120 * time.Second
+// runTimeout bounds a hung `qwen` run only: a scripted run takes
+// seconds, minutes on a loaded machine (harness.HangLimit).
+const runTimeout = harness.HangLimit
 
 // agent is one scenario's Qwen Code: the project (a repository, a home
 // of its own, the hook-call logger as the hooks' command) and the CLI.

@@ -16,7 +16,7 @@ const userProjectSettings = `{
     "general": {"vimMode": true},
     "hooks": {
         "PreToolUse": [
-            {"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "AUDIT", "timeout": 5}]}
+            {"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "AUDIT", "timeout": 600}]}
         ]
     }
 }

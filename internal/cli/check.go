@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/redisstore"
 )
 
 type checkOptions struct {
@@ -26,6 +27,11 @@ func runCheck(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer w.close()
+	if _, onRedis := w.store.(*redisstore.Store); !onRedis && w.cfg.Enabled {
+		if err := stateDirUsable(w.stateDir); err != nil {
+			return err
+		}
+	}
 	if o.start {
 		if err := w.checkNotRunning(); err != nil {
 			return err

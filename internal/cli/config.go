@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/loopbreaker/loopbreaker/session"
 )
@@ -16,11 +17,28 @@ func runConfig(_ context.Context, env *Env, args []string) error {
 	o.registerProject(fs, env)
 	o.registerJSON(fs)
 	o.session = "default" // a configuration is not a session's
-	w, err := o.parseOpenRead(fs, args, env)
+	// Flags may come before or after the key.
+	var keys []string
+	for rest := args; ; rest = fs.Args()[1:] {
+		if err := parseFlags(fs, rest); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		keys = append(keys, fs.Arg(0))
+	}
+	if len(keys) > 1 {
+		return usagef("config: name one key at most (got %s): `loopbreaker config` lists them all", strings.Join(keys, ", "))
+	}
+	w, err := o.openRead(env)
 	if err != nil {
 		return err
 	}
 	defer w.close()
+	if len(keys) == 1 {
+		return w.loaded.PrintKey(env.Stdout, keys[0], o.json)
+	}
 	if w.loaded.Config.StateDir == "" {
 		root, err := session.StateRoot(w.cfg, env.Getenv)
 		if err != nil {

@@ -67,6 +67,9 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	if o.user && o.proj {
 		return usagef("hook %s: give --user or --project, not both", verb)
 	}
+	if err := checkAgentOnlyFlags(fs, verb, a.Name()); err != nil {
+		return err
+	}
 	project := resolveProject(env, o.project)
 	path, err := a.SettingsPath(o.user, project, env.Getenv)
 	if err != nil {
@@ -74,6 +77,11 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	}
 	program := o.command
 	var programNote string
+	if program != "" && verb == "install" {
+		if why := commandProblem(env, program); why != "" {
+			fmt.Fprintf(env.Stderr, "loopbreaker: warning: --command %s: %s; until it can run, the hooks do nothing but warn and the agent runs unguarded: give the path of an installed loopbreaker, or put it there before the agent starts\n", program, why)
+		}
+	}
 	if program == "" {
 		exe, err := os.Executable()
 		if err != nil {

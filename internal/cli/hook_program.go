@@ -51,10 +51,13 @@ func hookProgram(env *Env, exe string) (program, note string, err error) {
 }
 
 // npmPlatformBinary is the binary the npm package's launcher at launcher
-// runs (NODE_MODULES/loopbreaker/bin/loopbreaker.js runs
-// NODE_MODULES/@loopbreaker/OS-CPU/bin/loopbreaker), or "" when launcher
-// is not that launcher: a hook that runs the binary itself does not start
-// node on every tool call.
+// runs, or "" when launcher is not that launcher: a hook that runs the
+// binary itself does not start node on every tool call. The launcher
+// NODE_MODULES/loopbreaker/bin/loopbreaker.js finds the platform package
+// where node would: inside its own package (NODE_MODULES/loopbreaker/
+// node_modules/@loopbreaker/OS-CPU, where `npm install -g loopbreaker` puts
+// an optional dependency) or beside it (NODE_MODULES/@loopbreaker/OS-CPU,
+// when both tarballs of a release were installed in one command).
 func npmPlatformBinary(launcher, name string) string {
 	if filepath.Base(launcher) != "loopbreaker.js" {
 		return ""
@@ -70,11 +73,14 @@ func npmPlatformBinary(launcher, name string) string {
 	if arch == "amd64" {
 		arch = "x64"
 	}
-	bin := filepath.Join(filepath.Dir(pkg), "@loopbreaker", goos+"-"+arch, "bin", name)
-	if fi, err := os.Stat(bin); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-		return ""
+	platform := filepath.Join("@loopbreaker", goos+"-"+arch, "bin", name)
+	for _, modules := range []string{filepath.Join(pkg, "node_modules"), filepath.Dir(pkg)} {
+		bin := filepath.Join(modules, platform)
+		if fi, err := os.Stat(bin); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return bin
+		}
 	}
-	return bin
+	return ""
 }
 
 // transientPlace says why path is in a place that does not last, or "".

@@ -69,19 +69,34 @@ func TestHookProgramGoRunAndTempDir(t *testing.T) {
 }
 
 // A loopbreaker on PATH that is the npm package's launcher is replaced by
-// the platform binary it runs, so that each hook call starts no node.
+// the platform binary it runs, so that each hook call starts no node: the
+// platform package inside the launcher's package (installed from the
+// registry, an optional dependency) or beside it (both tarballs of a
+// release installed in one command).
 func TestHookProgramSkipsTheNpmLauncher(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("npm links a .cmd shim on Windows, not a symlink")
 	}
-	prefix := t.TempDir()
-	modules := filepath.Join(prefix, "lib", "node_modules")
-	writeExe(t, filepath.Join(modules, "loopbreaker", "bin", "loopbreaker.js"))
 	cpu := map[string]string{"amd64": "x64"}[runtime.GOARCH]
 	if cpu == "" {
 		cpu = runtime.GOARCH
 	}
-	platformBin := writeExe(t, filepath.Join(modules, "@loopbreaker", runtime.GOOS+"-"+cpu, "bin", "loopbreaker"))
+	platform := filepath.Join("@loopbreaker", runtime.GOOS+"-"+cpu, "bin", "loopbreaker")
+	for _, layout := range []struct{ name, platformDir string }{
+		{"registry", filepath.Join("loopbreaker", "node_modules")},
+		{"tarballs", ""},
+	} {
+		t.Run(layout.name, func(t *testing.T) {
+			prefix := t.TempDir()
+			modules := filepath.Join(prefix, "lib", "node_modules")
+			writeExe(t, filepath.Join(modules, "loopbreaker", "bin", "loopbreaker.js"))
+			platformBin := writeExe(t, filepath.Join(modules, layout.platformDir, platform))
+			testNpmLauncherReplaced(t, prefix, platformBin)
+		})
+	}
+}
+
+func testNpmLauncherReplaced(t *testing.T, prefix, platformBin string) {
 	bin := filepath.Join(prefix, "bin")
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)

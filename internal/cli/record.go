@@ -13,6 +13,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/errsig"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
+	"github.com/loopbreaker/loopbreaker/supervisor"
 	"github.com/loopbreaker/loopbreaker/transcript"
 	"github.com/loopbreaker/loopbreaker/worktree"
 )
@@ -142,8 +143,8 @@ func runRecord(ctx context.Context, env *Env, args []string) error {
 	fs.Var(&o.testsPassing, "tests-passing", "`N` tests passing")
 	fs.Var(&o.testsFailing, "tests-failing", "`N` tests failing")
 	fs.Var(&o.errors, "error", "an error `text` the iteration produced (repeatable)")
-	fs.Var(&o.errorFiles, "error-file", "read an error from `file` (repeatable; - for stdin)")
-	fs.StringVar(&o.outputFile, "output-file", "", "the iteration's output `file`: its size feeds output-decline detection, the model usage it reports (claude -p --output-format json, codex exec --json, gemini -p --output-format json) the budgets")
+	fs.Var(&o.errorFiles, "error-file", "the iteration's stderr `file` (repeatable; - for stdin): its error lines are the error, as run reads them")
+	fs.StringVar(&o.outputFile, "output-file", "", "the iteration's output `file`: its error lines are the error (as run reads them), its size feeds output-decline detection, the model usage it reports (claude -p --output-format json, codex exec --json, gemini -p --output-format json) the budgets")
 	fs.Var(&o.outputBytes, "output-bytes", "the iteration's output size in `bytes`")
 	fs.Var(&o.exitCode, "exit-code", "the agent's or phase's exit `code` (non-zero: the phase failed)")
 	fs.IntVar(&o.permissionDenials, "permission-denials", 0, "`N` permission denials in the iteration")
@@ -208,6 +209,9 @@ func (o *recordOptions) iteration(env *Env) (*lb.Iteration, error) {
 	if o.permissionDenials < 0 {
 		return nil, usagef("--permission-denials must not be negative")
 	}
+	if o.exitCode.set && o.exitCode.v < 0 {
+		return nil, usagef("--exit-code %d: an exit code is 0 or more (a shell's $? is 0 to 255): pass the agent's $?", o.exitCode.v)
+	}
 	if o.outputFile != "" && o.outputBytes.set {
 		return nil, usagef("give --output-file or --output-bytes, not both")
 	}
@@ -239,14 +243,24 @@ func (o *recordOptions) iteration(env *Env) (*lb.Iteration, error) {
 	for _, text := range o.errors {
 		it.Errors = append(it.Errors, errorText(text))
 	}
+	// The outputs are read for errors as `run` reads its command's.
+	var stdout, stderr strings.Builder
+	if o.outputFile != "" {
+		text, err := readBounded(env, o.outputFile)
+		if err != nil {
+			return nil, fmt.Errorf("--output-file: %w", err)
+		}
+		stdout.WriteString(text)
+	}
 	for _, name := range o.errorFiles {
 		text, err := readBounded(env, name)
 		if err != nil {
 			return nil, fmt.Errorf("--error-file: %w", err)
 		}
-		if strings.TrimSpace(text) != "" {
-			it.Errors = append(it.Errors, errorText(text))
-		}
+		stderr.WriteString(text)
+	}
+	if text := supervisor.OutputError([]byte(stdout.String()), []byte(stderr.String()), it.ExitCode); text != "" {
+		it.Errors = append(it.Errors, errorText(text))
 	}
 	for _, kv := range o.metrics {
 		k, v, ok := strings.Cut(kv, "=")

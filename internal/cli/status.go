@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -29,6 +30,11 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer w.close()
+	if named(fs, "session", "scope") {
+		if err := w.knownScope(ctx); err != nil {
+			return err
+		}
+	}
 	st, err := w.store.Load(ctx, w.scope)
 	if err != nil {
 		return err
@@ -127,6 +133,38 @@ func (w *workspace) printOthers(ctx context.Context, out io.Writer) {
 		thousands(len(scopes)), strings.Join(byKind, ", "), strings.Join(shown, ", "))
 }
 
+// named reports whether one of the flags was given on the command line.
+func named(fs *flag.FlagSet, names ...string) bool {
+	found := false
+	fs.Visit(func(f *flag.Flag) { found = found || slices.Contains(names, f.Name) })
+	return found
+}
+
+// knownScope refuses a breaker the project does not have: a mistyped
+// --session would otherwise show a fresh CLOSED breaker, as if all were
+// well. The known ones are listed (up to maxKnownListed).
+func (w *workspace) knownScope(ctx context.Context) error {
+	scopes, err := w.store.Scopes(ctx)
+	if err != nil || slices.Contains(scopes, w.scope) {
+		return err
+	}
+	if len(scopes) == 0 {
+		return fmt.Errorf("no breaker %s: this project has no breakers yet (nothing recorded); check the name, or run the agent first", w.scope)
+	}
+	slices.SortStableFunc(scopes, func(a, b string) int {
+		return cmpBool(!strings.HasPrefix(a, "session:"), !strings.HasPrefix(b, "session:"))
+	})
+	more := ""
+	if len(scopes) > maxKnownListed {
+		more = fmt.Sprintf(", and %d more", len(scopes)-maxKnownListed)
+		scopes = scopes[:maxKnownListed]
+	}
+	return fmt.Errorf("no breaker %s in this project: the known ones are %s%s; check the name (--session NAME is session:NAME, --scope SCOPE names any)", w.scope, strings.Join(scopes, ", "), more)
+}
+
+// maxKnownListed is how many breakers an unknown one's error lists.
+const maxKnownListed = 20
+
 // maxOthersShown is how many other breakers status names with their state.
 const maxOthersShown = 5
 
@@ -185,19 +223,22 @@ func printStatus(w io.Writer, o output, now time.Time) {
 	fmt.Fprintln(w, "\ncounters:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  detector\tcount\twarn at\topens at\tabout")
-	for _, c := range o.Counters {
+	tripped := o.Status.Tripped()
+	for i, c := range o.Counters {
 		warn := "-"
-		if c.WarnAt > 0 {
+		if c.WarnAt > 0 && c.Threshold > 0 {
 			warn = c.Figure(c.WarnAt)
 		}
 		mark := ""
 		switch {
-		case c.Threshold > 0 && c.Value >= c.Threshold:
+		case i == tripped:
 			mark = "  << tripped"
-		case c.WarnAt > 0 && c.Value >= c.WarnAt:
+		case c.Threshold > 0 && c.Value >= c.Threshold:
+			mark = "  < at its threshold (did not trip)"
+		case c.WarnAt > 0 && c.Value >= c.WarnAt && c.Threshold > 0:
 			mark = "  < warning"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s%s\n", c.Name, c.Figure(c.Value), warn, c.Figure(c.Threshold), c.Detail, mark)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s%s\n", c.Name, c.Figure(c.Value), warn, c.Limit(), c.Detail, mark)
 	}
 	tw.Flush()
 	if len(o.Transitions) > 0 {

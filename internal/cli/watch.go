@@ -13,6 +13,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
+	"github.com/loopbreaker/loopbreaker/hookpolicy"
 	"github.com/loopbreaker/loopbreaker/termsafe"
 )
 
@@ -92,6 +93,9 @@ type watchView struct {
 	hourCallsAtLeast bool
 	err              error
 }
+
+// maxWatchReason is how much of a reason watch shows, over a few lines.
+const maxWatchReason = 400
 
 // maxWatchTools is how many of the last tool calls a breaker shows.
 const maxWatchTools = 6
@@ -174,24 +178,32 @@ func renderWatch(views []watchView, now time.Time, width int, style watchStyle) 
 		b.WriteString(strings.Replace(clipped, state, style(st.State, state), 1))
 		b.WriteByte('\n')
 		if st.Reason != "" {
-			line("  ", "why: "+oneLine(st.Reason))
+			wrapItems(&b, "  why: ", strings.Fields(termsafe.String(clipLine(st.Reason, maxWatchReason))), "", width)
 		}
-		line("  ", fmt.Sprintf("iterations %d, opened %d times", st.Iterations, st.TotalOpens))
+		line("  ", fmt.Sprintf("iterations %d, opened %s", st.Iterations, plural(st.TotalOpens, "time")))
 		var moved []string
-		for _, c := range st.Counters {
+		tripped := st.Tripped()
+		for i, c := range st.Counters {
 			if c.Value > 0 && c.Threshold > 0 {
-				moved = append(moved, fmt.Sprintf("%s %s/%s", c.Name, c.Figure(c.Value), c.Figure(c.Threshold)))
+				item := fmt.Sprintf("%s %s/%s", c.Label(), c.Figure(c.Value), c.Figure(c.Threshold))
+				if i == tripped {
+					item += " TRIPPED"
+				}
+				moved = append(moved, item)
 			}
 		}
 		if len(moved) == 0 {
 			moved = []string{"all at 0"}
 		}
-		wrapItems(&b, "  counters: ", moved, width)
+		wrapItems(&b, "  counters: ", moved, ",", width)
+		if st.State == lb.Open {
+			wrapItems(&b, "  next: ", strings.Fields(nextSteps(st.Scope)), "", width)
+		}
 		if len(v.tools) > 0 {
 			line("  ", "last calls: "+strings.Join(v.tools, ", ")+" (! failed)")
 		}
 		if st.Spend != nil {
-			line("  ", fmt.Sprintf("spend: %s", st.Spend.Summary()))
+			wrapItems(&b, "  spend: ", strings.Fields(st.Spend.Summary()), "", width)
 			calls := fmt.Sprintf("calls in the last hour: %d", v.hourCalls)
 			if v.hourCallsAtLeast {
 				calls += " or more"
@@ -202,15 +214,24 @@ func renderWatch(views []watchView, now time.Time, width int, style watchStyle) 
 	return b.String()
 }
 
-// wrapItems writes items after lead, separated by commas, in lines of at
-// most width columns, continuing under the first item.
-func wrapItems(b *strings.Builder, lead string, items []string, width int) {
+// nextSteps is what to do about an OPEN breaker of scope, as commands.
+func nextSteps(scope string) string {
+	which := "--scope " + scope
+	if name, ok := strings.CutPrefix(scope, "session:"); ok {
+		which = "--session " + hookpolicy.ShellWord(name)
+	}
+	return fmt.Sprintf("loopbreaker report %s says why; loopbreaker reset %s --guidance \"what to do differently\" lets the agent go on", which, which)
+}
+
+// wrapItems writes items after lead, each but the last followed by sep,
+// in lines of at most width columns, continuing under the first item.
+func wrapItems(b *strings.Builder, lead string, items []string, itemSep string, width int) {
 	pad := strings.Repeat(" ", len(lead))
 	cur := lead
 	for i, it := range items {
 		sep := ""
 		if i < len(items)-1 {
-			sep = ","
+			sep = itemSep
 		}
 		if cur != lead && cur != pad && len(cur)+1+len(it)+len(sep) > width {
 			b.WriteString(strings.TrimRight(cur, " ") + "\n")

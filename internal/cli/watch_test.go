@@ -71,3 +71,53 @@ func TestWatchSaysWhenTheHourCountIsABound(t *testing.T) {
 		}
 	}
 }
+
+// At 80 columns an OPEN breaker reads whole: the reason, the spend and
+// what to do next are wrapped, never cut; same_error's two counters say
+// which is which; only the counter that tripped is marked, not another at
+// its threshold.
+func TestWatchAt80Columns(t *testing.T) {
+	reason := "no progress in 3 consecutive iterations (3/3): no files changed, HEAD did not move, no edit in the turn, no test improved, no metric moved, no completion signal"
+	st := lb.Status{
+		Scope: "session:claude", State: lb.Open, Enabled: true, Detector: lb.DetectorNoProgress, Reason: reason,
+		Iterations: 3, TotalOpens: 1, CooldownRemaining: 1800,
+		Counters: []lb.Counter{
+			{Name: lb.DetectorNoProgress, Value: 3, Threshold: 3, WarnAt: 2},
+			{Name: lb.DetectorSameError, Value: 3, Threshold: 5, WarnAt: 4, Detail: "consecutive"},
+			{Name: lb.DetectorSameError, Value: 3, Threshold: 5, WarnAt: 4, Detail: "since reset"},
+			{Name: lb.DetectorPhaseFailure, Value: 3, Threshold: 3, WarnAt: 2},
+			{Name: "budget_session_tokens", Unit: lb.UnitTokens, Value: 1200},
+		},
+		Spend: &lb.Spend{Tokens: 1234567, Calls: 250, CostUSD: 12.34, UnpricedTokens: 1000},
+	}
+	out := renderWatch([]watchView{{status: st, hourCalls: 12}}, time.Date(2026, 12, 6, 22, 0, 0, 0, time.UTC), 80, plainStyle)
+	for _, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > 80 {
+			t.Errorf("a line of %d columns: %q", n, l)
+		}
+		if strings.Contains(l, "…") {
+			t.Errorf("a cut line: %q", l)
+		}
+	}
+	joined := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{
+		"why: " + reason,
+		"iterations 3, opened 1 time counters:",
+		"no_progress 3/3 TRIPPED,",
+		"same_error (consecutive) 3/5,",
+		"same_error (since reset) 3/5,",
+		"phase_failure 3/3 next:",
+		`next: loopbreaker report --session claude says why; loopbreaker reset --session claude --guidance "what to do differently" lets the agent go on`,
+		"spend: " + strings.Join(strings.Fields(st.Spend.Summary()), " "),
+	} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "TRIPPED"); n != 1 {
+		t.Errorf("%d counters marked tripped, want 1 (no_progress):\n%s", n, out)
+	}
+	if strings.Contains(out, "budget_session_tokens") {
+		t.Errorf("a budget that is off is listed among the counters:\n%s", out)
+	}
+}

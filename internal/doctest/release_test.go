@@ -57,18 +57,95 @@ func TestRelease(t *testing.T) {
 	r := buildRelease(t)
 	t.Run("npm", func(t *testing.T) { testNpmPackage(t, r) })
 	t.Run("install.sh", func(t *testing.T) { testInstallScript(t, r) })
+	t.Run("license", func(t *testing.T) { testLicenseShipped(t, r) })
 }
 
-// cleanEnv is a user's environment with a fresh HOME and no Go-built
-// loopbreaker on PATH: only the system's directories and extra ones.
+// Every channel carries the license: the archives hold LICENSE, each npm
+// package holds it and names it, the formula names it.
+func testLicenseShipped(t *testing.T, r release) {
+	need(t, "tar")
+	license, err := os.ReadFile(filepath.Join(repoRoot, "LICENSE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(license), "MIT License\n") {
+		t.Fatalf("LICENSE is not the MIT license the packages name:\n%.200s", license)
+	}
+	archives, _ := filepath.Glob(filepath.Join(r.dist, "*.tar.gz"))
+	tarballs, _ := filepath.Glob(filepath.Join(r.dist, "npm", "*.tgz"))
+	if len(archives) == 0 || len(tarballs) == 0 {
+		t.Fatalf("no archives or npm tarballs in %s", r.dist)
+	}
+	for _, f := range archives {
+		if got, err := exec.Command("tar", "-xzOf", f, "LICENSE").Output(); err != nil || string(got) != string(license) {
+			t.Errorf("%s holds no LICENSE equal to the repository's: %v", filepath.Base(f), err)
+		}
+	}
+	for _, f := range tarballs {
+		if got, err := exec.Command("tar", "-xzOf", f, "package/LICENSE").Output(); err != nil || string(got) != string(license) {
+			t.Errorf("%s holds no LICENSE equal to the repository's: %v", filepath.Base(f), err)
+		}
+		manifest, err := exec.Command("tar", "-xzOf", f, "package/package.json").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pkg struct{ License string }
+		if err := json.Unmarshal(manifest, &pkg); err != nil || pkg.License != "MIT" {
+			t.Errorf("%s: license %q (%v), want MIT", filepath.Base(f), pkg.License, err)
+		}
+	}
+	formula, err := os.ReadFile(filepath.Join(r.dist, "loopbreaker.rb"))
+	if err != nil || !strings.Contains(string(formula), "\n  license \"MIT\"\n") {
+		t.Errorf("the formula names no license MIT: %v\n%s", err, formula)
+	}
+}
+
+// cleanEnv is a user's environment with a fresh HOME and no loopbreaker on
+// PATH: neither the test's build nor one the user installed (the README's
+// own `go install` puts one in $(go env GOPATH)/bin), so that what the
+// release installs is the only loopbreaker the commands can find. extraPath
+// comes first.
 func cleanEnv(t *testing.T, extraPath ...string) []string {
 	env := userEnv(t)
 	for i, kv := range env {
 		if strings.HasPrefix(kv, "PATH=") {
-			env[i] = "PATH=" + strings.Join(append(extraPath, os.Getenv("PATH")), string(os.PathListSeparator))
+			env[i] = "PATH=" + strings.Join(append(extraPath, pathWithout(t, "loopbreaker")...), string(os.PathListSeparator))
 		}
 	}
 	return env
+}
+
+// pathWithout is this process's PATH with no program called name: a
+// directory holding one is replaced by a copy made of links to its other
+// entries, so that the tools beside it (npm and node in /usr/local/bin,
+// say) are still found.
+func pathWithout(t *testing.T, name string) []string {
+	t.Helper()
+	var dirs []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(dir, name)); err != nil {
+			dirs = append(dirs, dir)
+			continue
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mirror := t.TempDir()
+		for _, e := range entries {
+			if e.Name() == name {
+				continue
+			}
+			if err := os.Symlink(filepath.Join(dir, e.Name()), filepath.Join(mirror, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+		dirs = append(dirs, mirror)
+	}
+	return dirs
 }
 
 func runIn(t *testing.T, dir string, env []string, stdin string, name string, args ...string) string {
@@ -159,6 +236,29 @@ func testNpmPackage(t *testing.T, r release) {
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "install loopbreaker first") {
 		t.Errorf("hook install through npx with no installed loopbreaker: %v, want a refusal saying to install first\n%s", err, out)
 	}
+
+	testNpmMainPackageAlone(t, r, tarballs, env, home)
+}
+
+// The main tarball installed without its platform package: the launcher
+// says which package is missing and gives the command that installs both,
+// with the tarballs' names; it blames no flag the person did not pass.
+func testNpmMainPackageAlone(t *testing.T, r release, tarballs, env []string, home string) {
+	main := filepath.Join(r.dist, "npm", "loopbreaker-"+r.version+".tgz")
+	var platformTarball string
+	for _, f := range tarballs {
+		if f != main {
+			platformTarball = filepath.Base(f)
+		}
+	}
+	prefix := filepath.Join(t.TempDir(), "alone")
+	runIn(t, home, env, "", "npm", "install", "-g", "--prefix", prefix, "--offline", "--registry", "http://127.0.0.1:9/", main)
+	cmd := exec.Command(filepath.Join(prefix, "bin", "loopbreaker"), "version")
+	cmd.Dir, cmd.Env = home, env
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "is not installed") || !strings.Contains(string(out), "npm install -g ./loopbreaker-"+r.version+".tgz ./"+platformTarball) {
+		t.Errorf("the main package alone: %v, want the missing package named and the command that installs both tarballs\n%s", err, out)
+	}
 }
 
 func packageArgs(tarballs []string) []string {
@@ -209,14 +309,24 @@ func preToolUseCommand(t *testing.T, settings string) string {
 }
 
 // install.sh installs from a directory of archives (file://) after checking
-// the SHA-256, and refuses an archive that does not match checksums.txt.
+// the SHA-256, as the README's lines that install from dist/ run it, and
+// refuses an archive that does not match checksums.txt.
 func testInstallScript(t *testing.T, r release) {
 	need(t, "sh", "tar")
 	env := cleanEnv(t)
 	home := strings.TrimPrefix(env[1], "HOME=")
 	script := filepath.Join(r.dist, "install.sh")
 
-	out := runIn(t, home, env, "", "sh", script, "--base-url", "file://"+r.dist)
+	build, install, _ := strings.Cut(strings.TrimSpace(fencedBlock(t, readDoc(t, "README.md"), "install:dist")), "\n")
+	if !strings.HasPrefix(build, "scripts/release --snapshot --targets host ") {
+		t.Fatalf("the README's block that installs from dist/ does not start with the build this test made (scripts/release --snapshot --targets host):\n%s", build)
+	}
+	// The README's line, run where dist/ is the release this test built.
+	clone := t.TempDir()
+	if err := os.Symlink(r.dist, filepath.Join(clone, "dist")); err != nil {
+		t.Fatal(err)
+	}
+	out := runIn(t, clone, env, "", "sh", "-c", install)
 	lb := filepath.Join(home, ".local", "bin", "loopbreaker")
 	if v := runIn(t, home, env, "", lb, "version"); !strings.Contains(v, r.version) {
 		t.Errorf("installed into ~/.local/bin, version says %q, want %s (install.sh said:\n%s)", v, r.version, out)
@@ -245,5 +355,31 @@ func testInstallScript(t *testing.T, r release) {
 	}
 	if _, err := os.Stat(filepath.Join(prefix, "bin", "loopbreaker")); !os.IsNotExist(err) {
 		t.Errorf("install.sh installed a damaged archive: %v", err)
+	}
+
+	// Over plain http the checksum proves nothing: refused before any
+	// download (nothing listens on port 9).
+	cmd = exec.Command("sh", script, "--prefix", prefix, "--base-url", "http://127.0.0.1:9/release")
+	cmd.Dir, cmd.Env = home, env
+	if msg, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(msg), "refusing http://127.0.0.1:9/release") || !strings.Contains(string(msg), "use https://") {
+		t.Errorf("install.sh with a plain-http base URL: %v, want a refusal saying to use https\n%s", err, msg)
+	}
+
+	// A download cut off under `curl | sh`: every cut runs nothing.
+	whole, err := os.ReadFile(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.Index(string(whole), "\nmain() {")
+	for _, cut := range []int{body + 20, len(whole) / 2, len(whole) - 12} {
+		cmd := exec.Command("sh", "-s", "--", "--prefix", prefix, "--base-url", "file://"+r.dist)
+		cmd.Dir, cmd.Env, cmd.Stdin = home, env, strings.NewReader(string(whole[:cut]))
+		msg, _ := cmd.CombinedOutput()
+		if strings.Contains(string(msg), "install.sh: loopbreaker") {
+			t.Errorf("install.sh cut off at byte %d of %d ran its body:\n%s", cut, len(whole), msg)
+		}
+		if _, err := os.Stat(filepath.Join(prefix, "bin", "loopbreaker")); !os.IsNotExist(err) {
+			t.Fatalf("install.sh cut off at byte %d of %d installed loopbreaker: %v", cut, len(whole), err)
+		}
 	}
 }

@@ -12,15 +12,24 @@ const platform = `${process.platform}-${process.arch}`;
 const pkg = `@loopbreaker/${platform}`;
 const exe = process.platform === "win32" ? "loopbreaker.exe" : "loopbreaker";
 
+const supported = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64", "win32-x64", "win32-arm64"];
+
 let binary;
 try {
   binary = path.join(path.dirname(require.resolve(`${pkg}/package.json`)), "bin", exe);
 } catch (err) {
+  const version = require("../package.json").version;
   process.stderr.write(
-    `loopbreaker: the package ${pkg}, which holds the binary for ${platform}, is not installed.\n` +
-      `  It is an optional dependency of loopbreaker: install again without --omit=optional / --no-optional\n` +
-      `  (npm install -g loopbreaker), or use another way to install (see docs/install.md:\n` +
-      `  the archives, brew, install.sh, go install). Supported: linux, darwin, win32 on x64 and arm64.\n`
+    supported.includes(platform)
+      ? `loopbreaker: the package ${pkg}, which holds the binary for ${platform}, is not installed.\n` +
+          `  npm installs it with loopbreaker, as an optional dependency, from the same registry; it is\n` +
+          `  missing when loopbreaker came from a tarball alone, or when optional dependencies were left out.\n` +
+          `  Install both: npm install -g loopbreaker\n` +
+          `  or, from a release's tarballs (dist/npm), both in one command:\n` +
+          `    npm install -g ./loopbreaker-${version}.tgz ./loopbreaker-${platform}-${version}.tgz\n` +
+          `  Other ways to install: docs/install.md.\n`
+      : `loopbreaker: there is no loopbreaker binary for ${platform}: the releases have ${supported.join(", ")}.\n` +
+          `  Build it from source with Go (docs/install.md).\n`
   );
   process.exit(1);
 }
