@@ -245,6 +245,9 @@ type Traits struct {
 	EnvMarkers []string
 	// Package is the CLI's npm package, which names the script node runs.
 	Package string
+	// InstallFlags are the flags of `hook install` only some CLIs read
+	// (trust, trust-project, agent-version) that this one does.
+	InstallFlags []string
 }
 
 // HarmlessStopper is a CLI that ends a run only after a tool call has run:

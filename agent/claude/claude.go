@@ -26,7 +26,7 @@ func (Agent) Name() hook.Tool { return "claude" }
 // Traits of Claude Code.
 // CLAUDECODE is set to 1 for the Bash tool (cli.js 2.0.77, the 2.1.330 binary).
 func (Agent) Traits() agent.Traits {
-	return agent.Traits{Package: "@anthropic-ai/claude-code", EnvMarkers: []string{"CLAUDECODE"},
+	return agent.Traits{InstallFlags: []string{"agent-version"}, Package: "@anthropic-ai/claude-code", EnvMarkers: []string{"CLAUDECODE"},
 		Display:              "Claude Code",
 		ProjectDirEnv:        "CLAUDE_PROJECT_DIR",
 		TaskNotifications:    true,

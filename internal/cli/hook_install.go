@@ -67,7 +67,7 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	if o.user && o.proj {
 		return usagef("hook %s: give --user or --project, not both", verb)
 	}
-	if err := checkAgentOnlyFlags(fs, verb, a.Name()); err != nil {
+	if err := checkAgentOnlyFlags(fs, verb, a); err != nil {
 		return err
 	}
 	project := resolveProject(env, o.project)

@@ -5,32 +5,33 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
-	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/agent"
+	"github.com/loopbreaker/loopbreaker/agent/all"
 )
 
-// agentOnlyFlags names the flags of `hook install` that only one agent CLI
-// reads, with that CLI: the one place here that knows it (it belongs with
-// those agents' packages once agent.Agent can say which flags it reads).
-func agentOnlyFlags() map[string]hook.Tool {
-	return map[string]hook.Tool{
-		"trust":         "codex",
-		"trust-project": "codex",
-		"agent-version": "claude",
-	}
-}
-
-// checkAgentOnlyFlags refuses a flag given for an agent CLI that does not
-// read it: silently ignored, it would let the person believe that it did
+// checkAgentOnlyFlags refuses a flag of `hook install` that only some
+// agent CLIs read (agent.Traits.InstallFlags), given for one that does
+// not: silently ignored, it would let the person believe that it did
 // something (that the folder is trusted, say).
-func checkAgentOnlyFlags(fs *flag.FlagSet, verb string, tool hook.Tool) error {
+func checkAgentOnlyFlags(fs *flag.FlagSet, verb string, a agent.Agent) error {
+	readers := map[string][]string{}
+	for _, other := range all.Agents() {
+		for _, f := range other.Traits().InstallFlags {
+			readers[f] = append(readers[f], string(other.Name()))
+		}
+	}
+	tool := a.Name()
 	var err error
 	fs.Visit(func(f *flag.Flag) {
-		if only, ok := agentOnlyFlags()[f.Name]; ok && only != tool && err == nil {
-			err = usagef("hook %s %s: --%s is for %s only and does nothing for %s: leave it out (`loopbreaker hook status` shows how %s is set up in this project, its trust included)",
-				verb, tool, f.Name, only, tool, tool)
+		who, special := readers[f.Name]
+		if !special || slices.Contains(a.Traits().InstallFlags, f.Name) || err != nil {
+			return
 		}
+		err = usagef("hook %s %s: --%s is for %s only and does nothing for %s: leave it out (`loopbreaker hook status` shows how %s is set up in this project, its trust included)",
+			verb, tool, f.Name, strings.Join(who, " and "), tool, tool)
 	})
 	return err
 }
