@@ -220,6 +220,10 @@ type Traits struct {
 	// that failed before it ran, and runs every pre-tool hook of a batch
 	// before any call: a file call announced again is its failed repeat.
 	SilentFileFailures bool
+	// SilentFailures: the CLI fires no post-tool event for any call that
+	// failed, and sends no call ids: a call announced again is its failed
+	// repeat, and a call still unreported at the turn end failed.
+	SilentFailures bool
 	// PostToolToModelOnly: the person sees nothing of a post-tool answer,
 	// so a halt message there does not count as shown.
 	PostToolToModelOnly bool

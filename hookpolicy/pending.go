@@ -175,9 +175,10 @@ func (c *call) failedPending(every bool) []lb.ToolCall {
 	var ids []string
 	var keep []lb.PendingCall
 	changed := false
+	silent := c.Agent.Traits().SilentFailures
 	for _, pc := range m.Pending {
 		switch {
-		case every && pc.Shell:
+		case every && pc.Shell && !silent:
 			// A command may still be running in the background (Codex
 			// reports a yielded exec_command when it exits): forget it
 			// uncounted; its result, if it comes, is recorded then.
@@ -188,6 +189,9 @@ func (c *call) failedPending(every bool) []lb.ToolCall {
 			// Announced again: the first announcement never ran.
 		case callKey(&pc.Call) == key && (c.serial() || pc.Results < m.Results):
 			// Repeated after its batch saw results: it failed.
+		case callKey(&pc.Call) == key && silent:
+			// The CLI reports every call that ran and none that failed:
+			// the same call announced again is its failed repeat.
 		case callKey(&pc.Call) == key && c.Agent.Traits().SilentFileFailures && !pc.Shell:
 			// The CLI reports every call that ran, and fires nothing for a
 			// file tool that failed before it ran; its pre-tool hooks of

@@ -508,3 +508,33 @@ func agentOf(t *testing.T, p *hook.Payload) agent.Agent {
 	}
 	return a
 }
+
+// Droid fires nothing for a call that failed and sends no call ids: the
+// same failing command announced again is its failed repeat, and one still
+// unreported at the turn end failed, so a loop of failing commands opens
+// the breaker within the turn.
+func TestSilentFailuresAreCounted(t *testing.T) {
+	h := newHarness(t, "droid")
+	data, err := os.ReadFile(filepath.Join("..", "e2e", "droid", "testdata", "PreToolUse-Execute-exit1-no-PostToolUse.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := all.Lookup("droid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out string
+	for i := 1; i <= 5 && !strings.Contains(out, `"continue":false`); i++ {
+		p, err := a.Parse("", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = h.answer(p)
+		if got := failedCalls(h.state()); got != i-1 {
+			t.Fatalf("after command %d: %d failed calls recorded, want %d", i, got, i-1)
+		}
+	}
+	if !strings.Contains(out, `"continue":false`) {
+		t.Fatalf("a failing command repeated 5 times was not halted: %s", out)
+	}
+}

@@ -30,7 +30,8 @@ func (Agent) Name() hook.Tool { return "droid" }
 // and a call that fails fires no PostToolUse, so one announced and never
 // reported failed.
 func (Agent) Traits() agent.Traits {
-	return agent.Traits{Package: "droid",
+	return agent.Traits{
+		SilentFailures: true, Package: "droid",
 		Display:       "Droid",
 		ProjectDirEnv: "FACTORY_PROJECT_DIR",
 		Unseen:        `"hooksDisabled": true in .factory/hooks.json or .factory/settings.json, or droid started outside the project`,
