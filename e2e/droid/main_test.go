@@ -2,9 +2,10 @@
 // against a scripted fake Anthropic Messages API on 127.0.0.1 and asserts
 // what its hooks protocol does (hook/PROTOCOLS.md §0.10): that it runs
 // tool calls offline, which hook events fire with what payloads, and what
-// a hook's answer does to the run. loopbreaker has no Droid adapter yet,
-// so the hooks are the hook-call logger in front of a script that prints
-// the answer a test chose.
+// a hook's answer does to the run (the hooks are the hook-call logger in
+// front of a script that prints the answer a test chose), and that
+// loopbreaker's adapter (agent/droid), installed with `hook install
+// droid`, halts a loop (guard_test.go).
 //
 // Each scenario has its own HOME (so its own ~/.factory). The CLI is
 // pointed at the fake API by a BYOK custom model in

@@ -2,9 +2,10 @@
 // a fork of OpenCode, against a scripted fake Anthropic Messages API on
 // 127.0.0.1 and asserts what its plugin API does (hook/PROTOCOLS.md
 // §0.11): that it runs tool calls offline, which plugin hooks fire with
-// what inputs, and that a plugin can end the run. loopbreaker has no Kilo
-// Code adapter yet, so the plugin is a probe of the test's own that logs
-// what it sees.
+// what inputs, and that a plugin can end the run (with a probe plugin of
+// the test's own that logs what it sees), and that loopbreaker's adapter
+// (agent/kilocode), installed with `hook install kilocode`, halts a loop
+// (guard_test.go).
 //
 // Each scenario has its own HOME (so its own ~/.config/kilo and
 // ~/.local/share/kilo). The CLI is pointed at the fake API by a custom
