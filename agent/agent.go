@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/cannotrun"
+
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 	"github.com/loopbreaker/loopbreaker/transcript"
@@ -450,4 +452,11 @@ func flagAfterProgram(flag string, own []string) func(argv []string, id string) 
 		out := append([]string{argv[0], flag, id}, argv[1:]...)
 		return out, true
 	}
+}
+
+// CannotRunner is a CLI whose words, when its model API refuses it or
+// cannot be reached, loopbreaker knows: such a run or turn says nothing
+// about whether the agent is stuck.
+type CannotRunner interface {
+	CannotRun() cannotrun.Words
 }

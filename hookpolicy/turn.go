@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/cannotrun"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/hook"
@@ -37,7 +38,7 @@ func (c *call) stop(ctx context.Context) (hook.Answer, error) {
 		msg := c.turnMessage()
 		it := &lb.Iteration{Summary: summaryLine(msg)}
 		ch, err := c.files, c.filesErr
-		refusal, refused := cannotrun.ClassifyTurn(msg, c.now())
+		refusal, refused := cannotrun.ClassifyTurn(msg, c.now(), c.cannotRun())
 		switch {
 		case refused && err == nil && len(ch.Files) == 0 && !ch.HistoryMoved():
 			// The model API refused the agent (a limit, an overload, a
@@ -157,4 +158,13 @@ func summaryLine(s string) string {
 		s = s[:cut] + "…"
 	}
 	return s
+}
+
+// cannotRun are the calling CLI's words when it cannot run, if loopbreaker
+// knows them.
+func (c *call) cannotRun() []cannotrun.Words {
+	if cr, ok := c.Agent.(agent.CannotRunner); ok {
+		return []cannotrun.Words{cr.CannotRun()}
+	}
+	return nil
 }

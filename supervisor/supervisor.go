@@ -94,6 +94,10 @@ type Config struct {
 	// iteration to the next (run.continue_session) instead of starting a
 	// fresh agent each time.
 	AgentSession *AgentSession
+	// CannotRun are the agent CLIs' words when their model API refuses
+	// them or cannot be reached: such an iteration waits or stops with
+	// the right diagnosis instead of counting as one without progress.
+	CannotRun []cannotrun.Words
 	// KeepOutputs is how many iterations' outputs stay in the run
 	// directory.
 	KeepOutputs int

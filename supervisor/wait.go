@@ -28,7 +28,7 @@ func (l *loop) refused(out, errs *capture, r ran) (cannotrun.Finding, bool) {
 	if res := parseAgentResult(run.Stdout); res != nil {
 		run.APIErrorStatus = res.APIErrorStatus
 	}
-	return cannotrun.Classify(run, l.cfg.Now())
+	return cannotrun.Classify(run, l.cfg.Now(), l.cfg.CannotRun)
 }
 
 // waitOut deals with a run of iteration n that could not work: it waits

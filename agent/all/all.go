@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loopbreaker/loopbreaker/cannotrun"
+
 	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/agent/claude"
 	"github.com/loopbreaker/loopbreaker/agent/cline"
@@ -69,6 +71,18 @@ func Transcripts() []transcript.Reader {
 	var out []transcript.Reader
 	for _, a := range Agents() {
 		out = append(out, a.Transcript())
+	}
+	return out
+}
+
+// CannotRun are the words of every CLI loopbreaker knows, when it cannot
+// run.
+func CannotRun() []cannotrun.Words {
+	var out []cannotrun.Words
+	for _, a := range Agents() {
+		if c, ok := a.(agent.CannotRunner); ok {
+			out = append(out, c.CannotRun())
+		}
 	}
 	return out
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/agent/all"
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 	"github.com/loopbreaker/loopbreaker/supervisor"
@@ -169,7 +170,8 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 // supervisorConfig builds what does not need the workspace.
 func (o *runOptions) supervisorConfig(env *Env, command []string) (supervisor.Config, error) {
 	cfg := supervisor.Config{
-		Command: command, Session: o.session, Slice: o.slice,
+		CannotRun: all.CannotRun(),
+		Command:   command, Session: o.session, Slice: o.slice,
 		Prompt: o.prompt, AppendWarning: o.appendWarning,
 		Environ: env.Environ, Stdout: env.Stdout, Stderr: env.Stderr,
 		Live: isTerminal(env.Stdout), Now: env.Now, After: env.after,

@@ -29,7 +29,7 @@ func rules() []rule {
 		{from: append(slices.Clone(below), "agent/..."), not: frontEnds, why: "the agents, the hook path, the engine and the session are used by the front ends, never the other way"},
 		{from: slices.DeleteFunc(slices.Clone(below), func(p string) bool { return p == "session" }), not: []string{"redisstore"},
 			why: "only the session opens a store; the engine works over the Store interface"},
-		{from: []string{"hook", "hookinstall", "tamper", "transcript", "breaker", "errsig", "testparse"}, not: []string{"agent"},
+		{from: []string{"hook", "hookinstall", "tamper", "transcript", "cannotrun", "breaker", "errsig", "testparse"}, not: []string{"agent"},
 			why: "the shared protocol code and the engine name no agent CLI: each agent's package uses them"},
 		{from: []string{"agent/..."}, not: []string{"hookpolicy", "session", "breaker", "worktree", "replay", "filestore", "redisstore", "scoped"},
 			why: "an agent's package says what its CLI is, below the policy, the engine and the stores"},
