@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/loopbreaker/loopbreaker/agent"
+	"github.com/loopbreaker/loopbreaker/agent/all"
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
@@ -21,6 +23,7 @@ type helpText struct {
 // subcommandHelp covers the commands that are not in commands(): the
 // subcommands of scope, checkpoint and hook.
 func subcommandHelp(name string) (helpText, bool) {
+	agents := strings.Join(all.Names(), "|")
 	h, ok := map[string]helpText{
 		"scope check":       {"is FILE in the slice's scope? (exit 2 when it is not and no justification covers it)", "scope check [flags] FILE", "loopbreaker scope check internal/auth/token.go"},
 		"scope justify":     {"record why FILE outside the scope must change for test T", "scope justify [flags] FILE --test T --reason R", "loopbreaker scope justify go.mod --test TestLogin --reason \"needs the new jwt module\""},
@@ -29,19 +32,34 @@ func subcommandHelp(name string) (helpText, bool) {
 		"checkpoint create": {"tag HEAD as the slice's checkpoint (kept when HEAD descends from it)", "", "loopbreaker checkpoint create --slice S1"},
 		"checkpoint clean":  {"delete the slice's checkpoint tag", "", "loopbreaker checkpoint clean --slice S1"},
 		"checkpoint list":   {"list the checkpoints", "", "loopbreaker checkpoint list --json"},
-		"hook install":      {"add loopbreaker's hooks to an agent CLI's settings (a backup of the file is kept)", "hook install [flags] claude|codex|gemini|qwen|pi|copilot|cline|opencode", "loopbreaker hook install claude"},
-		"hook uninstall":    {"remove loopbreaker's hooks from an agent CLI's settings", "hook uninstall [flags] claude|codex|gemini|qwen|pi|copilot|cline|opencode", "loopbreaker hook uninstall claude"},
+		"hook install":      {"add loopbreaker's hooks to an agent CLI's settings (a backup of the file is kept)", "hook install [flags] " + agents, "loopbreaker hook install claude"},
+		"hook uninstall":    {"remove loopbreaker's hooks from an agent CLI's settings", "hook uninstall [flags] " + agents, "loopbreaker hook uninstall claude"},
 		"hook status":       {"where each agent CLI's hooks are installed, its version, whether it runs them, the last hook call per agent session (changes nothing)", "", "loopbreaker hook status --json"},
-		"hook claude":       {"answer one Claude Code hook call (JSON payload on stdin)", "", "loopbreaker hook claude < payload.json"},
-		"hook codex":        {"answer one Codex CLI hook call (JSON payload on stdin)", "", "loopbreaker hook codex < payload.json"},
-		"hook gemini":       {"answer one Gemini CLI hook call (JSON payload on stdin)", "", "loopbreaker hook gemini < payload.json"},
-		"hook qwen":         {"answer one Qwen Code hook call (JSON payload on stdin)", "", "loopbreaker hook qwen < payload.json"},
-		"hook pi":           {"answer one call of loopbreaker's pi extension (JSON payload on stdin)", "", "loopbreaker hook pi < payload.json"},
-		"hook copilot":      {"answer one GitHub Copilot CLI hook call (JSON payload on stdin, the event named)", "", "loopbreaker hook copilot preToolUse < payload.json"},
-		"hook cline":        {"answer one Cline hook call (JSON payload on stdin; EVENT is the hook file's name)", "hook cline [EVENT] [flags]", "loopbreaker hook cline PreToolUse < payload.json"},
-		"hook opencode":     {"answer one OpenCode plugin call (JSON payload on stdin; the plugin names the event)", "", "loopbreaker hook opencode PreToolUse < payload.json"},
 	}[name]
-	return h, ok
+	if ok {
+		return h, true
+	}
+	for _, a := range all.Agents() {
+		if name == "hook "+string(a.Name()) {
+			return hookHelp(a), true
+		}
+	}
+	return helpText{}, false
+}
+
+// hookHelp is the help of `loopbreaker hook NAME` for one agent CLI.
+func hookHelp(a agent.Agent) helpText {
+	t := a.Traits()
+	h := helpText{
+		summary: "answer one " + t.Display + " hook call (JSON payload on stdin)",
+		example: "loopbreaker hook " + string(a.Name()) + " < payload.json",
+	}
+	if t.EventArgument {
+		h.summary = "answer one " + t.Display + " hook call (JSON payload on stdin; EVENT names the event)"
+		h.usage = "hook " + string(a.Name()) + " [EVENT] [flags]"
+		h.example = "loopbreaker hook " + string(a.Name()) + " " + t.TryEvent + " < payload.json"
+	}
+	return h
 }
 
 // helpFor finds the help of a command or subcommand by its name.

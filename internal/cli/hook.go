@@ -34,34 +34,41 @@ func runHook(ctx context.Context, env *Env, args []string) error {
 }
 
 func printHookUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage:
-  loopbreaker hook claude|codex|gemini|qwen|pi [-C dir] [--session name]
-  loopbreaker hook copilot|cline EVENT [-C dir] [--session name]
+	var plain, evented []string
+	for _, a := range all.Agents() {
+		if a.Traits().EventArgument {
+			evented = append(evented, string(a.Name()))
+		} else {
+			plain = append(plain, string(a.Name()))
+		}
+	}
+	fmt.Fprintf(w, `Usage:
+  loopbreaker hook %s [-C dir] [--session name]
+  loopbreaker hook %s EVENT [-C dir] [--session name]
       answer one hook call: the agent CLI writes its JSON payload on stdin,
       loopbreaker records the tool call or turn and prints the answer in the
       tool's protocol on stdout. Always exits 0 (an exit 2 could trap an agent).
-      Copilot CLI's payloads do not name their event: EVENT does
-      (preToolUse, postToolUse, userPromptSubmitted, sessionStart, agentStop).
-      Cline's hook files pass their name (PreToolUse, PostToolUse,
-      TaskComplete) as EVENT.
-  loopbreaker hook opencode EVENT [-C dir] [--session name]
-      the same for OpenCode, whose calls come from loopbreaker's plugin; the
-      plugin names the event (PreToolUse, PostToolUse, PostToolUseFailure,
-      UserPromptSubmit, SessionStart, Stop), which the payload repeats.
-  loopbreaker hook install|uninstall claude|codex|gemini|qwen|pi|copilot|cline|opencode [--project|--user] [--command prog]
+      Where a CLI's payloads do not (always) name their event, the installed
+      command does: Copilot CLI's (preToolUse, postToolUse,
+      userPromptSubmitted, sessionStart, agentStop), Cline's hook files (their
+      name), the OpenCode and Kilo Code plugin (the event it sends, which the
+      payload repeats).
+  loopbreaker hook install|uninstall %s [--project|--user] [--command prog]
       add (or remove) loopbreaker's entries in the tool's settings file,
       leaving everything else as it is; a backup of the previous content is
       kept next to the file (<file>.loopbreaker.bak) until uninstall puts it
-      back; a file the install created is removed again. For opencode:
-      loopbreaker's plugin file in .opencode/plugins/ (or
-      ~/.config/opencode/plugins/), deleted again by uninstall.
+      back; a file the install created is removed again. Where a CLI loads a
+      plugin or an extension instead, loopbreaker's own file, deleted again
+      by uninstall.
   loopbreaker hook status [-C dir] [--json]
-      for claude, codex, gemini, qwen, pi, copilot, cline and opencode: where the hooks are installed, the CLI's
-      version, whether it will run them (trust), the last hook call per agent
-      session, and agent sessions that ran with no hook call at all.
+      for every agent CLI: where the hooks are installed, the CLI's
+      version, whether it will run them (trust, switches), the last hook
+      call per agent session, and agent sessions that ran with no hook call
+      at all.
 
 Hooks use the session named by LOOPBREAKER_SESSION, else the tool's name, so
 that counters survive agent restarts in a loop. They act only in projects
-with loopbreaker.yaml, or a legacy .loopbreaker/ (run `+"`loopbreaker init`"+`).
-`)
+with loopbreaker.yaml (run `+"`loopbreaker init`"+`), and go on guarding a
+project whose file is gone.
+`, strings.Join(plain, "|"), strings.Join(evented, "|"), strings.Join(all.Names(), "|"))
 }

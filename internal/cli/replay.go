@@ -242,7 +242,13 @@ func maybeSession(path string) bool {
 
 func printReplay(w io.Writer, out replayOutput, sessions int, labelled bool) {
 	if sessions == 0 {
-		fmt.Fprintln(w, "no recorded agent session found: replay reads Claude Code, Codex CLI, Gemini CLI, Qwen Code, pi, Copilot CLI, Cline and OpenCode (opencode export) sessions, SWE-agent and mini-swe-agent trajectories, ATIF and loopbreaker journals (see docs/replay.md)")
+		var read []string
+		for _, a := range all.Agents() {
+			if r := a.Transcript(); r.Line != nil || r.Document != nil {
+				read = append(read, a.Traits().Display)
+			}
+		}
+		fmt.Fprintf(w, "no recorded agent session found: replay reads %s sessions, SWE-agent and mini-swe-agent trajectories, ATIF and loopbreaker journals (see docs/replay.md)\n", strings.Join(read, ", "))
 		if out.Skipped > 0 {
 			fmt.Fprintf(w, "(%d files were not recorded sessions)\n", out.Skipped)
 		}
