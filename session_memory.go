@@ -184,6 +184,7 @@ func cloneToolCall(tc *ToolCall) *ToolCall {
 			c := *u.CostUSD
 			u.CostUSD = &c
 		}
+		u.Refused = slices.Clone(u.Refused)
 		out.Usage = &u
 	}
 	if tc.TestsPassing != nil {
