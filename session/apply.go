@@ -69,26 +69,6 @@ func (s *Session) ApplyReadFirst(ctx context.Context, ev lb.Event) (breaker.Resu
 	return s.Apply(ctx, ev)
 }
 
-// Check asks whether the agent may go on.
-func (s *Session) Check(ctx context.Context) (breaker.Result, error) {
-	return s.Apply(ctx, lb.Event{Kind: lb.EventCheck})
-}
-
-// RecordIteration records one iteration of the agent's loop.
-func (s *Session) RecordIteration(ctx context.Context, it lb.Iteration) (breaker.Result, error) {
-	return s.Apply(ctx, lb.Event{Kind: lb.EventIteration, Iteration: &it})
-}
-
-// RecordToolCall records one tool call of the agent.
-func (s *Session) RecordToolCall(ctx context.Context, tc lb.ToolCall) (breaker.Result, error) {
-	return s.Apply(ctx, lb.Event{Kind: lb.EventToolCall, ToolCall: &tc})
-}
-
-// Reset is a person's reset of the session's breaker.
-func (s *Session) Reset(ctx context.Context, r lb.Reset) (breaker.Result, error) {
-	return s.Apply(ctx, lb.Event{Kind: lb.EventReset, Reset: &r})
-}
-
 func (s *Session) warnf(format string, args ...any) {
 	if s.opts.Warn != nil {
 		fmt.Fprintf(s.opts.Warn, format, args...)

@@ -33,7 +33,7 @@ func TestOpenEnforcedOnAFullDisk(t *testing.T) {
 	zero := 0
 	var res lb.Decision
 	for range 2 {
-		r, err := s.RecordIteration(ctx, lb.Iteration{FilesChanged: &zero})
+		r, err := s.Apply(ctx, lb.Event{Kind: lb.EventIteration, Iteration: &lb.Iteration{FilesChanged: &zero}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func TestOpenEnforcedOnAFullDisk(t *testing.T) {
 		t.Fatalf("filling the disk: %v", err)
 	}
 	one := 1
-	r, err := s.RecordIteration(ctx, lb.Iteration{FilesChanged: &one})
+	r, err := s.Apply(ctx, lb.Event{Kind: lb.EventIteration, Iteration: &lb.Iteration{FilesChanged: &one}})
 	if err != nil || r.Decision.Allowed || r.Decision.State != lb.Open {
 		t.Fatalf("a full disk with on_error: continue: %+v, %v; want OPEN, not allowed", r.Decision, err)
 	}

@@ -49,7 +49,7 @@ func TestRecordIterationsWithoutProgress(t *testing.T) {
 	zero := 0
 	var states []lb.State
 	for range 3 {
-		res, err := s.RecordIteration(ctx, lb.Iteration{FilesChanged: &zero})
+		res, err := s.Apply(ctx, lb.Event{Kind: lb.EventIteration, Iteration: &lb.Iteration{FilesChanged: &zero}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +58,7 @@ func TestRecordIterationsWithoutProgress(t *testing.T) {
 	if got := []lb.State{lb.Closed, lb.HalfOpen, lb.Open}; !equalStates(states, got) {
 		t.Fatalf("states %v, want %v", states, got)
 	}
-	res, err := s.Reset(ctx, lb.Reset{Guidance: "try the other parser", By: "person"})
+	res, err := s.Apply(ctx, lb.Event{Kind: lb.EventReset, Reset: &lb.Reset{Guidance: "try the other parser", By: "person"}})
 	if err != nil || res.Decision.State != lb.Closed {
 		t.Fatalf("after reset: %v %v", res.Decision.State, err)
 	}
@@ -105,14 +105,14 @@ func TestOnError(t *testing.T) {
 		var warn bytes.Buffer
 		s := open(t, "on_error: "+mode+"\n", Options{Warn: &warn})
 		one := 1
-		if _, err := s.RecordIteration(ctx, lb.Iteration{FilesChanged: &one}); err != nil {
+		if _, err := s.Apply(ctx, lb.Event{Kind: lb.EventIteration, Iteration: &lb.Iteration{FilesChanged: &one}}); err != nil {
 			t.Fatal(err)
 		}
 		state := filepath.Join(s.StateDir, "scopes", "session%3aloop", "state.json")
 		if err := os.WriteFile(state, []byte(`{"state": {"scope": "session:loop", "state": "OP`), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		res, err := s.Check(ctx)
+		res, err := s.Apply(ctx, lb.Event{Kind: lb.EventCheck})
 		switch mode {
 		case lb.OnErrorStop:
 			if err == nil || !errors.Is(err, lb.ErrCorruptState) {
