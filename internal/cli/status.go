@@ -140,16 +140,16 @@ func named(fs *flag.FlagSet, names ...string) bool {
 	return found
 }
 
-// knownScope refuses a breaker the project does not have: a mistyped
-// --session would otherwise show a fresh CLOSED breaker, as if all were
-// well. The known ones are listed (up to maxKnownListed).
+// knownScope refuses a breaker the project does not have while it has
+// others: a mistyped --session would otherwise show a fresh CLOSED
+// breaker, as if all were well. The known ones are listed (up to
+// maxKnownListed). A project with no breaker yet shows the fresh one
+// asked for (where its state will be, with nothing recorded): there is no
+// other name it could have meant.
 func (w *workspace) knownScope(ctx context.Context) error {
 	scopes, err := w.store.Scopes(ctx)
-	if err != nil || slices.Contains(scopes, w.scope) {
+	if err != nil || len(scopes) == 0 || slices.Contains(scopes, w.scope) {
 		return err
-	}
-	if len(scopes) == 0 {
-		return fmt.Errorf("no breaker %s: this project has no breakers yet (nothing recorded); check the name, or run the agent first", w.scope)
 	}
 	slices.SortStableFunc(scopes, func(a, b string) int {
 		return cmpBool(!strings.HasPrefix(a, "session:"), !strings.HasPrefix(b, "session:"))
