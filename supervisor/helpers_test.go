@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/agent/all"
+
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/filestore"
@@ -123,6 +125,7 @@ func (p *project) config(command ...string) Config {
 		Stdout:  &p.out, Stderr: &p.err,
 		Now:       func() time.Time { return testNow },
 		KillGrace: 2 * time.Second,
+		CannotRun: all.CannotRun(),
 	}
 }
 
