@@ -42,7 +42,6 @@ func String(s string) string {
 	return b.String()
 }
 
-
 func isSafe(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
