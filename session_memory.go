@@ -30,6 +30,11 @@ type SessionMemory struct {
 	Results      int `json:"results,omitempty"`
 	BatchResults int `json:"batch_results,omitempty"`
 
+	// ConfigOnDisk is the hash of the configuration on disk that differs
+	// from the one in force (BreakerState.ConfigInForce) and was said on
+	// the hook's stderr: each changed file is said once.
+	ConfigOnDisk string `json:"config_on_disk,omitempty"`
+
 	// Nudged names the warning episode whose warning reached the model.
 	Nudged string `json:"nudged,omitempty"`
 	// Halted names, per agent session, the OPEN episode whose full halt

@@ -17,6 +17,11 @@ type Status struct {
 	Reason   string       `json:"reason"`
 	Detector string       `json:"detector,omitempty"`
 	Enabled  bool         `json:"enabled"`
+	// ConfigPending lists what loopbreaker's configuration files would
+	// change ("key: in force → in the file") that a guarded session does
+	// not run with: it keeps the configuration it started with until a
+	// person resets it.
+	ConfigPending []string `json:"config_pending,omitempty"`
 
 	Iterations int        `json:"iterations"`
 	TotalOpens int        `json:"total_opens"`

@@ -2,8 +2,10 @@ package breaker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	lb "github.com/loopbreaker/loopbreaker"
 )
@@ -45,6 +47,29 @@ func (tx *Tx) Memory() *lb.SessionMemory {
 // Peek is Memory for reading only: nil when the session remembers
 // nothing yet.
 func (tx *Tx) Peek() *lb.SessionMemory { return tx.st.Session }
+
+// ConfigInForce is the configuration the session is guarded with since
+// the last reset, as JSON (nil: none kept yet).
+func (tx *Tx) ConfigInForce() json.RawMessage { return tx.st.ConfigInForce }
+
+// KeepConfig keeps raw (a configuration as JSON) as the one in force,
+// saved with the update.
+func (tx *Tx) KeepConfig(raw json.RawMessage) {
+	tx.st.ConfigInForce = slices.Clone(raw)
+	tx.touched = true
+}
+
+// UseEngine makes the rest of the update decide with e: the engine of
+// the configuration in force, when the one the service was opened with
+// is not it.
+func (tx *Tx) UseEngine(e *Engine) {
+	svc := *tx.svc
+	svc.Engine = e
+	tx.svc = &svc
+}
+
+// Engine is the engine the update decides with.
+func (tx *Tx) Engine() *Engine { return tx.svc.Engine }
 
 // Apply applies one event and returns the breaker's decision after it.
 func (tx *Tx) Apply(ev lb.Event) (lb.Decision, error) {

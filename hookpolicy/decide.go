@@ -90,7 +90,11 @@ func (c *call) haltMessage(ctx context.Context, d lb.Decision, st *lb.BreakerSta
 			}
 		}
 	}
-	r := report.Build(st, c.Service.Engine.Status(st, now), opts)
+	eng := c.Service.Engine
+	if c.tx != nil {
+		eng = c.tx.Engine() // the configuration in force, maybe not the file's
+	}
+	r := report.Build(st, eng.Status(st, now), opts)
 	var b strings.Builder
 	b.WriteString(report.Summary(r))
 	fmt.Fprintf(&b, "\nStop here and end your turn: tool calls of session %s are refused until a person resets the breaker", c.Session)

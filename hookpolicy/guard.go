@@ -25,8 +25,6 @@ type GuardInput struct {
 	// Config are the configuration files besides the project's; Binaries
 	// the loopbreaker program's paths.
 	Config, Binaries []string
-	// Settings is the effective configuration, part of the fingerprint.
-	Settings any
 }
 
 // NewGuard is what the hook protects from the agent: the project's
@@ -59,8 +57,14 @@ func NewGuard(in GuardInput) *Guard {
 	p.Hooks, p.HookDirs = g.Files, g.Dirs
 	doc := fingerprintOf(in)
 	fp := hashDoc(doc, jsonenc.Marshal)
-	return &Guard{Protected: p, Fingerprint: string(in.Agent.Name()) + "=" + fp, Switches: doc.Switches}
+	return &Guard{Protected: p, Fingerprint: string(in.Agent.Name()) + fingerprintKind + fp, Switches: doc.Switches}
 }
+
+// fingerprintKind follows the CLI's name in its fingerprint's sender: the
+// fingerprint covers its hook settings only (the configuration in force is
+// kept whole in the state), and a state kept by a version whose
+// fingerprint covered the configuration too is not read as a change.
+const fingerprintKind = "/hooks="
 
 // fingerprintPlace is one settings file of the calling CLI in the
 // fingerprint.
@@ -71,20 +75,18 @@ type fingerprintPlace struct {
 
 // fingerprintDoc is what the fingerprint hashes, as JSON.
 type fingerprintDoc struct {
-	Config any
-	Hooks  []fingerprintPlace
+	Hooks []fingerprintPlace
 	// Switches are the calling CLI's settings that decide whether its
 	// hooks run (agent.Agent.Switches).
 	Switches []string `json:",omitempty"`
 }
 
-// fingerprintOf is what the fingerprint hashes: the effective
-// configuration and loopbreaker's entries in the calling CLI's hook
-// settings (project and user), what decides whether and how the agent is
-// guarded. Other settings of those files (permissions the CLI saves as the
+// fingerprintOf is what the fingerprint hashes: loopbreaker's entries in
+// the calling CLI's hook settings (project and user) and the switches
+// that decide whether its hooks run at all. Other settings of those files (permissions the CLI saves as the
 // person approves them) are not part of it.
 func fingerprintOf(in GuardInput) fingerprintDoc {
-	doc := fingerprintDoc{Config: in.Settings, Switches: in.Agent.Switches(in.Project, in.Getenv)}
+	doc := fingerprintDoc{Switches: in.Agent.Switches(in.Project, in.Getenv)}
 	for _, user := range []bool{false, true} {
 		path, err := in.Agent.SettingsPath(user, in.Project, in.Getenv)
 		if err != nil {
@@ -97,9 +99,7 @@ func fingerprintOf(in GuardInput) fingerprintDoc {
 }
 
 // hashDoc is the first 6 bytes of the SHA-256 of doc's JSON (as marshal
-// writes it), in hex; "" when it cannot be encoded. jsonenc.Marshal gives
-// json.Marshal's bytes without building its tables of every type under
-// lb.Config in each hook process.
+// writes it), in hex; "" when it cannot be encoded.
 func hashDoc(doc fingerprintDoc, marshal func(any) ([]byte, error)) string {
 	b, err := marshal(doc)
 	if err != nil {

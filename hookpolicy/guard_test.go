@@ -4,10 +4,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
+	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/agent/claude"
+	"github.com/loopbreaker/loopbreaker/config"
+	"github.com/loopbreaker/loopbreaker/internal/jsonenc"
 )
 
 // The fingerprint is the one encoding/json's bytes give: breakers hold
@@ -29,12 +33,8 @@ func TestGuardFingerprintIsTheHashOfEncodingJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg := lb.Defaults()
-	cfg.Scope.Deny = []string{"<secrets & keys>/**", "é\u2028"}
-	cfg.Breakers = []lb.BreakerConfig{{Scope: "stakes:high", FailureThreshold: 3}}
-	cfg.Notify.WebhookURL = "https://example.invalid/hook?a=1&b=2"
 	getenv := func(k string) string { return map[string]string{"HOME": home}[k] }
-	in := GuardInput{Agent: claude.New(), Project: project, Home: home, Getenv: getenv, Settings: cfg}
+	in := GuardInput{Agent: claude.New(), Project: project, Home: home, Getenv: getenv}
 
 	doc := fingerprintOf(in)
 	installed := 0
@@ -47,12 +47,35 @@ func TestGuardFingerprintIsTheHashOfEncodingJSON(t *testing.T) {
 		t.Fatalf("the settings files with loopbreaker's hooks: %d found, want 2 (%+v)", installed, doc.Hooks)
 	}
 	want := hashDoc(doc, json.Marshal)
-	if got := NewGuard(in).Fingerprint; got != "claude="+want || len(want) != 12 {
+	if got := NewGuard(in).Fingerprint; got != "claude/hooks="+want || len(want) != 12 {
 		t.Fatalf("the fingerprint is %q, want %q (sha256 of encoding/json's bytes)", got, want)
 	}
-	cfg.Cooldown++
-	in.Settings = cfg
-	if NewGuard(in).Fingerprint == "claude="+want {
-		t.Fatal("another configuration, the same fingerprint")
+}
+
+// The configuration in force is kept as jsonenc writes it and read back
+// with encoding/json: every value comes back, odd strings included.
+func TestKeptConfigRoundTrips(t *testing.T) {
+	cfg := lb.Defaults()
+	cfg.Scope.Deny = []string{"<secrets & keys>/**", "é\u2028"}
+	cfg.Breakers = []lb.BreakerConfig{{Scope: "stakes:high", FailureThreshold: 3, Window: time.Hour}}
+	cfg.Notify.WebhookURL = "https://example.invalid/hook?a=1&b=2"
+	cfg.Cooldown += 7
+	raw, err := jsonenc.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	std, _ := json.Marshal(cfg)
+	if string(raw) != string(std) {
+		t.Fatalf("jsonenc wrote\n%s\nencoding/json\n%s", raw, std)
+	}
+	back, _, err := config.InForce(lb.Defaults(), raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, cfg) {
+		t.Fatalf("read back %+v\nwant %+v", back, cfg)
+	}
+	if _, _, err := config.InForce(lb.Defaults(), []byte(`{"NoSuchKey":1}`)); err == nil {
+		t.Fatal("a kept configuration with an unknown key was read")
 	}
 }

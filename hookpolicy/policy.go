@@ -58,6 +58,11 @@ type Policy struct {
 	Now func() time.Time
 	// Log receives loopbreaker's own diagnostics (nil: discarded).
 	Log io.Writer
+	// EngineFor is the engine of the session's scope under another
+	// configuration: the one the session started with, kept in its state,
+	// when loopbreaker.yaml changed since (configInForce). nil: the file
+	// is obeyed as it is.
+	EngineFor func(cfg lb.Config) *breaker.Engine
 	// Guard refuses the agent's attempts to silence its breaker (nil:
 	// none are refused).
 	Guard *Guard
@@ -107,6 +112,9 @@ type call struct {
 	*Policy
 	p  *hook.Payload
 	tx *breaker.Tx
+	// onDisk is the configuration the files say now; Config is the one
+	// in force for the session.
+	onDisk lb.Config
 	// files are the files changed since the previous turn end, measured
 	// before the update (a turn end of the main agent only); filesErr
 	// says why they were not.
@@ -120,7 +128,7 @@ type call struct {
 // read or written is a failure too, answered as on_error says: with
 // on_error: stop a tool call is refused rather than let through unseen.
 func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.Answer) {
-	c := &call{Policy: p, p: payload}
+	c := &call{Policy: p, p: payload, onDisk: p.Config}
 	defer func() {
 		// A bug of loopbreaker's must not turn into an exit code the agent
 		// reads as a verdict.
@@ -128,6 +136,7 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 			ans = c.failure(fmt.Errorf("internal error: %v", r))
 		}
 	}()
+	p.adoptKeptWhenDisabled(ctx)
 	if payload.Kind == hook.KindStop && payload.Event != "SubagentStop" && p.Config.Enabled {
 		// Measured before the update: git must not run under the lock.
 		c.files, c.filesErr = c.changedFiles(ctx)
@@ -140,6 +149,9 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 	}
 	_, err := p.Service.Transact(ctx, p.Scope, p.caller(), func(tx *breaker.Tx) error {
 		c.tx = tx
+		if err := c.configInForce(); err != nil {
+			return err
+		}
 		c.seen()
 		if err := c.recordUnseen(); err != nil {
 			return err

@@ -24,19 +24,13 @@ type Guard struct {
 
 // guard refuses a tool call that would reset, disable, uninstall or
 // delete loopbreaker, or change its state, configuration or hook
-// settings, and records the attempt for the tamper detector. A
-// configuration changed behind the hook's back that turned loopbreaker off
-// (so the breaker records nothing) is refused here. done is false when
-// the call may go on.
+// settings, and records the attempt for the tamper detector. done is
+// false when the call may go on.
 func (c *call) guard(ctx context.Context) (ans hook.Answer, done bool, err error) {
 	if c.Guard == nil {
 		return hook.Answer{}, false, nil
 	}
 	if !c.Config.Enabled {
-		if kept := c.tx.State().FingerprintOf(c.Guard.Fingerprint); kept != "" && kept != c.Guard.Fingerprint {
-			return c.render(hook.Deny, fmt.Sprintf("loopbreaker: refused: loopbreaker's configuration or hook settings changed during session %s and now switch it off (enabled: false). A person accepts that from their terminal: loopbreaker reset --session %s",
-				c.Session, ShellWord(c.Session))), true, nil
-		}
 		return hook.Answer{}, false, nil
 	}
 	found := tamper.Check(tamper.CallOf(c.p, c.baseDir()), c.Guard.Protected)

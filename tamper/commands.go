@@ -406,14 +406,64 @@ var readOnly = map[string]bool{
 	"scope": true,
 }
 
+// elsewhere tells an init of another project (the agent sets up a new
+// one, as asked) from one of the guarded project: its directory (-C, else
+// the working directory, both as written) is known and neither inside the
+// project nor above it: a loopbreaker.yaml above it would become the
+// nearest one the hook finds once the project's own is gone, another
+// project with a fresh breaker.
+func (a *analyzer) elsewhere(dir arg, args []arg) bool {
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if !w.ok {
+			return false
+		}
+		switch {
+		case w.s == "-C" || w.s == "--C":
+			if i+1 >= len(args) {
+				return false
+			}
+			dir = args[i+1]
+			i++
+		case strings.HasPrefix(w.s, "-C=") || strings.HasPrefix(w.s, "--C="):
+			_, v, _ := strings.Cut(w.s, "=")
+			dir = arg{s: v, ok: true}
+		}
+	}
+	if !dir.ok || dir.glob || a.prot.Project == "" {
+		return false
+	}
+	d := a.expandTilde(dir.s)
+	if !filepath.IsAbs(d) {
+		if a.cwd == "" {
+			return false
+		}
+		d = filepath.Join(a.cwd, d)
+	}
+	d, project := filepath.Clean(d), filepath.Clean(a.prot.Project)
+	return !within(d, project) && !within(project, d)
+}
+
+// within says whether path is dir or below it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
 // loopbreaker checks the arguments of a loopbreaker command.
 func (a *analyzer) loopbreaker(args []arg) {
 	// Global flags before the command: -C DIR, --set KEY=VALUE.
+	dir := arg{s: a.cwd, ok: a.cwd != ""}
 	for len(args) > 0 && args[0].ok && strings.HasPrefix(args[0].s, "-") && args[0].s != "-h" && args[0].s != "--help" {
-		name, _, hasValue := strings.Cut(strings.TrimLeft(args[0].s, "-"), "=")
+		name, value, hasValue := strings.Cut(strings.TrimLeft(args[0].s, "-"), "=")
 		args = args[1:]
 		if (name == "C" || name == "set") && !hasValue && len(args) > 0 {
+			if name == "C" {
+				dir = args[0]
+			}
 			args = args[1:]
+		} else if name == "C" {
+			dir = arg{s: value, ok: true}
 		}
 	}
 	if len(args) == 0 {
@@ -425,6 +475,9 @@ func (a *analyzer) loopbreaker(args []arg) {
 		return
 	}
 	if readOnly[sub.s] {
+		return
+	}
+	if sub.s == "init" && a.elsewhere(dir, args[1:]) {
 		return
 	}
 	target := "loopbreaker " + sub.s

@@ -10,6 +10,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/agent"
+	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/config"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookpolicy"
@@ -96,7 +97,7 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 		return a.Render(p.Event, hook.Allow, "")
 	}
 	if !session.HasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" {
-		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: %s is gone from %s, which loopbreaker guards: the hook goes on guarding it with the defaults, and a configuration other than the one the session ran with keeps the breaker OPEN until a person restores the file (or runs `loopbreaker init`) and runs `loopbreaker reset`\n",
+		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: %s is gone from %s, which loopbreaker guards: the hook goes on guarding it, each session with the configuration it started with, until a person restores the file (or runs `loopbreaker init`), or accepts the defaults with `loopbreaker reset`\n",
 			p.Tool, config.ProjectFile, project)
 	}
 	c := common{project: project, session: o.session, caller: o.caller, sets: o.sets}
@@ -123,7 +124,10 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 		Files:    hookpolicy.GitFiles(w.project, w.stateDir, w.session),
 		Baseline: hookpolicy.GitBaseline(w.project, w.stateDir, w.session),
 		Guard:    hookGuard(env, a, w),
-		Unseen:   unseen,
+		EngineFor: func(cfg lb.Config) *breaker.Engine {
+			return session.Engine(cfg, w.scope, env.Now)
+		},
+		Unseen: unseen,
 	}
 	ans = pol.Answer(ctx, p)
 	if ans.Failed {

@@ -19,7 +19,7 @@ func hookGuard(env *Env, a agent.Agent, w *workspace) *hookpolicy.Guard {
 	}
 	in := hookpolicy.GuardInput{
 		Agent: a, Project: w.project, Home: home, Getenv: env.Getenv,
-		StateDir: w.stateDir, Settings: w.cfg,
+		StateDir: w.stateDir,
 	}
 	if root, err := session.StateRoot(w.cfg, env.Getenv); err == nil {
 		in.StateRoot = root

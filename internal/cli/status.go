@@ -196,6 +196,13 @@ func printStatus(w io.Writer, o output, now time.Time) {
 	if !o.Enabled {
 		fmt.Fprintln(w, "enabled:     false (nothing is checked or recorded)")
 	}
+	if len(o.ConfigPending) > 0 {
+		reset := "--scope " + hookpolicy.ShellWord(o.Scope)
+		if name, ok := strings.CutPrefix(o.Scope, "session:"); ok {
+			reset = "--session " + hookpolicy.ShellWord(name)
+		}
+		fmt.Fprintf(w, "config:      the session runs with the configuration it started with; the files now say otherwise: %s.\n             A person applies them with `loopbreaker reset %s`\n", strings.Join(o.ConfigPending, "; "), reset)
+	}
 	if o.Reason != "" {
 		fmt.Fprintf(w, "reason:      %s\n", o.Reason)
 	}

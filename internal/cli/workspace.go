@@ -263,6 +263,18 @@ func (w *workspace) output(st *lb.BreakerState, d *lb.Decision) output {
 		st = lb.NewBreakerState(w.scope)
 	}
 	out := output{Status: w.svc.Engine.Status(st, w.env.Now())}
+	if st.ConfigInForce != nil {
+		// A guarded session runs with the configuration it started with:
+		// its thresholds are the ones to show, and what the file would
+		// change is said.
+		kept, changed, err := config.InForce(w.cfg, st.ConfigInForce)
+		if err != nil {
+			out.ConfigPending = []string{err.Error()}
+		} else if len(changed) > 0 {
+			out.Status = session.Engine(kept, w.scope, w.env.Now).Status(st, w.env.Now())
+			out.ConfigPending = changed
+		}
+	}
 	if d != nil {
 		out.Allowed, out.Warning, out.Reason = d.Allowed, d.Warning, d.Reason
 		if d.Detector != "" {
