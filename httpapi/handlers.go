@@ -169,7 +169,7 @@ func (r resetRequest) problems() map[string]string {
 	return p
 }
 
-func handleReset(m *scoped.Manager, maxBytes int64, bufs *answerBuffers) http.Handler {
+func handleReset(m *scoped.Manager, maxBytes int64, bufs *answerBuffers, origin func(*http.Request) (string, string)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req, ok := decode[resetRequest](w, r, maxBytes, true, bufs)
 		if !ok {
@@ -179,8 +179,18 @@ func handleReset(m *scoped.Manager, maxBytes int64, bufs *answerBuffers) http.Ha
 		if by == "" {
 			by = "admin"
 		}
+		from := "HTTP from " + r.RemoteAddr
+		if origin != nil {
+			var agent string
+			if from, agent = origin(r); agent != "" {
+				writeError(w, http.StatusForbidden, "reset_under_agent",
+					"reset refused: the request comes from a process under an agent, "+agent+". The agent under guard does not reset its own breaker. "+
+						"A person resets it from outside the agent session: the dashboard, or a terminal of their own", nil)
+				return
+			}
+		}
 		b, err := m.Reset(r.Context(), r.PathValue("scope"), lb.Reset{
-			ProbeFirst: req.Mode == "probe_first", By: by, Reason: req.Reason, Guidance: req.Guidance,
+			ProbeFirst: req.Mode == "probe_first", By: by, Reason: req.Reason, Guidance: req.Guidance, From: from,
 		})
 		if err != nil {
 			managerError(w, err)

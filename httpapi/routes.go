@@ -22,7 +22,7 @@ func addRoutes(mux *http.ServeMux, cfg Config) {
 	handle("POST /v1/outcome", dashboard.SameOrigin(read(handleOutcome(m, cfg.Metrics, cfg.MaxBodyBytes, bufs))))
 	handle("GET /v1/breakers", read(handleListBreakers(m, cfg.Now)))
 	handle("GET /v1/breakers/{scope}", read(handleGetBreaker(m)))
-	handle("POST /v1/breakers/{scope}/reset", dashboard.SameOrigin(admin(handleReset(m, cfg.MaxBodyBytes, bufs))))
+	handle("POST /v1/breakers/{scope}/reset", dashboard.SameOrigin(admin(handleReset(m, cfg.MaxBodyBytes, bufs, cfg.ResetOrigin))))
 	handle("GET /healthz", handleHealthz(m))
 	handle("GET /openapi.yaml", handleOpenAPI())
 	if cfg.Metrics != nil {

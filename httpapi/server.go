@@ -30,6 +30,11 @@ type Config struct {
 	Logger       *slog.Logger
 	// Now is the clock for the responses' times (nil: time.Now).
 	Now func() time.Time
+	// ResetOrigin says where a reset request came from, for the journal
+	// (Reset.From), and, when underAgent is not "", why it runs under an
+	// agent CLI: such a reset is refused, as `loopbreaker reset` refuses
+	// to run under one. nil: the client's address is recorded.
+	ResetOrigin func(r *http.Request) (from, underAgent string)
 }
 
 // NewServer returns the API's handler.

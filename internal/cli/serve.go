@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/httpapi"
+	"github.com/loopbreaker/loopbreaker/internal/origin"
 	"github.com/loopbreaker/loopbreaker/metrics"
 	"github.com/loopbreaker/loopbreaker/notify"
 	"github.com/loopbreaker/loopbreaker/redisstore"
@@ -172,6 +173,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	handler := httpapi.NewServer(httpapi.Config{
 		Manager: m, Metrics: mt, AdminToken: admin, ReadToken: read,
 		MaxBodyBytes: cfg.Server.MaxBodyBytes, Logger: log, Now: env.Now,
+		ResetOrigin: resetOrigin,
 	})
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -265,4 +267,21 @@ func isLoopback(a net.Addr) bool {
 		return tcp.IP.IsLoopback()
 	}
 	return false
+}
+
+// resetOrigin is where a reset sent to the server came from: the client
+// process on this host (its user, its parents) when it can be found, and
+// whether it runs under an agent CLI (then the reset is refused).
+func resetOrigin(r *http.Request) (from, underAgent string) {
+	from = "HTTP from " + r.RemoteAddr
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	remote, err := net.ResolveTCPAddr("tcp", r.RemoteAddr)
+	if local == nil || err != nil {
+		return from, ""
+	}
+	org, ok := origin.Peer(remote, local, agentSigns())
+	if !ok {
+		return from + " (its process is not on this host, or cannot be seen)", org.Agent
+	}
+	return from + ", " + org.String(), org.Agent
 }

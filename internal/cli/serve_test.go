@@ -9,9 +9,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -460,4 +463,60 @@ func TestServeIdleConnectionsDoNotStarveRequests(t *testing.T) {
 		c.Close()
 	}
 	s.stop()
+}
+
+// A reset sent to the server by a process under an agent (curl from the
+// agent's shell: its environment marker, or an agent CLI among its
+// parents) is refused; a person's is recorded with where it came from.
+func TestServeResetFromAnAgentRefused(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the client of a reset is read from /proc (Linux only)")
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash to send a request from another process")
+	}
+	dir := project(t, serveConfig)
+	s := startServer(t, dir, []string{"LOOPBREAKER_ADMIN_TOKEN=s3cret"})
+	bob := map[string]any{"agent_id": "bob"}
+	s.fail(bob)
+	if d := s.fail(bob); d.State != "OPEN" {
+		t.Fatalf("after 2 failures: %+v", d)
+	}
+	u, err := url.Parse(s.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"reason":"let me go on"}`
+	request := "POST /v1/breakers/agent:bob/reset HTTP/1.1\r\nHost: " + u.Host + "\r\nAuthorization: Bearer s3cret\r\n" +
+		"Content-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\nConnection: close\r\n\r\n" + body
+	host, port, _ := net.SplitHostPort(u.Host)
+	cmd := exec.Command(bash, "-c", `exec 3<>/dev/tcp/`+host+`/`+port+`; printf '%s' "$0" >&3; cat <&3`, request)
+	cmd.Env = append(os.Environ(), "CLAUDECODE=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the request from a shell: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "403 Forbidden") || !strings.Contains(string(out), "reset_under_agent") || !strings.Contains(string(out), "Claude Code") {
+		t.Fatalf("a reset from the agent's shell was not refused:\n%s", out)
+	}
+	var b breakerView
+	s.call("GET", "/v1/breakers/agent:bob", "", nil, &b)
+	if b.State != "OPEN" {
+		t.Fatalf("after the refused reset: %+v", b)
+	}
+	if code := s.call("POST", "/v1/breakers/agent:bob/reset", "s3cret", map[string]string{"reason": "fixed"}, &b); code != 200 || b.State != "CLOSED" {
+		t.Fatalf("a person's reset: %d %+v", code, b)
+	}
+	var view struct {
+		Transitions []struct{ Reason string } `json:"transitions"`
+	}
+	s.call("GET", "/v1/breakers/agent:bob", "", nil, &view)
+	last := ""
+	if n := len(view.Transitions); n > 0 {
+		last = view.Transitions[n-1].Reason
+	}
+	if !strings.Contains(last, "HTTP from 127.0.0.1:") || !strings.Contains(last, "(uid "+strconv.Itoa(os.Getuid())+")") {
+		t.Fatalf("the reset does not say where it came from: %q", last)
+	}
 }
