@@ -1,7 +1,6 @@
 package loopbreaker
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -68,13 +67,14 @@ type BreakerState struct {
 	// (each fingerprints its own hook settings), sorted (see
 	// FingerprintOf).
 	Fingerprint string `json:"fingerprint,omitempty"`
-	// ConfigInForce is the effective configuration the hooks guard the
-	// session with since the last reset, as JSON (none until the first
-	// hook call after it). A loopbreaker.yaml changed or gone during the
-	// session is not obeyed, by the agent's hand or a person's branch
-	// switch alike: the session goes on with this one until a person's
-	// reset accepts the file as it is then.
-	ConfigInForce json.RawMessage `json:"config_in_force,omitempty"`
+	// ConfigInForce names the effective configuration the hooks guard
+	// the session with since the last reset ("" until the first hook call
+	// after it): the hash of its JSON, kept whole beside the state (the
+	// hook policy's file, out of every state decode). A loopbreaker.yaml
+	// changed or gone during the session is not obeyed, by the agent's
+	// hand or a person's branch switch alike: the session goes on with
+	// this one until a person's reset accepts the file as it is then.
+	ConfigInForce string `json:"config_in_force,omitempty"`
 
 	// Attempts is the bounded log of recent iterations, for the report.
 	Attempts []Attempt `json:"attempts,omitempty"`
@@ -432,7 +432,6 @@ func (st *BreakerState) Clone() *BreakerState {
 		out.Tampers[i].What = slices.Clone(out.Tampers[i].What)
 	}
 	out.Attempts = slices.Clip(st.Attempts)
-	out.ConfigInForce = slices.Clone(st.ConfigInForce)
 	return &out
 }
 

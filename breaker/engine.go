@@ -250,7 +250,7 @@ func (e *Engine) reset(s *lb.BreakerState, ev *lb.Event, r lb.Reset, a *Applied)
 	s.Resets++
 	// The next hook call's configuration is the one the person accepts.
 	s.Fingerprint = ""
-	s.ConfigInForce = nil
+	s.ConfigInForce = ""
 	if r.ProbeFirst {
 		e.transition(s, now, a, lb.HalfOpen, lb.ModeProbe, lb.DetectorReset, reason+"; probe first")
 		s.Probe = nil

@@ -2,10 +2,8 @@ package breaker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 
 	lb "github.com/loopbreaker/loopbreaker"
 )
@@ -48,14 +46,14 @@ func (tx *Tx) Memory() *lb.SessionMemory {
 // nothing yet.
 func (tx *Tx) Peek() *lb.SessionMemory { return tx.st.Session }
 
-// ConfigInForce is the configuration the session is guarded with since
-// the last reset, as JSON (nil: none kept yet).
-func (tx *Tx) ConfigInForce() json.RawMessage { return tx.st.ConfigInForce }
+// ConfigInForce names the configuration the session is guarded with
+// since the last reset ("": none kept yet).
+func (tx *Tx) ConfigInForce() string { return tx.st.ConfigInForce }
 
-// KeepConfig keeps raw (a configuration as JSON) as the one in force,
-// saved with the update.
-func (tx *Tx) KeepConfig(raw json.RawMessage) {
-	tx.st.ConfigInForce = slices.Clone(raw)
+// KeepConfig keeps name as the configuration in force, saved with the
+// update.
+func (tx *Tx) KeepConfig(name string) {
+	tx.st.ConfigInForce = name
 	tx.touched = true
 }
 

@@ -14,6 +14,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/config"
+	"github.com/loopbreaker/loopbreaker/hookpolicy"
 	"github.com/loopbreaker/loopbreaker/session"
 )
 
@@ -263,11 +264,16 @@ func (w *workspace) output(st *lb.BreakerState, d *lb.Decision) output {
 		st = lb.NewBreakerState(w.scope)
 	}
 	out := output{Status: w.svc.Engine.Status(st, w.env.Now())}
-	if st.ConfigInForce != nil {
+	if st.ConfigInForce != "" {
 		// A guarded session runs with the configuration it started with:
-		// its thresholds are the ones to show, and what the file would
+		// its thresholds are the ones to show, and what the files would
 		// change is said.
-		kept, changed, err := config.InForce(w.cfg, st.ConfigInForce)
+		raw, err := hookpolicy.ReadKeptConfig(w.stateDir, st.ConfigInForce)
+		var kept lb.Config
+		var changed []string
+		if err == nil {
+			kept, changed, err = config.InForce(w.cfg, raw)
+		}
 		if err != nil {
 			out.ConfigPending = []string{err.Error()}
 		} else if len(changed) > 0 {
