@@ -215,12 +215,13 @@ type Traits struct {
 	// ProjectDirEnv is the variable in which the CLI tells its hooks the
 	// project directory ("" when it does not).
 	ProjectDirEnv string
-	// SerialCalls: the CLI runs one tool call at a time, so a call
-	// announced again before its result came never ran.
-	SerialCalls bool
 	// SilentFileFailures: the CLI fires no post-tool event for a file tool
-	// that failed before it ran, and runs every pre-tool hook of a batch
-	// before any call: a file call announced again is its failed repeat.
+	// that failed before it ran (an edit whose old text is not there, a
+	// patch that does not apply), and runs every pre-tool hook of a batch
+	// before any call: an edit announced again while the first waits is
+	// its failed repeat (the same edit twice in one batch fails the second
+	// time anyway); a read announced again is not (identical reads of one
+	// batch all run).
 	SilentFileFailures bool
 	// SilentFailures: the CLI fires no post-tool event for any call that
 	// failed, and sends no call ids: a call announced again is its failed

@@ -24,6 +24,21 @@ func readCall(t *testing.T, dir string, file, id string) (pre, post *hook.Payloa
 func readCallOf(t *testing.T, dir string, file, id, content string) (pre, post *hook.Payload) {
 	t.Helper()
 	input := map[string]any{"file_path": "/home/dev/calc/" + file}
+	switch dir {
+	case "codex":
+		// Codex reads with its shell: the output is the file.
+		input = map[string]any{"command": "cat " + file}
+		pre = payload(t, dir, "PreToolUse-bash.json", map[string]any{"tool_input": input, "tool_use_id": id})
+		post = payload(t, dir, "PostToolUse-bash-true-empty.json", map[string]any{"tool_input": input, "tool_use_id": id, "tool_response": content})
+		return pre, post
+	case "copilot":
+		// No call id: Copilot sends none.
+		input = map[string]any{"path": "/tmp/cpp/proj/" + file}
+		pre = payload(t, dir, "preToolUse-view-missing-no-postToolUse.json", map[string]any{"toolArgs": input})
+		post = payload(t, dir, "postToolUse-view.json", map[string]any{"toolArgs": input,
+			"toolResult": map[string]any{"resultType": "success", "textResultForLlm": content}})
+		return pre, post
+	}
 	if dir == "gemini" {
 		pre = payload(t, dir, "BeforeTool-read_file.json", map[string]any{"tool_input": input})
 		post = payload(t, dir, "AfterTool-read_file.json", map[string]any{"tool_input": input,
@@ -87,11 +102,15 @@ func (h *harness) repeatBatch(dir string, files []string, rng *rand.Rand) (warne
 	return warned, 0
 }
 
-// Claude Code and Gemini run the hooks of one batch at once: every
-// PreToolUse, then the results in any order. Two identical calls in one
-// batch are two calls that ran, not a call that failed and its repeat.
+// batchCLIs are the CLIs that run the calls of one model message at
+// once: every pre-tool hook, then the results in any order (Copilot sends
+// no call id, and Codex with parallel_tool_calls).
+var batchCLIs = []string{"claude", "gemini", "codex", "copilot"}
+
+// The CLIs that run batches: two identical calls in one batch are two
+// calls that ran, not a call that failed and its repeat.
 func TestIdenticalCallsInOneBatch(t *testing.T) {
-	for _, dir := range []string{"claude", "gemini"} {
+	for _, dir := range batchCLIs {
 		t.Run(dir, func(t *testing.T) {
 			h := newHarness(t, dir)
 			for round := range 2 {
@@ -121,11 +140,53 @@ func TestIdenticalCallsInOneBatch(t *testing.T) {
 	}
 }
 
+// Four identical reads in one batch: every pre-tool hook comes before any
+// read has run, so none of them has failed, and none is refused. Four
+// reads ran: four calls are recorded, none failed.
+func TestFourIdenticalReadsInOneBatch(t *testing.T) {
+	for _, dir := range batchCLIs {
+		t.Run(dir, func(t *testing.T) {
+			h := newHarness(t, dir)
+			var posts []*hook.Payload
+			for i := range 4 {
+				pre, post := readCall(t, dir, "calc.go", fmt.Sprintf("toolu_%d", i))
+				if out := h.answer(pre); strings.Contains(out, "deny") || strings.Contains(out, "OPEN") || strings.Contains(out, "failed") {
+					t.Fatalf("read %d announced, none has run yet: answered %s", i+1, out)
+				}
+				if st := h.state(); failedCalls(st) != 0 || st.ToolCalls != 0 {
+					t.Fatalf("read %d announced: %d calls recorded, %d failed, before any ran", i+1, st.ToolCalls, failedCalls(st))
+				}
+				posts = append(posts, post)
+			}
+			for _, p := range slices.Backward(posts) {
+				h.answer(p)
+			}
+			h.answer(turnEnd(t, dir))
+			st := h.state()
+			if st.ToolCalls != 4 || failedCalls(st) != 0 || st.Counters.ToolError != 0 || st.State == lb.Open {
+				t.Fatalf("4 reads that ran: recorded %d calls, %d failed, tool_error %d, state %s (%s)\n%s", st.ToolCalls, failedCalls(st), st.Counters.ToolError, st.State, st.Reason, h.log.String())
+			}
+		})
+	}
+}
+
+// turnEnd is the payload of dir's turn end.
+func turnEnd(t *testing.T, dir string) *hook.Payload {
+	t.Helper()
+	switch dir {
+	case "gemini":
+		return payload(t, dir, "AfterAgent-first.json", nil)
+	case "copilot":
+		return payload(t, dir, "agentStop.json", nil)
+	}
+	return payload(t, dir, "Stop-first.json", nil)
+}
+
 // A batch of four distinct reads repeated with the same results is a
 // loop, whatever order the results come in: the same 24 calls made one
 // by one halt at the 20th.
 func TestRepeatedBatchHalts(t *testing.T) {
-	for _, dir := range []string{"claude", "gemini"} {
+	for _, dir := range batchCLIs {
 		t.Run(dir, func(t *testing.T) {
 			h := newHarness(t, dir)
 			_, halted := h.repeatBatch(dir, []string{"a.go", "b.go", "c.go", "d.go"}, rand.New(rand.NewPCG(1, 2)))
@@ -133,8 +194,10 @@ func TestRepeatedBatchHalts(t *testing.T) {
 			if halted == 0 || halted > 5 {
 				t.Fatalf("a batch repeated 6 times: halted at batch %d (0: never); state %s, counters %+v", halted, st.State, st.Counters)
 			}
-			if st.Detector != lb.DetectorToolCycle && st.Detector != lb.DetectorToolRepeat {
-				t.Fatalf("halted by %s (%s), want the cycle of the repeated batch", st.Detector, st.Reason)
+			// Codex reads with `cat a.go`, `cat b.go`: one call with one
+			// changing argument, which near_duplicate sees too.
+			if !slices.Contains([]string{lb.DetectorToolCycle, lb.DetectorToolRepeat, lb.DetectorNearDuplicate}, st.Detector) {
+				t.Fatalf("halted by %s (%s), want the repeated batch", st.Detector, st.Reason)
 			}
 		})
 	}

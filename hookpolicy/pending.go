@@ -15,17 +15,19 @@ import (
 // that failed is recorded as a failed call exactly once.
 //
 // When a pending call failed depends on how the CLI runs calls. Claude
-// Code and Gemini CLI run the calls of one model message at once (a
-// batch): their pre-tool hooks all come before any result, and the
-// results come in any order. A call still pending while its batch is open
-// has not failed, and two identical calls in one batch are two calls. So a
-// pending call failed when the agent repeats it after a result came since
-// it was announced (a later batch), when the turn ends, when a new prompt
-// comes, or when a PostToolBatch lists it. Codex runs one call at a time:
-// a repeat of a pending call means the first one is over, and failed.
-// Copilot CLI runs batches, but its failed file calls leave no trace in
-// the hooks: a repeated file call means the first one failed.
-//
+// Code, Gemini CLI, Codex (parallel_tool_calls) and Copilot CLI run the
+// calls of one model message at once (a batch): their pre-tool hooks all
+// come before any result, and the results come in any order. A call still
+// pending while its batch is open has not failed, and two identical calls
+// in one batch are two calls. So a pending call failed when the agent
+// repeats it after a result came since it was announced (a later batch),
+// when the turn ends, when a new prompt comes, or when a PostToolBatch
+// lists it. Codex and Copilot CLI fire nothing for a file call that
+// failed before it ran (a patch that does not apply, an edit whose old
+// text is not there): an edit announced again while the first waits is
+// its failed repeat, since the same edit twice in one batch fails the
+// second time anyway. A read announced again is not: identical reads of
+// one batch all run, and one that failed is counted at the turn end.
 // All of this is the session memory in the breaker state (SessionMemory),
 // changed in the same atomic update as the counters: hook processes of one
 // batch that run at once see one truth.
@@ -45,9 +47,6 @@ func callID(p *hook.Payload) string {
 
 // callKey is a call's identity: the tool and its canonical arguments.
 func callKey(tc *lb.ToolCall) string { return tc.Tool + "\x00" + tc.ArgsHash }
-
-// serial reports whether the CLI runs one tool call at a time.
-func (c *call) serial() bool { return c.Agent.Traits().SerialCalls }
 
 // batchOpen reports whether the current batch still takes calls: a call
 // of it waits for its result and no result came since it opened.
@@ -95,7 +94,7 @@ func (c *call) remember() {
 	if m.FindPending(id) >= 0 {
 		return
 	}
-	if c.serial() || !batchOpen(m) {
+	if !batchOpen(m) {
 		m.Batch++
 		m.BatchResults = m.Results
 	}
@@ -187,19 +186,19 @@ func (c *call) failedPending(every bool) []lb.ToolCall {
 		case every:
 		case id != "" && pc.ID == id:
 			// Announced again: the first announcement never ran.
-		case callKey(&pc.Call) == key && (c.serial() || pc.Results < m.Results):
+		case callKey(&pc.Call) == key && pc.Results < m.Results:
 			// Repeated after its batch saw results: it failed.
 		case callKey(&pc.Call) == key && silent:
 			// The CLI reports every call that ran and none that failed:
 			// the same call announced again is its failed repeat.
-		case callKey(&pc.Call) == key && c.Agent.Traits().SilentFileFailures && !pc.Shell:
+		case callKey(&pc.Call) == key && c.Agent.Traits().SilentFileFailures && c.p.Class() == hook.ClassEdit:
 			// The CLI reports every call that ran, and fires nothing for a
 			// file tool that failed before it ran; its pre-tool hooks of
 			// one response come before any call runs, like those of the
-			// next response when every call failed. A file call announced
+			// next response when every call failed. An edit announced
 			// again is taken for its failed repeat: the same edit twice in
-			// one response fails the second time anyway (the same view
-			// twice costs one failure counted).
+			// one response fails the second time anyway. A read is not:
+			// the same read twice in one response runs twice.
 		default:
 			keep = append(keep, pc)
 			continue

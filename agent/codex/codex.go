@@ -29,7 +29,7 @@ func (Agent) Name() hook.Tool { return "codex" }
 // Traits of Codex CLI.
 // CODEX_THREAD_ID is named in the 0.169.0 binary's unified exec, CODEX_SANDBOX is set when it runs a command sandboxed.
 func (Agent) Traits() agent.Traits {
-	return agent.Traits{InstallFlags: []string{"trust", "trust-project"}, Package: "@openai/codex", EnvMarkers: []string{"CODEX_THREAD_ID", "CODEX_SANDBOX"}, Unseen: "untrusted hooks or an untrusted project: `loopbreaker hook install codex` saves the trust", Display: "Codex CLI", SerialCalls: true}
+	return agent.Traits{InstallFlags: []string{"trust", "trust-project"}, Package: "@openai/codex", EnvMarkers: []string{"CODEX_THREAD_ID", "CODEX_SANDBOX"}, Unseen: "untrusted hooks or an untrusted project: `loopbreaker hook install codex` saves the trust", Display: "Codex CLI", SilentFileFailures: true}
 }
 
 // Parse reads Codex's payload (Claude Code's wire format).
