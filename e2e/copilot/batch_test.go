@@ -3,6 +3,7 @@ package copilot
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	lb "github.com/loopbreaker/loopbreaker"
@@ -50,5 +51,72 @@ func TestBatches(t *testing.T) {
 			t.Errorf("transitions %q, want %q: warned, then halted, never CLOSED in between", moves, want)
 		}
 		t.Logf("warned after %d calls, halted after %d; %d model requests", v.warnAt, v.haltAt, len(r.API.Log.Main()))
+	})
+	t.Run("four identical reads in one batch, then the fix", func(t *testing.T) {
+		// Every preToolUse of the batch comes before any view runs, and
+		// Copilot sends no call id: none of the four has failed, none is
+		// refused, and four calls are recorded for the four that ran.
+		t.Parallel()
+		a := guarded(t, nil)
+		src := filepath.Join(a.Repo, "shapes.go")
+		steps := []fakemodel.Step{
+			{Batch: []fakemodel.Step{view(src), view(src), view(src), view(src)}},
+			edit(src, fixes[0].old, fixes[0].new),
+			goTest(),
+			fakemodel.Message("One fixed."),
+		}
+		r := a.copilot("fix the failing tests", steps)
+		ran := 0
+		for _, c := range a.Calls() {
+			if c.Event == "postToolUse" {
+				ran++
+			}
+			if c.Answer.Deny || strings.Contains(c.Answer.Text(), "circuit breaker OPEN") || strings.Contains(c.Answer.Text(), "failing call") {
+				t.Errorf("loopbreaker answered %s", harness.Show(&c))
+			}
+		}
+		st := a.Status(session)
+		if ran != 6 || st.State == lb.Open || r.Exit != 0 {
+			t.Errorf("%d of 6 calls ran, breaker %s (%s), exit %d", ran, st.State, st.Reason, r.Exit)
+		}
+		// The tests still fail (one of four fixed): only that call failed.
+		rec := a.Recorded(session)
+		var failed []string
+		for _, tc := range rec {
+			if tc.Error != nil {
+				failed = append(failed, tc.Tool)
+			}
+		}
+		if len(rec) != 6 || !slices.Equal(failed, []string{"bash"}) {
+			t.Errorf("%d calls recorded for the 6 that ran, failed: %q (want only the tests' bash)", len(rec), failed)
+		}
+	})
+	t.Run("the same batch of four reads repeated", func(t *testing.T) {
+		// Four different reads at once, six times, their results in any
+		// order: warned, then halted, as the same calls one by one.
+		t.Parallel()
+		a := guarded(t, nil)
+		var batch fakemodel.Step
+		for _, f := range []string{"shapes.go", "shapes_test.go", "go.mod", "shapes.go:1"} {
+			path, rng := f, []any(nil)
+			if f == "shapes.go:1" {
+				path, rng = "shapes.go", []any{1, 3}
+			}
+			v := view(filepath.Join(a.Repo, path))
+			if rng != nil {
+				v.Args["view_range"] = rng
+			}
+			batch.Batch = append(batch.Batch, v)
+		}
+		a.copilot("fix the failing tests", fakemodel.Repeat(6, batch))
+		v := verdictOf(a.Calls())
+		inBatch := func(call int) int { return (call-1)/4 + 1 }
+		if v.warn == nil || inBatch(v.warnAt) > 3 || v.halt == nil || inBatch(v.haltAt) > 5 || v.ranAfter != 0 {
+			t.Fatalf("warned after %d calls, halted after %d (%s), %d ran after it; want a warning by batch 3 and the halt by batch 5", v.warnAt, v.haltAt, harness.Show(v.halt), v.ranAfter)
+		}
+		st := a.Status(session)
+		if st.State != lb.Open || st.Detector != lb.DetectorToolCycle {
+			t.Errorf("breaker %s by %q (%s), want OPEN by %s", st.State, st.Detector, st.Reason, lb.DetectorToolCycle)
+		}
 	})
 }

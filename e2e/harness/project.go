@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,4 +76,22 @@ func (p *Project) Calls() []Call {
 func (p *Project) Status(session string) lb.Status {
 	p.T.Helper()
 	return Status(p.T, p.Loopbreaker("status", "--session", session, "--json"))
+}
+
+// Recorded are the tool calls loopbreaker recorded for session, in the
+// order of its journal (`loopbreaker history --json`).
+func (p *Project) Recorded(session string) []lb.ToolCall {
+	p.T.Helper()
+	out := p.Loopbreaker("history", "--json", "-n", "0", "--session", session)
+	var entries []lb.JournalEntry
+	if err := json.Unmarshal([]byte(out.Stdout), &entries); err != nil {
+		p.T.Fatalf("history --json: %v\n%s%s", err, out.Stdout, out.Stderr)
+	}
+	var calls []lb.ToolCall
+	for _, e := range entries {
+		if e.Type == lb.EntryEvent && e.Event != nil && e.Event.ToolCall != nil {
+			calls = append(calls, *e.Event.ToolCall)
+		}
+	}
+	return calls
 }

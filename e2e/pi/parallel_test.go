@@ -17,23 +17,8 @@ import (
 // their tool_call handlers one after another, then the tools at once.
 func batch(calls ...fakemodel.Step) fakemodel.Step { return fakemodel.Step{Batch: calls} }
 
-// recorded are the tool calls loopbreaker recorded for pi's session, in
-// the order of its journal (`loopbreaker history --json`).
-func (a *agent) recorded() []lb.ToolCall {
-	a.T.Helper()
-	out := a.Loopbreaker("history", "--json", "-n", "0", "--session", session)
-	var entries []lb.JournalEntry
-	if err := json.Unmarshal([]byte(out.Stdout), &entries); err != nil {
-		a.T.Fatalf("history --json: %v\n%s%s", err, out.Stdout, out.Stderr)
-	}
-	var calls []lb.ToolCall
-	for _, e := range entries {
-		if e.Type == lb.EntryEvent && e.Event != nil && e.Event.ToolCall != nil {
-			calls = append(calls, *e.Event.ToolCall)
-		}
-	}
-	return calls
-}
+// recorded are the tool calls loopbreaker recorded for pi's session.
+func (a *agent) recorded() []lb.ToolCall { return a.Recorded(session) }
 
 // describe names a recorded call by its tool, the path or command it was
 // given, and whether it failed: "read nope.go failed".
