@@ -80,6 +80,11 @@ type PendingCall struct {
 	// Shell marks a shell command: it may still run in the background
 	// when the turn ends, so it is then forgotten rather than failed.
 	Shell bool `json:"shell,omitempty"`
+	// Cut marks a call announced before the breaker opened: the halt may
+	// have cut its batch short (the CLI stops, a hook still running is
+	// killed), so a result that never comes says nothing of whether it
+	// failed, and it is forgotten uncounted.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // TextMark stands for a text by its length and hash.

@@ -170,6 +170,66 @@ func TestFourIdenticalReadsInOneBatch(t *testing.T) {
 	}
 }
 
+// A batch cut short by a halt: the breaker opens at a result in the
+// middle of a batch, the CLI stops there, and the results of the batch's
+// other calls, which ran, never come. Their outcome is unknown: the turn
+// end and the next prompt do not record them as failed calls, also when
+// a person reset the breaker before.
+func TestHaltMidBatchRecordsNoFailure(t *testing.T) {
+	for _, reset := range []bool{false, true} {
+		for _, dir := range batchCLIs {
+			t.Run(fmt.Sprintf("%s/reset=%v", dir, reset), func(t *testing.T) { haltMidBatch(t, dir, reset) })
+		}
+	}
+}
+
+func haltMidBatch(t *testing.T, dir string, reset bool) {
+	h := newHarness(t, dir)
+	rng := rand.New(rand.NewPCG(5, 6))
+	// The same read four times a batch: the 5th opens the breaker at
+	// once, in the second batch.
+	files := []string{"a.go", "a.go", "a.go", "a.go"}
+	cut := 0
+	for round := 1; round <= 6 && h.state().State != lb.Open; round++ {
+		var posts []*hook.Payload
+		for i, f := range files {
+			pre, post := readCall(t, dir, f, fmt.Sprintf("toolu_%d_%d", round, i))
+			h.answer(pre)
+			posts = append(posts, post)
+		}
+		rng.Shuffle(len(posts), func(i, j int) { posts[i], posts[j] = posts[j], posts[i] })
+		for i, p := range posts {
+			h.answer(p)
+			if h.state().State == lb.Open {
+				// The CLI stops: the rest never report.
+				cut = len(posts) - i - 1
+				break
+			}
+		}
+	}
+	if h.state().State != lb.Open || cut == 0 {
+		t.Fatalf("the breaker %s, %d results of the halting batch cut off: the scenario needs a halt mid-batch", h.state().State, cut)
+	}
+	calls := h.state().ToolCalls
+	if reset {
+		// The person resets the breaker before the turn ends.
+		if _, err := h.pol.Service.Apply(context.Background(), []string{h.pol.Scope}, lb.Event{Kind: lb.EventReset, Reset: &lb.Reset{By: "person"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.answer(turnEnd(t, dir))
+	if dir == "claude" {
+		h.answer(payload(t, dir, "UserPromptSubmit-prompt.json", nil))
+	}
+	st := h.state()
+	if failedCalls(st) != 0 || st.ToolCalls != calls {
+		t.Errorf("%d reads cut off by the halt: %d calls recorded after it, %d failed; want none", cut, st.ToolCalls-calls, failedCalls(st))
+	}
+	if st.Session != nil && len(st.Session.Pending) != 0 {
+		t.Errorf("calls left pending: %+v", st.Session.Pending)
+	}
+}
+
 // turnEnd is the payload of dir's turn end.
 func turnEnd(t *testing.T, dir string) *hook.Payload {
 	t.Helper()

@@ -175,8 +175,15 @@ func (c *call) failedPending(every bool) []lb.ToolCall {
 	var keep []lb.PendingCall
 	changed := false
 	silent := c.Agent.Traits().SilentFailures
+	// A call is remembered only while the breaker lets calls run, so a
+	// call still pending at a turn end while the breaker is OPEN was cut
+	// short by the halt (see cutPending), as is one marked Cut.
+	halted := every && c.tx.State().State == lb.Open
 	for _, pc := range m.Pending {
 		switch {
+		case halted, pc.Cut && (every || callKey(&pc.Call) == key || (id != "" && pc.ID == id)):
+			changed = true
+			continue
 		case every && pc.Shell && !silent:
 			// A command may still be running in the background (Codex
 			// reports a yielded exec_command when it exits): forget it
@@ -220,4 +227,23 @@ func (c *call) failedPending(every bool) []lb.ToolCall {
 		m.Results++
 	}
 	return failed
+}
+
+// cutPending marks the calls pending when the breaker opens: the CLI stops
+// at the halt, before some calls of the batch report (a hook still running
+// is killed), so whether they failed is unknown. They are taken out of
+// the pending calls uncounted at the turn end, the next prompt or their
+// repeat, also after a person reset the breaker; a result that still
+// comes is recorded as any.
+func (c *call) cutPending() {
+	m := c.tx.Peek()
+	if m == nil {
+		return
+	}
+	for i := range m.Pending {
+		if !m.Pending[i].Cut {
+			m = c.tx.Memory()
+			m.Pending[i].Cut = true
+		}
+	}
 }

@@ -149,6 +149,12 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 	}
 	_, err := p.Service.Transact(ctx, p.Scope, p.caller(), func(tx *breaker.Tx) error {
 		c.tx = tx
+		wasOpen := tx.State().State == lb.Open
+		defer func() {
+			if !wasOpen && tx.State().State == lb.Open {
+				c.cutPending()
+			}
+		}()
 		if err := c.configInForce(); err != nil {
 			return err
 		}

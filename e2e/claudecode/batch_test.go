@@ -68,6 +68,29 @@ func TestBatches(t *testing.T) {
 		})
 	})
 
+	t.Run("halt-in-the-middle-of-a-batch", func(t *testing.T) {
+		// The same file read four times a message, twice: the 5th read
+		// opens the breaker with the first result of the second batch,
+		// and Claude Code stops there. The batch's other reads ran; cut
+		// short by the halt, they are not failed calls.
+		forEachVersion(t, func(t *testing.T, a agent, rw *row) {
+			p := newProject(t, a, calcRepo(), installProject)
+			calc := p.path("calc.go")
+			batch := fm.Parallel(fm.Read(calc), fm.Read(calc), fm.Read(calc), fm.Read(calc))
+			r := p.claude(batch, batch, fm.Text("I keep reading calc.go."))
+			st := p.status()
+			if st.State != lb.Open || st.Detector != lb.DetectorToolRepeat {
+				t.Errorf("breaker %s by %q (%s), want OPEN by %s", st.State, st.Detector, st.Reason, lb.DetectorToolRepeat)
+			}
+			r.assertNoFailureCounted(p)
+			if h := r.halts(); len(h) > 0 {
+				rw.Halted = r.where(h[0])
+			} else {
+				t.Errorf("no hook answer stopped Claude Code")
+			}
+		})
+	})
+
 	t.Run("productive-batches", func(t *testing.T) {
 		// Read four files at once, fix all four, run the tests: work that
 		// changes things is never a repeated batch. Both releases run
@@ -132,6 +155,12 @@ func (r *run) assertNoFailureCounted(p *project) {
 	t.Helper()
 	for _, f := range harness.FailuresCounted(p.status()) {
 		t.Errorf("%s, although no call failed", clip(f, 300))
+	}
+	// Nor recorded as failed: a call cut short by a halt is unknown.
+	for _, tc := range harness.RecordedCalls(t, p.loopbreaker(0, "history", "--json", "-n", "0", "--session", "claude")) {
+		if tc.Error != nil {
+			t.Errorf("a %s call recorded as failed (%s), although no call failed", tc.Tool, clip(tc.Error.Raw, 200))
+		}
 	}
 	for _, c := range r.nonEmpty() {
 		if s := c.Answer.Text(); strings.Contains(s, "reported no result") || strings.Contains(s, "fail") {

@@ -79,13 +79,19 @@ func (p *Project) Status(session string) lb.Status {
 }
 
 // Recorded are the tool calls loopbreaker recorded for session, in the
-// order of its journal (`loopbreaker history --json`).
+// order of its journal.
 func (p *Project) Recorded(session string) []lb.ToolCall {
 	p.T.Helper()
-	out := p.Loopbreaker("history", "--json", "-n", "0", "--session", session)
+	return RecordedCalls(p.T, p.Loopbreaker("history", "--json", "-n", "0", "--session", session))
+}
+
+// RecordedCalls are the tool calls of out, the output of `loopbreaker
+// history --json`.
+func RecordedCalls(t testing.TB, out Result) []lb.ToolCall {
+	t.Helper()
 	var entries []lb.JournalEntry
 	if err := json.Unmarshal([]byte(out.Stdout), &entries); err != nil {
-		p.T.Fatalf("history --json: %v\n%s%s", err, out.Stdout, out.Stderr)
+		t.Fatalf("history --json: %v\n%s%s", err, out.Stdout, out.Stderr)
 	}
 	var calls []lb.ToolCall
 	for _, e := range entries {
