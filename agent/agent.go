@@ -227,6 +227,11 @@ type Traits struct {
 	// failed, and sends no call ids: a call announced again is its failed
 	// repeat, and a call still unreported at the turn end failed.
 	SilentFailures bool
+	// LateResults: the CLI may end a turn while calls of a batch still
+	// run (OpenCode's guard against repeated calls ends it before the
+	// batch's reads report), and reports each call that failed as failed:
+	// a call still pending at the turn end is unknown, not failed.
+	LateResults bool
 	// PostToolToModelOnly: the person sees nothing of a post-tool answer,
 	// so a halt message there does not count as shown.
 	PostToolToModelOnly bool

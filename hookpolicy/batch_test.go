@@ -403,3 +403,27 @@ func TestBatchOpenUntilItsLastCall(t *testing.T) {
 		}
 	})
 }
+
+// OpenCode's own guard against repeated calls (doom_loop) ends the turn
+// while a batch of four identical reads still runs: the turn end comes
+// before their results, which come after it. They are not failed calls.
+func TestOpenCodeTurnEndBeforeResults(t *testing.T) {
+	h := newHarness(t, "opencode")
+	var posts []*hook.Payload
+	for i := range 4 {
+		id := fmt.Sprintf("toolu_e2ee3dbe5ec_%03d", i+1)
+		h.answer(payload(t, "opencode", "PreToolUse-read.json", map[string]any{"tool_use_id": id}))
+		posts = append(posts, payload(t, "opencode", "PostToolUse-read.json", map[string]any{"tool_use_id": id}))
+	}
+	if out := h.answer(payload(t, "opencode", "Stop.json", nil)); strings.Contains(out, "OPEN") {
+		t.Errorf("the turn end answered %s", out)
+	}
+	// The fourth, refused by OpenCode's guard, never reports.
+	for _, p := range posts[:3] {
+		h.answer(p)
+	}
+	st := h.state()
+	if failedCalls(st) != 0 || st.ToolCalls != 3 || st.State == lb.Open {
+		t.Fatalf("three reads that ran, one refused by OpenCode: %d calls recorded, %d failed, state %s (%s)\n%s", st.ToolCalls, failedCalls(st), st.State, st.Reason, h.log.String())
+	}
+}

@@ -174,7 +174,7 @@ func (c *call) failedPending(every bool) []lb.ToolCall {
 	var ids []string
 	var keep []lb.PendingCall
 	changed := false
-	silent := c.Agent.Traits().SilentFailures
+	silent, late := c.Agent.Traits().SilentFailures, c.Agent.Traits().LateResults
 	// A call is remembered only while the breaker lets calls run, so a
 	// call still pending at a turn end while the breaker is OPEN was cut
 	// short by the halt (see cutPending), as is one marked Cut.
@@ -184,10 +184,12 @@ func (c *call) failedPending(every bool) []lb.ToolCall {
 		case halted, pc.Cut && (every || callKey(&pc.Call) == key || (id != "" && pc.ID == id)):
 			changed = true
 			continue
-		case every && pc.Shell && !silent:
+		case every && (pc.Shell || late) && !silent:
 			// A command may still be running in the background (Codex
-			// reports a yielded exec_command when it exits): forget it
-			// uncounted; its result, if it comes, is recorded then.
+			// reports a yielded exec_command when it exits), and a CLI
+			// with LateResults may end the turn before its batch reports:
+			// forget it uncounted; its result, if it comes, is recorded
+			// then.
 			changed = true
 			continue
 		case every:

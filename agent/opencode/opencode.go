@@ -98,7 +98,7 @@ func (Agent) Name() hook.Tool { return "opencode" }
 // which the payload repeats.
 // OPENCODE and OPENCODE_PID are set at start and inherited by its shell (1.18.33).
 func (Agent) Traits() agent.Traits {
-	return agent.Traits{Package: "opencode-ai", EnvMarkers: []string{"OPENCODE", "OPENCODE_PID"}, Unseen: "opencode --pure, or opencode started outside the project", Display: "OpenCode", EventArgument: true, TryEvent: "PreToolUse"}
+	return agent.Traits{Package: "opencode-ai", EnvMarkers: []string{"OPENCODE", "OPENCODE_PID"}, Unseen: "opencode --pure, or opencode started outside the project", Display: "OpenCode", EventArgument: true, TryEvent: "PreToolUse", LateResults: true}
 }
 
 // Parse reads the payload loopbreaker's plugin sends (Claude Code's wire
