@@ -232,9 +232,14 @@ type Traits struct {
 	// batch's reads report), and reports each call that failed as failed:
 	// a call still pending at the turn end is unknown, not failed.
 	LateResults bool
-	// PostToolToModelOnly: the person sees nothing of a post-tool answer,
-	// so a halt message there does not count as shown.
-	PostToolToModelOnly bool
+	// UnseenHaltEvents are the events whose halt answer the person does
+	// not see (Copilot: a postToolUse answer goes to the model only; Qwen:
+	// a failed call's answer too, and a refused prompt ends a headless run
+	// with nothing shown). A halt message there does not count as shown,
+	// and such a prompt is let through with the message for the model
+	// until the person has seen it, so that the next refused call or the
+	// turn end, which the person sees, shows it.
+	UnseenHaltEvents []string
 	// TaskNotifications: a prompt that starts with <task-notification> is
 	// the CLI reporting a background task, not a person's prompt.
 	TaskNotifications bool

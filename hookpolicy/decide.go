@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,12 +25,18 @@ func (c *call) decide(ctx context.Context, d lb.Decision) hook.Answer {
 		// A prompt or a session start is a person (or a loop) starting
 		// again: always the whole message.
 		msg := c.haltReminder(d)
-		// Where the person sees nothing of a post-tool answer, the message
-		// goes to the model there without counting as given, so that the
-		// first refusal, which the person sees, carries it.
-		modelOnly := c.Agent.Traits().PostToolToModelOnly && c.p.Kind == hook.KindPostTool
-		if again := c.p.Kind == hook.KindPrompt || c.p.Kind == hook.KindSessionStart; again || modelOnly || c.firstHalt() {
+		// Where the person sees nothing of the answer, the message goes
+		// to the model there without counting as given, so that the first
+		// refusal, which the person sees, carries it.
+		unseen := slices.Contains(c.Agent.Traits().UnseenHaltEvents, c.p.Event)
+		if again := c.p.Kind == hook.KindPrompt || c.p.Kind == hook.KindSessionStart; again || unseen || c.firstHalt() {
 			msg = c.haltMessage(ctx, d, st)
+		}
+		if unseen && c.p.Kind == hook.KindPrompt && !c.haltShown() {
+			// Refused, the prompt would end the run in silence: it goes
+			// on, the model told, and the next call is refused or the
+			// turn ends, each of which the person sees.
+			return c.render(hook.Nudge, msg)
 		}
 		if hs, ok := c.Agent.(agent.HarmlessStopper); ok && c.p.Kind == hook.KindPreTool {
 			note := fmt.Sprintf("loopbreaker: this call was not made: the circuit breaker of session %s is OPEN (%s). Stop here and end your turn.", c.Session, d.Reason)

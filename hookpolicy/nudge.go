@@ -26,11 +26,11 @@ func (c *call) firstNudge() bool {
 // the model has the whole message already. A new agent session (a new
 // `claude -p`, a relaunch) gets the whole message again.
 func (c *call) firstHalt() bool {
-	ep := episode(c.tx.State(), lb.Open)
-	key := ep + "\x00" + c.p.SessionID
-	if m := c.tx.Peek(); m != nil && slices.Contains(m.Halted, key) {
+	if c.haltShown() {
 		return false
 	}
+	ep := episode(c.tx.State(), lb.Open)
+	key := ep + "\x00" + c.p.SessionID
 	m := c.tx.Memory()
 	// Older episodes are over.
 	m.Halted = slices.DeleteFunc(m.Halted, func(k string) bool { return !strings.HasPrefix(k, ep+"\x00") })
@@ -52,4 +52,12 @@ func episode(st *lb.BreakerState, to lb.State) string {
 		}
 	}
 	return ep
+}
+
+// haltShown reports whether the full halt message of this OPEN episode
+// was given to this agent session.
+func (c *call) haltShown() bool {
+	key := episode(c.tx.State(), lb.Open) + "\x00" + c.p.SessionID
+	m := c.tx.Peek()
+	return m != nil && slices.Contains(m.Halted, key)
 }

@@ -188,7 +188,7 @@ func (Agent) Name() hook.Tool { return "copilot" }
 func (Agent) Traits() agent.Traits {
 	return agent.Traits{Package: "@github/copilot", Unseen: "an untrusted folder (trust it in copilot, or --trust-folder for one -p run), or disableAllHooks in ~/.copilot/settings.json",
 		Display: "Copilot CLI", EventArgument: true, TryEvent: "preToolUse",
-		SilentFileFailures: true, PostToolToModelOnly: true,
+		SilentFileFailures: true, UnseenHaltEvents: []string{"postToolUse"},
 	}
 }
 

@@ -29,7 +29,11 @@ func (Agent) Name() hook.Tool { return "qwen" }
 // Traits of Qwen Code.
 // QWEN_CODE is set to 1 for shell commands (0.24.4's bundle).
 func (Agent) Traits() agent.Traits {
-	return agent.Traits{Package: "@qwen-code/qwen-code", EnvMarkers: []string{"QWEN_CODE"}, Unseen: "an untrusted folder (with security.folderTrust on), qwen started in a subdirectory, or disableAllHooks", Display: "Qwen Code", ProjectDirEnv: "QWEN_PROJECT_DIR"}
+	return agent.Traits{Package: "@qwen-code/qwen-code", EnvMarkers: []string{"QWEN_CODE"}, Unseen: "an untrusted folder (with security.folderTrust on), qwen started in a subdirectory, or disableAllHooks", Display: "Qwen Code", ProjectDirEnv: "QWEN_PROJECT_DIR",
+		// PostToolUseFailure reads additionalContext only, and a blocked
+		// UserPromptSubmit ends `qwen -p` silently (exit 0): a refused
+		// call (stderr) or the turn end (systemMessage) shows the halt.
+		UnseenHaltEvents: []string{"PostToolUseFailure", "UserPromptSubmit"}}
 }
 
 // Parse reads Qwen's payload (Claude Code's wire format).
