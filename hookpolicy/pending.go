@@ -28,6 +28,11 @@ import (
 // its failed repeat, since the same edit twice in one batch fails the
 // second time anyway. A read announced again is not: identical reads of
 // one batch all run, and one that failed is counted at the turn end.
+// What never reports is unknown, not failed, where the CLI says when a
+// call failed and may stop before the rest report: the calls a halt cuts
+// short (cutPending) and, on a CLI with LateResults (OpenCode, whose own
+// guard ends a turn while its batch runs), those pending at a turn end.
+//
 // All of this is the session memory in the breaker state (SessionMemory),
 // changed in the same atomic update as the counters: hook processes of one
 // batch that run at once see one truth.
