@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// managedRoot is a system root in a temporary directory and a loopbreaker
+// program in it, both root's: the managed install refuses anything else,
+// so the test needs root (CI runs as root).
+func managedRoot(t *testing.T) (root, program string) {
+	t.Helper()
+	if os.Getuid() != 0 {
+		t.Skip("SKIP: a managed install must be root's, and this test does not run as root")
+	}
+	root = t.TempDir()
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	program = filepath.Join(root, "usr", "local", "bin", "loopbreaker")
+	os.MkdirAll(filepath.Dir(program), 0o755)
+	if err := os.WriteFile(program, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return root, program
+}
+
+// hookStatusJSON is `hook status --json` below root.
+func hookStatusJSON(t *testing.T, dir, root string) hookStatusReport {
+	t.Helper()
+	code, out, errOut := runCLI(t, dir, "hook", "status", "--json", "--root", root)
+	var rep hookStatusReport
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("hook status: exit %d\n%s%s", code, out, errOut)
+	}
+	return rep
+}
+
+func managedPlace(rep hookStatusReport, tool string) *hookInstallPlace {
+	for _, ts := range rep.Tools {
+		for i, p := range ts.Installs {
+			if string(ts.Tool) == tool && p.Level == "managed" {
+				return &ts.Installs[i]
+			}
+		}
+	}
+	return nil
+}
+
+// Claude Code's managed install: the hooks and allowManagedHooksOnly in
+// /etc/claude-code/managed-settings.json below the root, reported by
+// hook status as protected until something in it is writable by others,
+// refused when a directory above it is, and taken down by uninstall.
+func TestManagedInstallClaude(t *testing.T) {
+	root, program := managedRoot(t)
+	dir := t.TempDir()
+	file := filepath.Join(root, "etc", "claude-code", "managed-settings.json")
+	code, out, errOut := runCLI(t, dir, "hook", "install", "claude", "--managed", "--root", root, "--command", program)
+	if code != 0 || !strings.Contains(out, "allowManagedHooksOnly = true") {
+		t.Fatalf("install --managed: exit %d\n%s%s", code, out, errOut)
+	}
+	data, _ := os.ReadFile(file)
+	var doc struct {
+		Only  bool                       `json:"allowManagedHooksOnly"`
+		Hooks map[string]json.RawMessage `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil || !doc.Only || len(doc.Hooks) != 7 {
+		t.Fatalf("%s: %s (%v), want seven events and allowManagedHooksOnly", file, data, err)
+	}
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("%s: %v %v, want mode 0644", file, fi.Mode(), err)
+	}
+	p := managedPlace(hookStatusJSON(t, dir, root), "claude")
+	if p == nil || !p.Installed || len(p.Exposed) != 0 {
+		t.Fatalf("hook status: managed place %+v, want installed and nothing exposed", p)
+	}
+
+	// The agent's user could rewrite a world-writable file.
+	os.Chmod(file, 0o666)
+	rep := hookStatusJSON(t, dir, root)
+	if p := managedPlace(rep, "claude"); p == nil || len(p.Exposed) != 1 || !strings.Contains(p.Exposed[0], "writable by every user") {
+		t.Errorf("hook status with a world-writable managed file: %+v, want it exposed", p)
+	}
+	_, text, _ := runCLI(t, dir, "hook", "status", "--root", root)
+	if !strings.Contains(text, "NOT protected") || !strings.Contains(text, "exposed:    "+file) {
+		t.Errorf("hook status text does not say NOT protected and why:\n%s", text)
+	}
+	os.Chmod(file, 0o644)
+
+	// A directory above it that anyone may write: refused, file unchanged.
+	os.Chmod(filepath.Join(root, "etc"), 0o777)
+	before, _ := os.ReadFile(file)
+	code, _, errOut = runCLI(t, dir, "hook", "install", "claude", "--managed", "--root", root, "--command", program)
+	if code == 0 || !strings.Contains(errOut, filepath.Join(root, "etc")+" is writable by every user") || !strings.Contains(errOut, "chmod go-w") {
+		t.Errorf("install under a world-writable /etc: exit %d\n%s, want a refusal naming it and what to do", code, errOut)
+	}
+	if after, _ := os.ReadFile(file); string(after) != string(before) {
+		t.Errorf("the refused install changed %s", file)
+	}
+	os.Chmod(filepath.Join(root, "etc"), 0o755)
+
+	// A program the agent's user could replace: refused.
+	os.Chmod(program, 0o777)
+	if code, _, errOut := runCLI(t, dir, "hook", "install", "claude", "--managed", "--root", root, "--command", program); code == 0 || !strings.Contains(errOut, program) {
+		t.Errorf("install with a world-writable program: exit %d\n%s", code, errOut)
+	}
+	os.Chmod(program, 0o755)
+
+	code, out, errOut = runCLI(t, dir, "hook", "uninstall", "claude", "--managed", "--root", root)
+	if code != 0 {
+		t.Fatalf("uninstall --managed: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("after uninstall %s is still there (%v)", file, err)
+	}
+}
+
+// Qwen Code has no managed-only switch: a project copy of the hooks
+// would run twice, so the managed install refuses until it is gone, and
+// hook status warns of a copy made after it.
+func TestManagedInstallQwenRefusesACopy(t *testing.T) {
+	root, program := managedRoot(t)
+	dir := t.TempDir()
+	if code, out, errOut := runCLI(t, dir, "hook", "install", "qwen", "--command", program); code != 0 {
+		t.Fatalf("project install: exit %d\n%s%s", code, out, errOut)
+	}
+	code, _, errOut := runCLI(t, dir, "hook", "install", "qwen", "--managed", "--root", root, "--command", program)
+	if code == 0 || !strings.Contains(errOut, "run twice") || !strings.Contains(errOut, filepath.Join(dir, ".qwen", "settings.json")) {
+		t.Fatalf("managed install beside a project copy: exit %d\n%s, want a refusal naming the copy", code, errOut)
+	}
+	runCLI(t, dir, "hook", "uninstall", "qwen")
+	if code, out, errOut := runCLI(t, dir, "hook", "install", "qwen", "--managed", "--root", root, "--command", program); code != 0 {
+		t.Fatalf("managed install: exit %d\n%s%s", code, out, errOut)
+	}
+	data, _ := os.ReadFile(filepath.Join(root, "etc", "qwen-code", "settings.json"))
+	if !strings.Contains(string(data), `"disableAllHooks": false`) {
+		t.Errorf("qwen's system settings lack the pin:\n%s", data)
+	}
+	runCLI(t, dir, "hook", "install", "qwen", "--command", program)
+	_, text, _ := runCLI(t, dir, "hook", "status", "--root", root)
+	if !strings.Contains(text, "runs each twice") {
+		t.Errorf("hook status with a managed and a project copy does not warn:\n%s", text)
+	}
+}
+
+// A CLI without a managed install is a usage error that names the ones
+// with one.
+func TestManagedInstallUnknownForCodex(t *testing.T) {
+	code, _, errOut := runCLI(t, t.TempDir(), "hook", "install", "codex", "--managed", "--root", t.TempDir())
+	if code == 0 || !strings.Contains(errOut, "--managed is for claude, qwen") {
+		t.Errorf("codex --managed: exit %d\n%s", code, errOut)
+	}
+}
