@@ -2,6 +2,7 @@ package protected
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"testing"
 
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
@@ -39,14 +40,28 @@ func TestDroidSystemManagedHooks(t *testing.T) {
 		return map[string]string{"/etc/factory/settings.json": jsonOf(doc)}
 	}
 	off := jsonOf(map[string]any{"hooksDisabled": true})
+	// loopbreaker's own managed install, its hooks running a program that
+	// logs each call in place of loopbreaker (root's, as the install
+	// demands).
+	var installed []string
+	if bins.Loopbreaker != "" {
+		lb := ns.Install(bins.Loopbreaker)
+		logger := filepath.Join(ns.Dir, "bin", "log-hook")
+		installed = []string{
+			"printf '#!/bin/sh\\ncat >/dev/null\\necho fired >> %s\\n' LOG > " + logger + " && chmod 755 " + logger,
+			lb + " hook install droid --managed --command " + logger + " -C REPO >/dev/null",
+		}
+	}
 	both := map[string]string{".factory/hooks.json": off, "repo/.factory/hooks.json": off}
 	for _, c := range []struct {
 		name        string
 		system      map[string]string
 		user        map[string]string
 		settingsOff bool
+		root        []string
 		fire        bool
 	}{
+		{name: "installed by hook install droid --managed, hooksDisabled everywhere", root: installed, user: both, settingsOff: true, fire: true},
 		{name: "no attack", system: managedWith(true, false), fire: true},
 		{name: "hooksDisabled in the user's and the project's hooks.json", system: managedWith(true, false), user: both, fire: true},
 		{name: "hooksDisabled in the user's settings.json", system: managedWith(true, false), settingsOff: true, fire: true},
@@ -54,6 +69,9 @@ func TestDroidSystemManagedHooks(t *testing.T) {
 		{name: "control: allowManagedHooksOnly under general only", system: managedWith(false, true), user: both},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if c.system == nil && c.root == nil {
+				t.Skip("SKIP: loopbreaker was not built (Claude Code 2.1.330, which TestMain waits for, is not installed)")
+			}
 			fake := fakemodel.NewAnthropic(
 				fakemodel.AnthropicStep{Tool: "Execute", Input: map[string]any{"command": "echo one", "riskLevel": "low", "riskLevelReason": "a test"}},
 				fakemodel.Text("done"))
@@ -69,7 +87,7 @@ func TestDroidSystemManagedHooks(t *testing.T) {
 			for k, v := range c.user {
 				user[k] = v
 			}
-			n, out := runProbe(t, ns, probe{agent: harness.Droid0_215, system: c.system, user: user,
+			n, out := runProbe(t, ns, probe{agent: harness.Droid0_215, system: c.system, root: c.root, user: user,
 				env:  []string{"FACTORY_AIRGAP_ENABLED=1", "FACTORY_DROID_AUTO_UPDATE_ENABLED=false"},
 				args: []string{"exec", "--auto", "high", "-m", "custom:Fake-0", "run it"}})
 			if len(fake.Log.Main()) < 2 {

@@ -20,9 +20,13 @@ import (
 type probe struct {
 	agent  harness.Agent
 	system map[string]string
-	user   map[string]string
-	env    []string
-	args   []string
+	// root are shell lines run as root in the repository after the
+	// system files are written (LOG and REPO stand for the log and the
+	// repository).
+	root []string
+	user map[string]string
+	env  []string
+	args []string
 }
 
 // logHook is a hook command that reads its payload and appends a line to
@@ -63,6 +67,9 @@ func runProbe(t *testing.T, ns *harness.Namespace, p probe) (int, string) {
 	for path, content := range p.system {
 		content = strings.ReplaceAll(content, "LOG", log)
 		line("mkdir -p %s && printf %%s %s > %s", q(filepath.Dir(path)), q(content), q(path))
+	}
+	for _, l := range p.root {
+		line("%s", strings.NewReplacer("LOG", log, "REPO", repo).Replace(l))
 	}
 	for name, content := range p.user {
 		content = strings.ReplaceAll(content, "LOG", log)

@@ -146,11 +146,32 @@ func TestManagedInstallQwenRefusesACopy(t *testing.T) {
 	}
 }
 
+// Droid's organisation settings: the hooks under "hooks" (not at the top,
+// as in its hooks.json) and allowManagedHooksOnly at the top.
+func TestManagedInstallDroid(t *testing.T) {
+	root, program := managedRoot(t)
+	dir := t.TempDir()
+	if code, out, errOut := runCLI(t, dir, "hook", "install", "droid", "--managed", "--root", root, "--command", program); code != 0 {
+		t.Fatalf("install --managed: exit %d\n%s%s", code, out, errOut)
+	}
+	data, _ := os.ReadFile(filepath.Join(root, "etc", "factory", "settings.json"))
+	var doc struct {
+		Only  bool                       `json:"allowManagedHooksOnly"`
+		Hooks map[string]json.RawMessage `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil || !doc.Only || len(doc.Hooks) != 5 {
+		t.Fatalf("/etc/factory/settings.json: %s (%v), want five events under hooks and allowManagedHooksOnly", data, err)
+	}
+	if p := managedPlace(hookStatusJSON(t, dir, root), "droid"); p == nil || !p.Installed {
+		t.Errorf("hook status does not list Droid's managed install: %+v", p)
+	}
+}
+
 // A CLI without a managed install is a usage error that names the ones
 // with one.
 func TestManagedInstallUnknownForCodex(t *testing.T) {
 	code, _, errOut := runCLI(t, t.TempDir(), "hook", "install", "codex", "--managed", "--root", t.TempDir())
-	if code == 0 || !strings.Contains(errOut, "--managed is for claude, qwen") {
+	if code == 0 || !strings.Contains(errOut, "--managed is for claude, qwen, droid") {
 		t.Errorf("codex --managed: exit %d\n%s", code, errOut)
 	}
 }
