@@ -23,6 +23,15 @@ type ManagedScope struct {
 	// Format is the file's format, with its Pins: the settings without
 	// which the agent's user could switch the managed hooks off.
 	Format *hookinstall.Format
+	// Own, for a file loopbreaker writes whole instead (not JSON, so not
+	// merged: Codex's requirements.toml), is that file for the hooks'
+	// command, pins included; Find reads back what a file holds of
+	// loopbreaker's hooks. An existing file that is not loopbreaker's is
+	// refused. Format then only gives the hooks' command.
+	Own  func(command string) *hookinstall.OwnFile
+	Find func(data []byte) hookinstall.Installed
+	// Pinned names the pins of an Own file, for the install's account.
+	Pinned []string
 	// ManagedOnly: a pin makes the CLI run managed hooks only, so that a
 	// copy of loopbreaker's hooks in the project's or the user's settings
 	// does not run a second time. Without it such a copy must go first.

@@ -2,6 +2,7 @@ package protected
 
 import (
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
@@ -52,13 +53,26 @@ supports_websockets = false
 func TestCodexRequirementsHooks(t *testing.T) {
 	harness.Require(t, harness.Codex0_169)
 	ns := harness.NewNamespace(t)
+	// loopbreaker's own managed install, its hooks running a program that
+	// logs each call in place of loopbreaker.
+	var installed []string
+	if bins.Loopbreaker != "" {
+		lb := ns.Install(bins.Loopbreaker)
+		logger := filepath.Join(ns.Dir, "bin", "log-hook")
+		installed = []string{
+			"printf '#!/bin/sh\\ncat >/dev/null\\necho fired >> %s\\n' LOG > " + logger + " && chmod 755 " + logger,
+			lb + " hook install codex --managed --command " + logger + " -C REPO >/dev/null",
+		}
+	}
 	for _, c := range []struct {
 		name  string
+		root  []string
 		pin   bool
 		extra string
 		flags []string
 		fire  bool
 	}{
+		{name: "installed by hook install codex --managed, every switch", root: installed, extra: "\n[features]\nhooks = false\n", flags: []string{"--disable", "hooks", "-c", "features.hooks=false"}, fire: true},
 		{name: "no attack", pin: true, fire: true},
 		{name: "features.hooks = false in the user's config.toml", pin: true, extra: "\n[features]\nhooks = false\n", fire: true},
 		{name: "--disable hooks", pin: true, flags: []string{"--disable", "hooks"}, fire: true},
@@ -66,12 +80,18 @@ func TestCodexRequirementsHooks(t *testing.T) {
 		{name: "control: no pin", extra: "\n[features]\nhooks = false\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			system := map[string]string{"/etc/codex/requirements.toml": codexRequirements(c.pin)}
+			if c.root != nil {
+				system = nil
+			} else if c.name == "installed by hook install codex --managed, every switch" {
+				t.Skip("SKIP: loopbreaker was not built (Claude Code 2.1.330, which TestMain waits for, is not installed)")
+			}
 			api := fakemodel.NewOpenAI(t, []fakemodel.Step{{Tool: "exec_command", Args: map[string]any{"cmd": "echo one"}}}, "I am done.")
 			n, out := runProbe(t, ns, probe{agent: harness.Codex0_169,
-				system: map[string]string{"/etc/codex/requirements.toml": codexRequirements(c.pin)},
-				user:   map[string]string{".codex/config.toml": codexConfig(api.URL, c.extra)},
-				env:    []string{"FAKE_OPENAI_API_KEY=dummy"},
-				args:   append(append([]string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"}, c.flags...), "run it")})
+				system: system, root: c.root,
+				user: map[string]string{".codex/config.toml": codexConfig(api.URL, c.extra)},
+				env:  []string{"FAKE_OPENAI_API_KEY=dummy"},
+				args: append(append([]string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"}, c.flags...), "run it")})
 			t.Logf("the system hooks ran %d times; %d model requests\n%s", n, len(api.Log.Main()), out)
 			switch {
 			case c.fire && n < 2:

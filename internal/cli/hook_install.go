@@ -38,7 +38,7 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	fs.BoolVar(&o.user, "user", false, "edit the user's settings ("+settingsPaths(true)+")")
 	fs.BoolVar(&o.proj, "project", false, "edit the project's settings ("+settingsPaths(false)+"; the default)")
 	fs.StringVar(&o.command, "command", "", "the `program` the hooks run (default: the absolute path of this loopbreaker binary); the entry runs `PROGRAM hook TOOL`, and does nothing but warn when PROGRAM is gone")
-	fs.BoolVar(&o.managed, "managed", false, "the CLI's managed (system) settings, which its user cannot switch off: claude /etc/claude-code/managed-settings.json, qwen /etc/qwen-code/settings.json, droid /etc/factory/settings.json (run as root; see docs/protected.md)")
+	fs.BoolVar(&o.managed, "managed", false, "the CLI's managed (system) settings, which its user cannot switch off: claude /etc/claude-code/managed-settings.json, codex /etc/codex/requirements.toml, qwen /etc/qwen-code/settings.json, droid /etc/factory/settings.json (run as root; see docs/protected.md)")
 	fs.StringVar(&o.root, "root", "/", "with --managed: the system `root` the managed settings are below (an image being built, a test)")
 	if verb == "install" {
 		fs.StringVar(&o.agentVersion, "agent-version", "", "claude: Claude Code's `version` (default: asked with claude --version); 2.1 and later also get the PostToolBatch hook, which 2.0.x does not know")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -47,7 +48,7 @@ func runManagedInstall(env *Env, a agent.Agent, verb, root, project, program str
 	path := scope.Path(root)
 	tool := a.Name()
 	if verb != "install" {
-		res, err := hookinstall.EditUserFile(scope.Format, path, "", nil)
+		res, err := editManaged(scope, path, "", false)
 		if err != nil {
 			return err
 		}
@@ -57,11 +58,11 @@ func runManagedInstall(env *Env, a agent.Agent, verb, root, project, program str
 	if err := managedRefusals(env, a, scope, path, project, program); err != nil {
 		return err
 	}
-	res, err := hookinstall.EditUserFile(scope.Format, path, scope.Format.Command(program, ""), &hookinstall.Options{})
+	res, err := editManaged(scope, path, scope.Format.Command(program, ""), true)
 	if err != nil {
 		return err
 	}
-	var pins []string
+	pins := scope.Pinned
 	for _, p := range scope.Format.Pins {
 		pins = append(pins, p.String())
 	}
@@ -73,6 +74,39 @@ func runManagedInstall(env *Env, a agent.Agent, verb, root, project, program str
 	fmt.Fprintln(env.Stdout, "  the hooks act only in projects with loopbreaker.yaml (run `loopbreaker init` there as the agent's user)")
 	fmt.Fprintln(env.Stdout, "  not protected yet: the hooks run as the agent's user and keep the breaker's state and configuration where that user can write; `loopbreaker hook status` names what is still exposed")
 	return nil
+}
+
+// editManaged installs or uninstalls the hooks running command in the
+// managed file at path: merged with the pins, or written whole.
+func editManaged(scope agent.ManagedScope, path, command string, install bool) (hookinstall.FileResult, error) {
+	if scope.Own == nil {
+		var o *hookinstall.Options
+		if install {
+			o = &hookinstall.Options{}
+		}
+		return hookinstall.EditUserFile(scope.Format, path, command, o)
+	}
+	own := scope.Own(command)
+	if data, err := os.ReadFile(path); err == nil && !own.Ours(data) {
+		if install {
+			return hookinstall.FileResult{}, fmt.Errorf("%s exists and is not %s, which loopbreaker writes whole: move it aside and install again, then add your settings back to it by hand (keep loopbreaker's hooks and pins)", path, own.What)
+		}
+		return hookinstall.FileResult{Path: path, Warnings: []string{fmt.Sprintf("%s is not %s: left as it is", path, own.What)}}, nil
+	}
+	return hookinstall.EditOwnUserFile(own, path, install)
+}
+
+// managedInstalled reads what the managed file at path holds of
+// loopbreaker's hooks, with the file's warnings.
+func managedInstalled(scope agent.ManagedScope, path string) (hookinstall.Installed, []string) {
+	if scope.Find == nil {
+		return agent.InstalledFile(scope.Format, path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return hookinstall.Installed{}, nil
+	}
+	return scope.Find(data), nil
 }
 
 // managedRefusals is why a managed install must not go ahead: what a user
@@ -131,7 +165,7 @@ func managedStatus(env *Env, a agent.Agent, root, project, stateDir string) (*ho
 	scope := m.ManagedScope()
 	path := scope.Path(root)
 	place := &hookInstallPlace{Level: "managed", Path: path}
-	in, warnings := agent.InstalledFile(scope.Format, path)
+	in, warnings := managedInstalled(scope, path)
 	if len(in.Events) == 0 {
 		return place, nil
 	}
@@ -141,6 +175,9 @@ func managedStatus(env *Env, a agent.Agent, root, project, stateDir string) (*ho
 	}
 	var exposed []string
 	data, _ := os.ReadFile(path)
+	if scope.Own != nil && len(in.Programs) > 0 && !bytes.Equal(data, scope.Own(scope.Format.Command(in.Programs[0], "")).Content) {
+		exposed = append(exposed, fmt.Sprintf("%s is not as loopbreaker wrote it (its pins may be gone): install again", path))
+	}
 	for _, p := range hookinstall.PinsHeld(scope.Format.Pins, data) {
 		exposed = append(exposed, fmt.Sprintf("%s does not hold %s: the agent's user can switch the hooks off; install again", path, p))
 	}

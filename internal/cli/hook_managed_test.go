@@ -167,11 +167,54 @@ func TestManagedInstallDroid(t *testing.T) {
 	}
 }
 
+// Codex's requirements.toml is written whole, with its pins, listed by
+// hook status, refused when it is someone else's, and removed by
+// uninstall.
+func TestManagedInstallCodex(t *testing.T) {
+	root, program := managedRoot(t)
+	dir := t.TempDir()
+	file := filepath.Join(root, "etc", "codex", "requirements.toml")
+	if code, out, errOut := runCLI(t, dir, "hook", "install", "codex", "--managed", "--root", root, "--command", program); code != 0 {
+		t.Fatalf("install --managed: exit %d\n%s%s", code, out, errOut)
+	}
+	data, _ := os.ReadFile(file)
+	for _, want := range []string{"allow_managed_hooks_only = true", "[features]\nhooks = true", "[[hooks.PreToolUse.hooks]]", "[[hooks.SessionStart]]", program + " hook codex"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("requirements.toml lacks %q:\n%s", want, data)
+		}
+	}
+	p := managedPlace(hookStatusJSON(t, dir, root), "codex")
+	if p == nil || len(p.Events) != 5 || len(p.Exposed) != 0 {
+		t.Fatalf("hook status: managed place %+v, want five events and nothing exposed", p)
+	}
+	// Edited by hand: the pins may be gone.
+	os.WriteFile(file, []byte(strings.Replace(string(data), "hooks = true", "hooks = false", 1)), 0o644)
+	if p := managedPlace(hookStatusJSON(t, dir, root), "codex"); p == nil || len(p.Exposed) != 1 || !strings.Contains(p.Exposed[0], "not as loopbreaker wrote it") {
+		t.Errorf("hook status of an edited requirements.toml: %+v", p)
+	}
+	if code, out, errOut := runCLI(t, dir, "hook", "uninstall", "codex", "--managed", "--root", root); code != 0 {
+		t.Fatalf("uninstall --managed: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("after uninstall %s is still there (%v)", file, err)
+	}
+	// Someone else's requirements.toml is refused and left alone.
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	os.WriteFile(file, []byte("allowed_approval_policies = [\"never\"]\n"), 0o644)
+	code, _, errOut := runCLI(t, dir, "hook", "install", "codex", "--managed", "--root", root, "--command", program)
+	if code == 0 || !strings.Contains(errOut, "is not loopbreaker's requirements.toml") {
+		t.Errorf("install over an administrator's requirements.toml: exit %d\n%s", code, errOut)
+	}
+	if got, _ := os.ReadFile(file); !strings.HasPrefix(string(got), "allowed_approval_policies") {
+		t.Errorf("the refused install changed %s:\n%s", file, got)
+	}
+}
+
 // A CLI without a managed install is a usage error that names the ones
 // with one.
-func TestManagedInstallUnknownForCodex(t *testing.T) {
-	code, _, errOut := runCLI(t, t.TempDir(), "hook", "install", "codex", "--managed", "--root", t.TempDir())
-	if code == 0 || !strings.Contains(errOut, "--managed is for claude, qwen, droid") {
-		t.Errorf("codex --managed: exit %d\n%s", code, errOut)
+func TestManagedInstallUnknownForGemini(t *testing.T) {
+	code, _, errOut := runCLI(t, t.TempDir(), "hook", "install", "gemini", "--managed", "--root", t.TempDir())
+	if code == 0 || !strings.Contains(errOut, "--managed is for claude, codex, qwen, droid") {
+		t.Errorf("gemini --managed: exit %d\n%s", code, errOut)
 	}
 }
