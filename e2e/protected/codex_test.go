@@ -2,7 +2,6 @@ package protected
 
 import (
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
@@ -53,17 +52,7 @@ supports_websockets = false
 func TestCodexRequirementsHooks(t *testing.T) {
 	harness.Require(t, harness.Codex0_169)
 	ns := harness.NewNamespace(t)
-	// loopbreaker's own managed install, its hooks running a program that
-	// logs each call in place of loopbreaker.
-	var installed []string
-	if bins.Loopbreaker != "" {
-		lb := ns.Install(bins.Loopbreaker)
-		logger := filepath.Join(ns.Dir, "bin", "log-hook")
-		installed = []string{
-			"printf '#!/bin/sh\\ncat >/dev/null\\necho fired >> %s\\n' LOG > " + logger + " && chmod 755 " + logger,
-			lb + " hook install codex --managed --command " + logger + " -C REPO >/dev/null",
-		}
-	}
+	installed := managedInstall(ns, "codex")
 	for _, c := range []struct {
 		name  string
 		root  []string
@@ -84,7 +73,7 @@ func TestCodexRequirementsHooks(t *testing.T) {
 			if c.root != nil {
 				system = nil
 			} else if c.name == "installed by hook install codex --managed, every switch" {
-				t.Skip("SKIP: loopbreaker was not built (Claude Code 2.1.330, which TestMain waits for, is not installed)")
+				t.Skip(notBuilt)
 			}
 			api := fakemodel.NewOpenAI(t, []fakemodel.Step{{Tool: "exec_command", Args: map[string]any{"cmd": "echo one"}}}, "I am done.")
 			n, out := runProbe(t, ns, probe{agent: harness.Codex0_169,

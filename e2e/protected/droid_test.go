@@ -2,7 +2,6 @@ package protected
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"testing"
 
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
@@ -40,18 +39,7 @@ func TestDroidSystemManagedHooks(t *testing.T) {
 		return map[string]string{"/etc/factory/settings.json": jsonOf(doc)}
 	}
 	off := jsonOf(map[string]any{"hooksDisabled": true})
-	// loopbreaker's own managed install, its hooks running a program that
-	// logs each call in place of loopbreaker (root's, as the install
-	// demands).
-	var installed []string
-	if bins.Loopbreaker != "" {
-		lb := ns.Install(bins.Loopbreaker)
-		logger := filepath.Join(ns.Dir, "bin", "log-hook")
-		installed = []string{
-			"printf '#!/bin/sh\\ncat >/dev/null\\necho fired >> %s\\n' LOG > " + logger + " && chmod 755 " + logger,
-			lb + " hook install droid --managed --command " + logger + " -C REPO >/dev/null",
-		}
-	}
+	installed := managedInstall(ns, "droid")
 	both := map[string]string{".factory/hooks.json": off, "repo/.factory/hooks.json": off}
 	for _, c := range []struct {
 		name        string
@@ -70,7 +58,7 @@ func TestDroidSystemManagedHooks(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.system == nil && c.root == nil {
-				t.Skip("SKIP: loopbreaker was not built (Claude Code 2.1.330, which TestMain waits for, is not installed)")
+				t.Skip(notBuilt)
 			}
 			fake := fakemodel.NewAnthropic(
 				fakemodel.AnthropicStep{Tool: "Execute", Input: map[string]any{"command": "echo one", "riskLevel": "low", "riskLevelReason": "a test"}},

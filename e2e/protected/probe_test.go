@@ -93,3 +93,22 @@ func runProbe(t *testing.T, ns *harness.Namespace, p probe) (int, string) {
 	logged, _ := os.ReadFile(log)
 	return strings.Count(string(logged), "fired"), r.Stdout + r.Stderr + string(printed)
 }
+
+// notBuilt is why a scenario that runs loopbreaker's own install skips.
+const notBuilt = "SKIP: loopbreaker was not built (Claude Code 2.1.330, which TestMain waits for, is not installed)"
+
+// managedInstall are the root lines of a probe that installs tool's
+// hooks with loopbreaker's own `hook install TOOL --managed`, their
+// program a root-owned script that logs each call in place of
+// loopbreaker; nil when loopbreaker was not built.
+func managedInstall(ns *harness.Namespace, tool string) []string {
+	if bins.Loopbreaker == "" {
+		return nil
+	}
+	lb := ns.Install(bins.Loopbreaker)
+	logger := filepath.Join(ns.Dir, "bin", "log-hook")
+	return []string{
+		"printf '#!/bin/sh\\ncat >/dev/null\\necho fired >> %s\\n' LOG > " + logger + " && chmod 755 " + logger,
+		lb + " hook install " + tool + " --managed --command " + logger + " -C REPO >/dev/null",
+	}
+}

@@ -1,7 +1,6 @@
 package protected
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
@@ -16,15 +15,10 @@ import (
 func TestQwenSystemHooks(t *testing.T) {
 	harness.Require(t, harness.Qwen0_24)
 	if bins.Loopbreaker == "" {
-		t.Skip("SKIP: loopbreaker was not built (Claude Code 2.1.330, which TestMain waits for, is not installed)")
+		t.Skip(notBuilt)
 	}
 	ns := harness.NewNamespace(t)
-	lb := ns.Install(bins.Loopbreaker)
-	logger := filepath.Join(ns.Dir, "bin", "log-hook")
-	installed := []string{
-		"printf '#!/bin/sh\\ncat >/dev/null\\necho fired >> %s\\n' LOG > " + logger + " && chmod 755 " + logger,
-		lb + " hook install qwen --managed --command " + logger + " -C REPO >/dev/null",
-	}
+	installed := managedInstall(ns, "qwen")
 	off := jsonOf(map[string]any{"disableAllHooks": true})
 	both := map[string]string{".qwen/settings.json": off, "repo/.qwen/settings.json": off}
 	for _, c := range []struct {
