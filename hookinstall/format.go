@@ -54,6 +54,10 @@ type Format struct {
 	// directory has that name and nothing else is left in it ("" for any
 	// name).
 	OwnDir string
+	// Pins are top-level settings written with the hooks and taken out
+	// with them: the switches a managed (system) settings file must hold
+	// for the agent's user not to turn the hooks off (see Pin).
+	Pins []Pin
 	// DirLevels is how many directories above a project's file an
 	// uninstall removes when they are left empty (1: .claude; 2:
 	// .github/hooks, then .github).

@@ -67,6 +67,15 @@ func (c Change) String() string { return c.Action + " " + c.Event }
 // handlers (see hook.IsOurs) and the groups, event lists and hooks object
 // that held nothing else; anything that was empty before stays.
 func Merge(f *Format, data []byte, command string, o *Options) ([]byte, []Change, error) {
+	out, changes, err := mergeHooks(f, data, command, o)
+	if err != nil || len(f.Pins) == 0 {
+		return out, changes, err
+	}
+	return pin(f.Pins, out, changes, o != nil)
+}
+
+// mergeHooks is Merge without the pins.
+func mergeHooks(f *Format, data []byte, command string, o *Options) ([]byte, []Change, error) {
 	install := o != nil
 	switch {
 	case f.Merge != nil:

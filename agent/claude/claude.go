@@ -112,13 +112,13 @@ func (Agent) StopInstead(event, reason string, replacement map[string]string) ho
 // (disableAllHooks, the matchers and timeouts of each hook): the project's
 // settings.json and settings.local.json, the user's (CLAUDE_CONFIG_DIR and
 // ~/.claude), and the managed settings of the machine.
-func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
+func (a Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 	home, _ := agent.Home(getenv)
 	g := agent.Guarded{Vars: agent.Vars(getenv, "CLAUDE_CONFIG_DIR")}
 	g.Files = agent.Under(project, ".claude/settings.json", ".claude/settings.local.json")
 	g.Files = append(g.Files, agent.Under(home, ".claude/settings.json", ".claude/settings.local.json")...)
 	g.Files = append(g.Files, agent.Under(getenv("CLAUDE_CONFIG_DIR"), "settings.json", "settings.local.json")...)
-	g.Files = append(g.Files, "/etc/claude-code/managed-settings.json")
+	g.Files = append(g.Files, a.ManagedScope().Path("/"))
 	g.Dirs = []string{"/etc/claude-code/managed-settings.d"}
 	return g
 }

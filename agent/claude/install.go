@@ -2,6 +2,7 @@ package claude
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -27,6 +28,23 @@ func (a Agent) Format() *hookinstall.Format {
 		Warnings:  hookinstall.DisableAllHooksWarning,
 		OwnDir:    ".claude",
 		DirLevels: 1,
+	}
+}
+
+// ManagedScope: /etc/claude-code/managed-settings.json. With
+// allowManagedHooksOnly Claude Code 2.1 runs the managed hooks only, and
+// keeps running them with disableAllHooks in the user's, project's and
+// local settings, with CLAUDE_CODE_SIMPLE in their env, with --bare,
+// --safe-mode and --settings (hook/PROTOCOLS.md, "Protected mode").
+func (a Agent) ManagedScope() agent.ManagedScope {
+	f := a.Format()
+	f.Pins = []hookinstall.Pin{{Key: "allowManagedHooksOnly", Value: json.RawMessage("true")}}
+	// Protected mode was found in Claude Code 2.1, which knows PostToolBatch.
+	f.Entries, f.Optional = append(f.Entries, f.Optional...), nil
+	f.OwnDir = "claude-code"
+	return agent.ManagedScope{
+		File: "etc/claude-code/managed-settings.json", Format: f, ManagedOnly: true,
+		Why: "Claude Code runs only managed hooks, and no settings file, flag or variable of the agent's user turns them off",
 	}
 }
 

@@ -141,13 +141,13 @@ func (a Agent) ProjectFiles(project string) []string {
 // Guarded: hooks.json and config.toml (whose [features] switch hooks
 // off), the project's and the user's (CODEX_HOME and ~/.codex), and the
 // machine's requirements.
-func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
+func (a Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 	home, _ := agent.Home(getenv)
 	g := agent.Guarded{Vars: agent.Vars(getenv, "CODEX_HOME")}
 	g.Files = agent.Under(project, ".codex/hooks.json", ".codex/config.toml")
 	g.Files = append(g.Files, agent.Under(home, ".codex/hooks.json", ".codex/config.toml")...)
 	g.Files = append(g.Files, agent.Under(getenv("CODEX_HOME"), "hooks.json", "config.toml")...)
-	g.Files = append(g.Files, "/etc/codex/requirements.toml", "/etc/codex/config.toml")
+	g.Files = append(g.Files, a.ManagedScope().Path("/"), "/etc/codex/config.toml")
 	return g
 }
 

@@ -143,19 +143,21 @@ func reply(event string, o hook.Outcome, r string) *hook.Reply {
 
 // Guarded: hooks.json and settings.json, the project's and the user's:
 // "hooksDisabled": true in either switches every hook off, the user's
-// included.
-func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
+// included; and the organisation's /etc/factory/settings.json, whose
+// allowManagedHooksOnly decides which hooks run.
+func (a Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 	home, _ := agent.Home(getenv)
 	g := agent.Guarded{Vars: map[string]string{}}
 	g.Files = agent.Under(project, ".factory/hooks.json", ".factory/settings.json")
 	g.Files = append(g.Files, agent.Under(home, ".factory/hooks.json", ".factory/settings.json")...)
+	g.Files = append(g.Files, a.ManagedScope().Path("/"))
 	return g
 }
 
-// Switches: hooksDisabled in hooks.json and settings.json, and
-// loopbreaker's entries whole.
+// Switches: hooksDisabled in hooks.json and settings.json, the
+// organisation's allowManagedHooksOnly, and loopbreaker's entries whole.
 func (a Agent) Switches(project string, getenv func(string) string) []string {
 	g := a.Guarded(project, getenv)
-	out := agent.JSONSwitches(g.Files, "hooksDisabled", "hooks.hooksDisabled")
+	out := agent.JSONSwitches(g.Files, "hooksDisabled", "hooks.hooksDisabled", "allowManagedHooksOnly")
 	return append(out, agent.HookEntries(a.Format(), g.Files)...)
 }

@@ -28,6 +28,22 @@ func (a Agent) Format() *hookinstall.Format {
 	}
 }
 
+// ManagedScope: /etc/factory/settings.json, which Droid 0.215 reads as its
+// organisation's settings, hooks under its "hooks" key. With
+// "allowManagedHooksOnly": true at the top of the file (not under
+// "general") Droid runs those hooks only, and "hooksDisabled" in the
+// user's or the project's files no longer stops them (hook/PROTOCOLS.md
+// §0.12).
+func (a Agent) ManagedScope() agent.ManagedScope {
+	f := a.Format()
+	f.TopLevel, f.Warnings, f.OwnDir = false, nil, "factory"
+	f.Pins = []hookinstall.Pin{{Key: "allowManagedHooksOnly", Value: json.RawMessage("true")}}
+	return agent.ManagedScope{
+		File: "etc/factory/settings.json", Format: f, ManagedOnly: true,
+		Why: "Droid runs only its organisation's hooks, and hooksDisabled in the user's or the project's files does not stop them",
+	}
+}
+
 // warnings: "hooksDisabled": true switches every hook off.
 func warnings(_ string, data []byte) []string {
 	var doc struct {

@@ -2,6 +2,7 @@ package qwen
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -25,6 +26,21 @@ func (a Agent) Format() *hookinstall.Format {
 		AgentKeys: []string{"$version"},
 		OwnDir:    ".qwen",
 		DirLevels: 1,
+	}
+}
+
+// ManagedScope: /etc/qwen-code/settings.json, Qwen Code's system
+// settings, which override the user's and the project's; with
+// "disableAllHooks": false there, a true in the agent's own files does
+// not switch the hooks off. Qwen Code has no managed-only switch: it runs
+// a project's or user's copy of the same hooks too, twice.
+func (a Agent) ManagedScope() agent.ManagedScope {
+	f := a.Format()
+	f.Pins = []hookinstall.Pin{{Key: "disableAllHooks", Value: json.RawMessage("false")}}
+	f.OwnDir = "qwen-code"
+	return agent.ManagedScope{
+		File: "etc/qwen-code/settings.json", Format: f,
+		Why: "Qwen Code's system settings override the user's and the project's, so disableAllHooks stays false",
 	}
 }
 

@@ -152,13 +152,13 @@ func shellBody(llm string) string {
 
 // Guarded: settings.json, the project's, the user's (QWEN_HOME and
 // ~/.qwen) and the machine's (disableAllHooks switches hooks off).
-func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
+func (a Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 	home, _ := agent.Home(getenv)
 	g := agent.Guarded{Vars: agent.Vars(getenv, "QWEN_HOME")}
 	g.Files = agent.Under(project, ".qwen/settings.json")
 	g.Files = append(g.Files, agent.Under(home, ".qwen/settings.json")...)
 	g.Files = append(g.Files, agent.Under(getenv("QWEN_HOME"), "settings.json")...)
-	g.Files = append(g.Files, "/etc/qwen-code/settings.json")
+	g.Files = append(g.Files, a.ManagedScope().Path("/"))
 	return g
 }
 

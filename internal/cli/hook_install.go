@@ -24,6 +24,8 @@ type hookInstallOptions struct {
 	agentVersion string
 	trust        bool
 	trustProject bool
+	managed      bool
+	root         string
 }
 
 // runHookInstall is `loopbreaker hook install|uninstall TOOL`: it merges
@@ -36,6 +38,8 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	fs.BoolVar(&o.user, "user", false, "edit the user's settings ("+settingsPaths(true)+")")
 	fs.BoolVar(&o.proj, "project", false, "edit the project's settings ("+settingsPaths(false)+"; the default)")
 	fs.StringVar(&o.command, "command", "", "the `program` the hooks run (default: the absolute path of this loopbreaker binary); the entry runs `PROGRAM hook TOOL`, and does nothing but warn when PROGRAM is gone")
+	fs.BoolVar(&o.managed, "managed", false, "the CLI's managed (system) settings, which its user cannot switch off: claude /etc/claude-code/managed-settings.json, codex /etc/codex/requirements.toml, qwen /etc/qwen-code/settings.json, droid /etc/factory/settings.json (run as root; see docs/protected.md)")
+	fs.StringVar(&o.root, "root", "/", "with --managed: the system `root` the managed settings are below (an image being built, a test)")
 	if verb == "install" {
 		fs.StringVar(&o.agentVersion, "agent-version", "", "claude: Claude Code's `version` (default: asked with claude --version); 2.1 and later also get the PostToolBatch hook, which 2.0.x does not know")
 		fs.BoolVar(&o.trust, "trust", true, "codex: save Codex's trust of the installed hooks through codex app-server (without it codex exec skips them silently); --trust=false to leave it to you")
@@ -70,6 +74,14 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	if err := checkAgentOnlyFlags(fs, verb, a); err != nil {
 		return err
 	}
+	if o.managed && (o.user || o.proj) {
+		return usagef("hook %s: --managed is the machine's settings: leave out --user and --project", verb)
+	}
+	if o.managed {
+		if _, err := managedScope(verb, a); err != nil {
+			return err
+		}
+	}
 	project := resolveProject(env, o.project)
 	path, err := a.SettingsPath(o.user, project, env.Getenv)
 	if err != nil {
@@ -94,6 +106,9 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 		} else {
 			program = exe
 		}
+	}
+	if o.managed {
+		return runManagedInstall(env, a, verb, o.root, project, program)
 	}
 	res, err := a.Install(ctx, &agent.InstallRequest{
 		Env: agentEnv(env), Project: project, User: o.user, Path: path, Program: program,

@@ -19,6 +19,7 @@ import (
 type hookStatusOptions struct {
 	project string
 	json    bool
+	root    string
 }
 
 // hookStatusReport is `hook status --json`: one entry per agent CLI.
@@ -62,12 +63,15 @@ type toolHookStatus struct {
 }
 
 type hookInstallPlace struct {
-	Level     string    `json:"level"` // project or user
+	Level     string    `json:"level"` // project, user or managed
 	Path      string    `json:"path"`
 	Installed bool      `json:"installed"`
 	Events    []string  `json:"events,omitempty"`
 	Programs  []string  `json:"programs,omitempty"`
 	Modified  time.Time `json:"modified,omitzero"`
+	// Exposed says, for managed hooks, what the agent's user could change
+	// (empty: protected).
+	Exposed []string `json:"exposed,omitempty"`
 }
 
 // runHookStatus is `loopbreaker hook status`: for each agent CLI, where
@@ -80,6 +84,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet("hook status", env)
 	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of text")
+	fs.StringVar(&o.root, "root", "/", "the system `root` below which the CLIs' managed settings are read (an image being built, a test)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -123,6 +128,10 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 	for _, ag := range all.Agents() {
 		tool := ag.Name()
 		ts := toolStatus(ctx, env, ag, project)
+		if place, warnings := managedStatus(env, ag, o.root, project, rep.StateDir); place != nil && place.Installed {
+			ts.Installs = append(ts.Installs, *place)
+			ts.Warnings = append(ts.Warnings, warnings...)
+		}
 		var since time.Time
 		for _, p := range ts.Installs {
 			if p.Installed && (since.IsZero() || p.Modified.Before(since)) {
@@ -245,6 +254,12 @@ func printHookStatus(env *Env, rep hookStatusReport) {
 		for _, p := range ts.Installs {
 			if p.Installed {
 				fmt.Fprintf(w, "  %-8s    installed in %s (%s)\n", p.Level+":", p.Path, strings.Join(p.Events, ", "))
+				if p.Level == "managed" && len(p.Exposed) == 0 {
+					fmt.Fprintf(w, "  protected:  yes (the file, its directories and the program are root's alone, the pins are set)\n")
+				}
+				for _, e := range p.Exposed {
+					fmt.Fprintf(w, "  exposed:    %s\n", e)
+				}
 			} else {
 				fmt.Fprintf(w, "  %-8s    not installed (%s)\n", p.Level+":", p.Path)
 			}

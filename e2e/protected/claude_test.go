@@ -1,0 +1,193 @@
+package protected
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
+	"github.com/loopbreaker/loopbreaker/e2e/harness"
+	"github.com/loopbreaker/loopbreaker/hook"
+)
+
+// attack is one way the agent's user tries to switch the hooks off:
+// files it writes (relative to its home, or to the repository with
+// "repo/"), its environment and claude's flags.
+type attack struct {
+	name  string
+	files map[string]string
+	env   []string
+	flags []string
+	// userCopy: the agent's user installs loopbreaker's hooks in its own
+	// settings too.
+	userCopy bool
+}
+
+const disableAll = `{"disableAllHooks": true}` + "\n"
+
+var attacks = []attack{
+	{name: "none"},
+	{name: "disableAllHooks in every settings file of the user", files: map[string]string{
+		".claude/settings.json": disableAll, ".claude/settings.local.json": disableAll,
+		"repo/.claude/settings.json": disableAll, "repo/.claude/settings.local.json": disableAll,
+	}},
+	{name: "CLAUDE_CODE_SIMPLE in the user's settings and environment", files: map[string]string{
+		".claude/settings.json": `{"env": {"CLAUDE_CODE_SIMPLE": "1"}}` + "\n",
+	}, env: []string{"CLAUDE_CODE_SIMPLE=1"}},
+	{name: "--settings that disables all hooks", files: map[string]string{"off.json": disableAll}, flags: []string{"--settings", "HOME/off.json"}},
+	{name: "--bare", flags: []string{"--bare"}},
+	{name: "--safe-mode", flags: []string{"--safe-mode"}},
+	{name: "all at once", files: map[string]string{
+		".claude/settings.json":      `{"disableAllHooks": true, "env": {"CLAUDE_CODE_SIMPLE": "1"}}` + "\n",
+		"repo/.claude/settings.json": disableAll, "off.json": disableAll,
+	}, env: []string{"CLAUDE_CODE_SIMPLE=1"}, flags: []string{"--settings", "HOME/off.json"}},
+	{name: "a copy of the hooks in the user's settings", userCopy: true},
+}
+
+// The managed hooks of Claude Code 2.1 keep firing for an agent run as
+// another user whatever that user writes in its own settings, its
+// environment or claude's flags; the agent's user cannot write the
+// managed file; hook status, run by that user, says the install is NOT
+// protected yet and names the state directory it can write. A control run
+// with the hooks in the user's own settings shows that the same
+// disableAllHooks silences them there.
+func TestClaudeManagedHooksOutliveTheAgentsSwitches(t *testing.T) {
+	claude := harness.Require(t, harness.ClaudeCode2_1)
+	ns := harness.NewNamespace(t)
+	agents, err := harness.AgentsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	claudeDir := ns.Bind(filepath.Join(agents, harness.ClaudeCode2_1.Dir), "claude")
+	claude = filepath.Join(claudeDir, strings.TrimPrefix(claude, filepath.Join(agents, harness.ClaudeCode2_1.Dir)))
+	program := ns.Install(bins.Loopbreaker)
+
+	for _, a := range attacks {
+		t.Run(a.name, func(t *testing.T) {
+			calls, out := runAttacked(t, ns, claude, program, a, true)
+			// SessionStart, UserPromptSubmit, three PreToolUse, three
+			// PostToolUse, PostToolBatch and Stop: at least the six of
+			// the tool calls.
+			if calls < 6 {
+				t.Fatalf("%d hook calls recorded, want every tool call's PreToolUse and PostToolUse (at least 6): the managed hooks were switched off\n%s", calls, out)
+			}
+			t.Logf("%d hook calls recorded", calls)
+			// With allowManagedHooksOnly the user's copy does not run: each
+			// of the nine events at most once, not twice.
+			if a.userCopy && calls > 12 {
+				t.Errorf("%d hook calls with a copy of the hooks in the user's settings: the copy ran as well", calls)
+			}
+		})
+	}
+	t.Run("control: the user's own hooks fire", func(t *testing.T) {
+		if calls, out := runAttacked(t, ns, claude, program, attacks[0], false); calls < 6 {
+			t.Fatalf("%d hook calls with the hooks in the user's settings, want at least 6\n%s", calls, out)
+		}
+	})
+	t.Run("control: the same switch silences the user's own hooks", func(t *testing.T) {
+		calls, out := runAttacked(t, ns, claude, program, attacks[1], false)
+		if calls != 0 {
+			t.Fatalf("%d hook calls with the hooks in the user's settings and disableAllHooks set, want none (the attack works there)\n%s", calls, out)
+		}
+	})
+}
+
+// runAttacked runs one scenario in a fresh namespace: loopbreaker's
+// hooks installed by root in the managed settings (managed) or by the
+// agent's user in its own, the attack's files written by that user, three
+// Bash calls through claude -p as that user. It returns how many hook
+// calls loopbreaker recorded for the session, and what was printed.
+func runAttacked(t *testing.T, ns *harness.Namespace, claude, program string, a attack, managed bool) (int, string) {
+	t.Helper()
+	ns.ResetHome()
+	repo := harness.NewRepo(t, map[string]string{"README.md": "protected\n"})
+	os.Chmod(filepath.Dir(repo), 0o755)
+	fake := fakemodel.NewAnthropic(fakemodel.Bash("echo one"), fakemodel.Bash("echo two"), fakemodel.Bash("echo three"), fakemodel.Text("done"))
+	t.Cleanup(fake.Close)
+	env := []string{
+		"HOME=" + ns.Home, "XDG_STATE_HOME=" + filepath.Join(ns.Home, ".local", "state"),
+		"PATH=" + filepath.Dir(program) + ":/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1",
+		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"ANTHROPIC_API_KEY=dummy", "ANTHROPIC_BASE_URL=" + fake.URL,
+	}
+	env = append(env, a.env...)
+	as := ns.AsAgent(env)
+	q := hook.ShellQuote
+	var s strings.Builder
+	line := func(format string, args ...any) { fmt.Fprintf(&s, format+"\n", args...) }
+	line("cd %s", q(repo))
+	line("%s %s init >/dev/null", as, q(program))
+	if managed {
+		line("%s hook install claude --managed --command %s -C %s", q(program), q(program), q(repo))
+		// The agent's user cannot rewrite the managed file.
+		line("if %s sh -c 'echo {} > /etc/claude-code/managed-settings.json' 2>/dev/null; then echo 'the agent user WROTE the managed settings'; exit 3; fi", as)
+	}
+	if !managed || a.userCopy {
+		line("%s %s hook install claude --user --command %s >/dev/null", as, q(program), q(program))
+	}
+	for name, content := range a.files {
+		path := filepath.Join(ns.Home, name)
+		if rest, ok := strings.CutPrefix(name, "repo/"); ok {
+			path = filepath.Join(repo, rest)
+		}
+		line("%s sh -c %s", as, q("mkdir -p "+q(filepath.Dir(path))+" && printf %s "+q(content)+" > "+q(path)))
+	}
+	flags := []string{"-p", q("run the three commands"), "--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions"}
+	for _, f := range a.flags {
+		flags = append(flags, q(strings.ReplaceAll(f, "HOME/", ns.Home+"/")))
+	}
+	line("%s %s %s > %s 2>&1 || echo \"claude exited $?\"", as, q(claude), strings.Join(flags, " "), q(filepath.Join(ns.Dir, "claude.out")))
+	line("%s %s hook status --json > %s", as, q(program), q(filepath.Join(ns.Dir, "status.json")))
+	r := ns.Run([]string{repo}, s.String())
+	claudeOut, _ := os.ReadFile(filepath.Join(ns.Dir, "claude.out"))
+	out := r.Stdout + r.Stderr + "\nclaude:\n" + string(claudeOut)
+	if r.Exit != 0 {
+		t.Fatalf("the scenario's script failed: exit %d\n%s", r.Exit, out)
+	}
+	if len(fake.Log.Main()) < 4 {
+		t.Fatalf("claude asked the model %d times, want 4 (three calls and the answer)\n%s", len(fake.Log.Main()), out)
+	}
+	data, err := os.ReadFile(filepath.Join(ns.Dir, "status.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Sessions []lb.SeenSession `json:"sessions"`
+		Tools    []struct {
+			Tool     string `json:"tool"`
+			Installs []struct {
+				Level   string   `json:"level"`
+				Exposed []string `json:"exposed"`
+			} `json:"installs"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatalf("hook status --json: %v\n%s", err, data)
+	}
+	if managed {
+		// The hooks run as the agent's user and keep the breaker's state
+		// in its home: hook status says so.
+		exposed := ""
+		for _, tool := range rep.Tools {
+			for _, in := range tool.Installs {
+				if tool.Tool == "claude" && in.Level == "managed" {
+					exposed = strings.Join(in.Exposed, "\n")
+				}
+			}
+		}
+		if !strings.Contains(exposed, ns.Home) || !strings.Contains(exposed, "state") {
+			t.Errorf("hook status run by the agent's user does not name its state directory as exposed: %q", exposed)
+		}
+	}
+	calls := 0
+	for _, se := range rep.Sessions {
+		if se.Tool == "claude" {
+			calls += se.Calls
+		}
+	}
+	return calls, out
+}
