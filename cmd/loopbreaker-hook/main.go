@@ -15,10 +15,10 @@ package main
 
 import (
 	"bytes"
-	"hash/fnv"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net"
 	"os"
@@ -60,24 +60,24 @@ func run(args []string) int {
 	}
 	stdin, err := io.ReadAll(io.LimitReader(os.Stdin, maxStdin))
 	if err != nil {
-		return fallback(bin, fwd, stdin, fmt.Errorf("reading the payload: %w", err), "")
+		return fallback(bin, fwd, stdin, fmt.Errorf("reading the payload: %w", err))
 	}
 	dir, err := residentwire.Dir(os.Getenv)
 	if err != nil {
-		return fallback(bin, fwd, stdin, err, "")
+		return fallback(bin, fwd, stdin, err)
 	}
 	build, err := residentwire.Fingerprint(bin)
 	if err != nil {
-		return fallback(bin, fwd, stdin, fmt.Errorf("reading %s: %w", bin, err), dir)
+		return fallback(bin, fwd, stdin, fmt.Errorf("reading %s: %w", bin, err))
 	}
 	wd, err := os.Getwd()
 	if err != nil {
-		return fallback(bin, fwd, stdin, fmt.Errorf("reading the working directory: %w", err), dir)
+		return fallback(bin, fwd, stdin, fmt.Errorf("reading the working directory: %w", err))
 	}
 	req := &residentwire.Request{Build: build, Args: fwd, Env: os.Environ(), Dir: wd, Stdin: stdin}
 	resp, err := ask(dir, req, bin)
 	if err != nil {
-		return fallback(bin, fwd, stdin, err, dir)
+		return fallback(bin, fwd, stdin, err)
 	}
 	os.Stdout.Write(resp.Stdout)
 	os.Stderr.Write(resp.Stderr)
@@ -203,8 +203,8 @@ func residentEnv() []string {
 
 // fallback answers the call with `loopbreaker hook …` in a process of its
 // own, and says once per agent session why.
-func fallback(bin string, fwd []string, stdin []byte, why error, dir string) int {
-	if firstFallback(dir, fwd, stdin) {
+func fallback(bin string, fwd []string, stdin []byte, why error) int {
+	if firstFallback(fwd, stdin) {
 		fmt.Fprintf(os.Stderr, "loopbreaker-hook: %v. This agent session's hook calls are answered by `loopbreaker hook` in a process of their own: the same answers, at the in-process cost (see `loopbreaker resident status`).\n", why)
 	}
 	return runMain(bin, fwd, bytes.NewReader(stdin))
@@ -213,8 +213,9 @@ func fallback(bin string, fwd []string, stdin []byte, why error, dir string) int
 // firstFallback reports whether this is the agent session's first call
 // that fell back, leaving a mark so that the next is not. Without a
 // place for marks every fall-back says so.
-func firstFallback(dir string, fwd []string, stdin []byte) bool {
-	if dir == "" || residentwire.MakePrivate(dir) != nil {
+func firstFallback(fwd []string, stdin []byte) bool {
+	dir, err := residentwire.FallbackDir(os.Getenv)
+	if err != nil {
 		return true
 	}
 	var p struct {
@@ -228,8 +229,8 @@ func firstFallback(dir string, fwd []string, stdin []byte) bool {
 	}
 	h := fnv.New64a()
 	h.Write([]byte(cli + "\x00" + p.SessionID + p.Session))
-	mark := residentwire.FallbackMark(dir, fmt.Sprintf("%016x", h.Sum64()))
-	if err := os.MkdirAll(filepath.Dir(mark), 0o700); err != nil {
+	mark := filepath.Join(dir, fmt.Sprintf("%016x", h.Sum64()))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return true
 	}
 	f, err := os.OpenFile(mark, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)

@@ -102,11 +102,14 @@ func runResidentServer(ctx context.Context, env *Env, args []string) error {
 		after = func(time.Duration) <-chan time.Time { return nil }
 	}
 	s := &resident.Server{
-		Dir: dir, Build: build, Idle: idle, After: after, WaitLock: *wait,
+		Dir: dir, Build: build, Idle: idle, After: after,
 		Handle: func(ctx context.Context, req *residentwire.Request, _ resident.Peer) *residentwire.Response {
 			return residentAnswer(ctx, env, req)
 		},
 		Log: env.Stderr,
+	}
+	if *wait {
+		s.LockWait = 100 * 365 * 24 * time.Hour
 	}
 	err = s.Run(ctx)
 	if errors.Is(err, resident.ErrRunning) {

@@ -51,9 +51,10 @@ type Server struct {
 	// Log receives one line per trouble (a refused peer, a garbled
 	// frame); nil discards them.
 	Log io.Writer
-	// WaitLock waits for a server already running to go away, however
-	// long, instead of returning ErrRunning (systemd and launchd units).
-	WaitLock bool
+	// LockWait is how long to wait for a server already running to go
+	// away before returning ErrRunning (0: a few seconds, enough for one
+	// that is handing over; systemd and launchd units wait for ever).
+	LockWait time.Duration
 	// Ready, when set, is called once the socket listens.
 	Ready func()
 
@@ -85,9 +86,9 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	wait := lockWait
-	if s.WaitLock {
-		wait = 100 * 365 * 24 * time.Hour
+	wait := s.LockWait
+	if wait == 0 {
+		wait = lockWait
 	}
 	unlock, err := lockDir(ctx, filepath.Join(s.Dir, residentwire.LockName), wait)
 	if err != nil {
@@ -113,6 +114,7 @@ func (s *Server) Run(ctx context.Context) error {
 		})
 	}
 	defer stop()
+	s.logf("listening on %s (pid %d, build %s)", sock, os.Getpid(), s.Build)
 	if s.Ready != nil {
 		s.Ready()
 	}
@@ -141,6 +143,7 @@ func (s *Server) Run(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
+			s.logf("exiting: stopped")
 			return nil
 		case err := <-acceptErr:
 			return fmt.Errorf("accepting on %s: %w", sock, err)
@@ -155,6 +158,7 @@ func (s *Server) Run(ctx context.Context) error {
 			inFlight--
 			if replaced {
 				stop()
+				s.logf("exiting: a client of another build takes over")
 				return nil
 			}
 			if inFlight == 0 {
@@ -162,6 +166,7 @@ func (s *Server) Run(ctx context.Context) error {
 			}
 		case <-idle:
 			if inFlight == 0 {
+				s.logf("exiting: idle for %v", s.Idle)
 				return nil
 			}
 		}

@@ -13,9 +13,6 @@ const (
 	SocketName = "resident.sock"
 	LockName   = "resident.lock"
 	LogName    = "resident.log"
-	// fallbackDir holds the marks of the agent sessions already told that
-	// their hook calls fell back to the in-process path.
-	fallbackDir = "fallback"
 )
 
 // maxSocketPath is the longest socket path every Unix takes (sun_path is
@@ -50,6 +47,16 @@ func SocketPath(dir string) (string, error) {
 	return p, nil
 }
 
-// FallbackMark is the file whose presence says that the agent session key
-// was already told its calls fell back.
-func FallbackMark(dir, key string) string { return filepath.Join(dir, fallbackDir, key) }
+// FallbackDir holds the marks of the agent sessions already told that
+// their hook calls fell back to the in-process path: in loopbreaker's
+// state home, not beside the socket, whose directory may be the very
+// trouble.
+func FallbackDir(getenv func(string) string) (string, error) {
+	if x := getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "loopbreaker", "hook-fallback"), nil
+	}
+	if h := getenv("HOME"); h != "" && filepath.IsAbs(h) {
+		return filepath.Join(h, ".local", "state", "loopbreaker", "hook-fallback"), nil
+	}
+	return "", errors.New("neither XDG_STATE_HOME nor HOME is an absolute path")
+}
