@@ -21,6 +21,7 @@ type hookInstallOptions struct {
 	user         bool
 	proj         bool
 	command      string
+	client       bool
 	agentVersion string
 	trust        bool
 	trustProject bool
@@ -37,6 +38,7 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	fs.BoolVar(&o.proj, "project", false, "edit the project's settings ("+settingsPaths(false)+"; the default)")
 	fs.StringVar(&o.command, "command", "", "the `program` the hooks run (default: the absolute path of this loopbreaker binary); the entry runs `PROGRAM hook TOOL`, and does nothing but warn when PROGRAM is gone")
 	if verb == "install" {
+		fs.BoolVar(&o.client, "client", false, "the hooks run the thin client loopbreaker-hook beside this binary, which forwards each call to the resident breaker (docs/resident.md)")
 		fs.StringVar(&o.agentVersion, "agent-version", "", "claude: Claude Code's `version` (default: asked with claude --version); 2.1 and later also get the PostToolBatch hook, which 2.0.x does not know")
 		fs.BoolVar(&o.trust, "trust", true, "codex: save Codex's trust of the installed hooks through codex app-server (without it codex exec skips them silently); --trust=false to leave it to you")
 		fs.BoolVar(&o.trustProject, "trust-project", false, "codex: also mark the project trusted in Codex's config.toml ([projects.\"DIR\"] trust_level = \"trusted\"), without which Codex ignores the project's .codex/hooks.json")
@@ -75,6 +77,9 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	if err != nil {
 		return err
 	}
+	if o.client && o.command != "" {
+		return usagef("hook %s: give --client or --command, not both", verb)
+	}
 	program := o.command
 	var programNote string
 	if program != "" && verb == "install" {
@@ -93,6 +98,11 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 			}
 		} else {
 			program = exe
+		}
+	}
+	if o.client {
+		if program, err = hookClient(program); err != nil {
+			return err
 		}
 	}
 	res, err := a.Install(ctx, &agent.InstallRequest{
@@ -231,4 +241,20 @@ func settingsPaths(user bool) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// hookClient is the thin client installed beside program, the loopbreaker
+// the hooks would otherwise run: the client starts that loopbreaker as the
+// resident breaker and falls back to it.
+func hookClient(program string) (string, error) {
+	name := "loopbreaker-hook"
+	if strings.HasSuffix(program, ".exe") {
+		name += ".exe"
+	}
+	client := filepath.Join(filepath.Dir(program), name)
+	fi, err := os.Stat(client)
+	if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("--client: no executable %s beside %s: install a release that ships it (every archive, npm package and the formula do; from source: go install ./cmd/loopbreaker-hook), or leave --client out", name, program)
+	}
+	return client, nil
 }

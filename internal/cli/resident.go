@@ -46,7 +46,9 @@ func runResident(ctx context.Context, env *Env, args []string) error {
 }
 
 func printResidentUsage(env *Env) {
-	fmt.Fprint(env.Stdout, `Usage:
+	fmt.Fprint(env.Stdout, `loopbreaker resident: the per-user resident breaker that answers the hook calls of loopbreaker-hook
+
+Usage:
   loopbreaker resident run [--idle 30m] [--wait]
       answer hook calls over the user's socket until idle for --idle (0:
       never). The thin client loopbreaker-hook starts it on the first hook
@@ -63,6 +65,9 @@ func printResidentUsage(env *Env) {
 The socket is $XDG_RUNTIME_DIR/loopbreaker/resident.sock, else
 $XDG_STATE_HOME/loopbreaker/run/ (~/.local/state/loopbreaker/run/), in a
 directory only the user can reach. See docs/resident.md.
+
+Example:
+  loopbreaker resident status
 `)
 }
 
