@@ -153,34 +153,40 @@ func start(dir, sock, bin string) (net.Conn, error) {
 		return nil, fmt.Errorf("opening the resident breaker's log: %w", err)
 	}
 	defer log.Close()
-	cmd := exec.Command(bin, "resident", "run")
+	// The resident breaker writes a byte to this pipe once it listens: the
+	// client waits for that, not for a polling interval.
+	ready, readyW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("starting the resident breaker: %w", err)
+	}
+	defer ready.Close()
+	cmd := exec.Command(bin, "resident", "run", "--ready-fd", "3")
 	cmd.Dir = "/"
 	cmd.Env = residentEnv()
 	cmd.Stdout, cmd.Stderr = log, log
+	cmd.ExtraFiles = []*os.File{readyW}
 	detach(cmd)
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	readyW.Close()
+	if err != nil {
 		return nil, fmt.Errorf("starting the resident breaker: %w", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	go cmd.Wait()
+	ready.SetReadDeadline(time.Now().Add(startWait))
+	if n, _ := ready.Read(make([]byte, 1)); n == 1 {
+		return net.Dial("unix", sock)
+	}
+	// It went away without listening: another one holds the lock (it
+	// started at the same moment, or it is handing over and the next is
+	// about to listen). Dial until the bound.
 	deadline := time.Now().Add(startWait)
 	for {
 		c, err := net.Dial("unix", sock)
 		if err == nil {
 			return c, nil
 		}
-		select {
-		case werr := <-exited:
-			// It exits at once when another one holds the lock: that
-			// one is about to listen, so keep dialling until the bound.
-			if werr != nil {
-				return nil, fmt.Errorf("the resident breaker exited at start (%v): see %s", werr, filepath.Join(dir, residentwire.LogName))
-			}
-			exited = nil
-		default:
-		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("the resident breaker started but did not listen on %s within %v: see %s", sock, startWait, filepath.Join(dir, residentwire.LogName))
+			return nil, fmt.Errorf("the resident breaker did not listen on %s within %v: see %s", sock, startWait, filepath.Join(dir, residentwire.LogName))
 		}
 		time.Sleep(2 * time.Millisecond)
 	}

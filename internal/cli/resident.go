@@ -84,6 +84,7 @@ func runResidentServer(ctx context.Context, env *Env, args []string) error {
 	}
 	fs.DurationVar(&idle, "idle", idle, "exit after this long without a call; 0 never (env LOOPBREAKER_RESIDENT_IDLE)")
 	wait := fs.Bool("wait", false, "wait for a resident breaker already running to go away, instead of exiting")
+	readyFD := fs.Int("ready-fd", 0, "write one byte to this inherited `fd` and close it once the socket listens (how loopbreaker-hook learns it may call)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -115,6 +116,16 @@ func runResidentServer(ctx context.Context, env *Env, args []string) error {
 	}
 	if *wait {
 		s.LockWait = 100 * 365 * 24 * time.Hour
+	}
+	if *readyFD > 2 {
+		ready := os.NewFile(uintptr(*readyFD), "ready")
+		// Closed on every way out: a server that does not listen (another
+		// one runs, an error) tells the client by the pipe's end.
+		defer ready.Close()
+		s.Ready = func() {
+			ready.Write([]byte{1})
+			ready.Close()
+		}
 	}
 	err = s.Run(ctx)
 	if errors.Is(err, resident.ErrRunning) {
