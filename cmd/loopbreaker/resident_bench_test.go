@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -51,18 +50,7 @@ func BenchmarkProcessHookResident(b *testing.B) {
 		os.RemoveAll(runDir)
 	})
 	run := func(path string, in []byte, check bool, args ...string) (wall, cpu float64) {
-		cmd := exec.Command(path, args...)
-		cmd.Dir, cmd.Env, cmd.Stdin = dir, env, bytes.NewReader(in)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		start := time.Now()
-		out, err := cmd.Output()
-		wall = time.Since(start).Seconds()
-		if check && (err != nil || len(out) != 0 || stderr.Len() != 0) {
-			b.Fatalf("%s %v: %v\nstdout: %s\nstderr: %s", path, args, err, out, stderr.Bytes())
-		}
-		ps := cmd.ProcessState
-		return wall, (ps.UserTime() + ps.SystemTime()).Seconds()
+		return timeProcess(b, dir, env, path, in, check, args...)
 	}
 	i := 0
 	// next is a new tool call's payloads: a loop of identical calls would
