@@ -76,6 +76,9 @@ func newWorld(t *testing.T) *world {
 		"HOME=" + filepath.Join(root, "home"), "XDG_RUNTIME_DIR=" + filepath.Join(root, "run"),
 		"XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CONFIG_HOME=" + filepath.Join(root, "config"),
 		"PATH=" + os.Getenv("PATH"), "LOOPBREAKER_NOW=2026-12-01T09:00:00Z",
+		// The client's own variable reaches the breaker with the rest of
+		// the environment: it must not be taken for a setting.
+		"LOOPBREAKER_RESIDENT_IDLE=10m",
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
 	}
