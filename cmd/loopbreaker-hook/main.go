@@ -94,40 +94,29 @@ func ask(dir string, req *residentwire.Request, bin string) (*residentwire.Respo
 	if err := residentwire.CheckPrivate(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	for attempt := 0; ; attempt++ {
-		c, err := net.Dial("unix", sock)
-		if err != nil {
-			if attempt > 0 {
-				return nil, fmt.Errorf("the resident breaker does not answer on %s: %w", sock, err)
-			}
-			if c, err = start(dir, sock, bin); err != nil {
-				return nil, err
-			}
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		if c, err = start(dir, sock, bin); err != nil {
+			return nil, err
 		}
-		resp, err := exchange(c, req)
-		if err != nil {
-			return nil, fmt.Errorf("the resident breaker on %s: %w", sock, err)
-		}
-		switch {
-		case resp.Err != "":
-			return nil, fmt.Errorf("the resident breaker on %s refused the call: %s", sock, resp.Err)
-		case !resp.Replaced:
-			return resp, nil
-		case attempt > 0:
-			return nil, fmt.Errorf("the resident breaker on %s is of another build than %s even after a restart", sock, bin)
-		}
+	}
+	resp, err := exchange(c, req)
+	if err == nil && resp.Replaced {
 		// Another build answered and is going away: start ours.
 		if c, err = start(dir, sock, bin); err != nil {
 			return nil, err
 		}
-		if resp, err = exchange(c, req); err != nil {
-			return nil, fmt.Errorf("the resident breaker on %s: %w", sock, err)
+		if resp, err = exchange(c, req); err == nil && resp.Replaced {
+			err = fmt.Errorf("it is of another build than %s even after a restart", bin)
 		}
-		if resp.Err != "" || resp.Replaced {
-			return nil, fmt.Errorf("the resident breaker on %s refused the call after a restart: %s", sock, resp.Err)
-		}
-		return resp, nil
 	}
+	if err != nil {
+		return nil, fmt.Errorf("the resident breaker on %s: %w", sock, err)
+	}
+	if resp.Err != "" {
+		return nil, fmt.Errorf("the resident breaker on %s refused the call: %s", sock, resp.Err)
+	}
+	return resp, nil
 }
 
 func exchange(c net.Conn, req *residentwire.Request) (*residentwire.Response, error) {
@@ -172,14 +161,12 @@ func start(dir, sock, bin string) (net.Conn, error) {
 		return nil, fmt.Errorf("starting the resident breaker: %w", err)
 	}
 	go cmd.Wait()
-	ready.SetReadDeadline(time.Now().Add(startWait))
-	if n, _ := ready.Read(make([]byte, 1)); n == 1 {
-		return net.Dial("unix", sock)
-	}
-	// It went away without listening: another one holds the lock (it
-	// started at the same moment, or it is handing over and the next is
-	// about to listen). Dial until the bound.
+	// Our server writes its byte once it listens; one started by another
+	// call at the same moment may be the one that listens instead (ours
+	// then waits for the lock and exits), so the socket is tried between
+	// short waits on the pipe.
 	deadline := time.Now().Add(startWait)
+	buf := make([]byte, 1)
 	for {
 		c, err := net.Dial("unix", sock)
 		if err == nil {
@@ -188,7 +175,11 @@ func start(dir, sock, bin string) (net.Conn, error) {
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("the resident breaker did not listen on %s within %v: see %s", sock, startWait, filepath.Join(dir, residentwire.LogName))
 		}
-		time.Sleep(2 * time.Millisecond)
+		ready.SetReadDeadline(time.Now().Add(5 * time.Millisecond))
+		if n, err := ready.Read(buf); n == 0 && err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			// Ours exited without listening: wait for the other one.
+			time.Sleep(2 * time.Millisecond)
+		}
 	}
 }
 

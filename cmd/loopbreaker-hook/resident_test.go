@@ -411,3 +411,37 @@ func TestResidentAnswersHookCallsOnly(t *testing.T) {
 		t.Fatalf("%d resident breakers, want the one", n)
 	}
 }
+
+// Calls that find no resident breaker at the same moment start one each;
+// one keeps the socket, the others give way, and every call is answered
+// through it.
+func TestConcurrentFirstCallsShareOneResident(t *testing.T) {
+	w := newWorld(t)
+	dir := w.project("p")
+	const n = 4
+	results := make(chan result, n)
+	for i := range n {
+		pre, _ := toolCall(t, i)
+		go func() {
+			cmd := exec.Command(filepath.Join(w.bin, "loopbreaker-hook"), "claude")
+			cmd.Dir, cmd.Env, cmd.Stdin = dir, w.env, bytes.NewReader(pre)
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			cmd.Run()
+			results <- result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}
+		}()
+	}
+	for range n {
+		select {
+		case r := <-results:
+			if r.code != 0 || r.stderr != "" {
+				t.Errorf("a first call: %+v", r)
+			}
+		case <-time.After(hang):
+			t.Fatal("a first call hangs")
+		}
+	}
+	if got := len(w.residents()); got != 1 {
+		t.Fatalf("%d resident breakers listened, want 1; log:\n%s", got, w.log())
+	}
+}
