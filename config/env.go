@@ -35,6 +35,10 @@ func NonConfigEnv() []string {
 		"LOOPBREAKER_GUIDANCE_FILE",
 		"LOOPBREAKER_ITERATION",
 		"LOOPBREAKER_HOOK_*",
+		// The thin hook client's and the resident breaker's own: the
+		// client forwards its whole environment with each call.
+		"LOOPBREAKER_RESIDENT",
+		"LOOPBREAKER_RESIDENT_IDLE",
 		// The test tooling's (scripts/test, the real-agent tier): they
 		// reach loopbreaker through the environment of the tests.
 		"LOOPBREAKER_AGENTS_DIR",

@@ -96,14 +96,17 @@ main() {
   [ "$got" = "$want" ] || die "$archive has SHA-256 $got, checksums.txt says $want: the download is damaged or altered; nothing installed"
 
   mkdir "$tmp/x"
-  tar -xzf "$tmp/$archive" -C "$tmp/x" loopbreaker || die "cannot unpack $archive"
+  tar -xzf "$tmp/$archive" -C "$tmp/x" loopbreaker loopbreaker-hook || die "cannot unpack $archive"
   mkdir -p "$prefix/bin" || die "cannot create $prefix/bin: give --prefix DIR"
   # Copy then rename, so that a running loopbreaker (a hook) is never seen
-  # half written.
-  cp "$tmp/x/loopbreaker" "$prefix/bin/.loopbreaker.new"
-  chmod 755 "$prefix/bin/.loopbreaker.new"
-  mv -f "$prefix/bin/.loopbreaker.new" "$prefix/bin/loopbreaker"
-  echo "install.sh: installed $prefix/bin/loopbreaker"
+  # half written. loopbreaker-hook, the thin hook client, goes beside it:
+  # it runs the loopbreaker next to it (docs/resident.md).
+  for f in loopbreaker loopbreaker-hook; do
+    cp "$tmp/x/$f" "$prefix/bin/.$f.new"
+    chmod 755 "$prefix/bin/.$f.new"
+    mv -f "$prefix/bin/.$f.new" "$prefix/bin/$f"
+    echo "install.sh: installed $prefix/bin/$f"
+  done
   "$prefix/bin/loopbreaker" version || true
   case ":$PATH:" in
     *":$prefix/bin:"*) ;;

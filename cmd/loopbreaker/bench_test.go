@@ -108,6 +108,9 @@ func benchStateDir(project string) string { return project + ".state" }
 
 // benchEnv is the environment of the processes a benchmark runs in
 // project: an isolated home, and the state directory seeded for it.
+// tool_calls.no_effect is off: the hook benchmarks make hundreds of tool
+// calls that change nothing, and would measure an OPEN breaker after the
+// 40th.
 func benchEnv(project string) []string {
-	return []string{"HOME=" + project, "XDG_CONFIG_HOME=" + project, "LOOPBREAKER_DIR=" + benchStateDir(project), "PATH=" + os.Getenv("PATH")}
+	return []string{"HOME=" + project, "XDG_CONFIG_HOME=" + project, "LOOPBREAKER_DIR=" + benchStateDir(project), "PATH=" + os.Getenv("PATH"), "LOOPBREAKER_TOOL_CALLS_NO_EFFECT=0"}
 }

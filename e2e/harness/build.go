@@ -51,6 +51,15 @@ func Build(dir string) (Binaries, error) {
 			return Binaries{}, fmt.Errorf("go build %s: %v\n%s", step.pkg, err, out)
 		}
 	}
+	if os.Getenv("LOOPBREAKER_E2E_HOOK_CLIENT") == "1" {
+		b.HookClient = filepath.Join(dir, "bin", "loopbreaker-hook")
+		cmd := exec.Command("go", "build", "-o", b.HookClient, "./cmd/loopbreaker-hook")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return Binaries{}, fmt.Errorf("go build ./cmd/loopbreaker-hook: %v\n%s", err, out)
+		}
+	}
 	return b, nil
 }
 
@@ -60,6 +69,10 @@ type Binaries struct {
 	Loopbreaker string
 	// HookWrap is the hook-call logger (see Wrap).
 	HookWrap string
+	// HookClient, built with LOOPBREAKER_E2E_HOOK_CLIENT=1, is the thin
+	// hook client beside Loopbreaker: the logger then answers every hook
+	// call through it and the resident breaker.
+	HookClient string
 }
 
 // Copy puts a copy of loopbreaker at a path of its own and returns it:

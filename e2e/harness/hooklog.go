@@ -34,7 +34,7 @@ func Wrap(t testing.TB, bins Binaries, dir string) (command, log string) {
 	if err := syscall.Mkfifo(log+notifySuffix, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, _ := json.Marshal(map[string]string{"real": bins.Loopbreaker, "log": log, "notify": log + notifySuffix})
+	cfg, _ := json.Marshal(map[string]string{"real": bins.Loopbreaker, "log": log, "notify": log + notifySuffix, "client": bins.HookClient})
 	if err := os.WriteFile(command+".wrap.json", cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -147,6 +147,8 @@ func commands() []command {
 			"loopbreaker migrate --from . --to redis://127.0.0.1:6379/0", runMigrate},
 		{"compact", "rotate the journal now (it also rotates by size)", "",
 			"loopbreaker compact", runCompact},
+		{"resident", "the per-user resident breaker that answers the hook calls of loopbreaker-hook: run, stop, status, unit", "resident run|stop|status|unit ...",
+			"loopbreaker resident status", runResident},
 		{"version", "print the version and the VCS revision the binary was built from", "",
 			"loopbreaker version", runVersion},
 	}

@@ -34,6 +34,9 @@ func subcommandHelp(name string) (helpText, bool) {
 		"checkpoint list":   {"list the checkpoints", "", "loopbreaker checkpoint list --json"},
 		"hook install":      {"add loopbreaker's hooks to an agent CLI's settings (a backup of the file is kept)", "hook install [flags] " + agents, "loopbreaker hook install claude"},
 		"hook uninstall":    {"remove loopbreaker's hooks from an agent CLI's settings", "hook uninstall [flags] " + agents, "loopbreaker hook uninstall claude"},
+		"resident run":      {"answer the hook calls of loopbreaker-hook over the user's socket until idle", "", "loopbreaker resident run --idle 1h"},
+		"resident stop":     {"ask the running resident breaker to exit", "", "loopbreaker resident stop"},
+		"resident status":   {"where the resident breaker's socket is and whether it answers (changes nothing)", "", "loopbreaker resident status"},
 		"hook status":       {"where each agent CLI's hooks are installed, its version, whether it runs them, the last hook call per agent session (changes nothing)", "", "loopbreaker hook status --json"},
 	}[name]
 	if ok {

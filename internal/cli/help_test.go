@@ -35,7 +35,8 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		names = append(names, c.name)
 	}
 	names = append(names, "scope check", "scope justify", "scope violation", "scope list",
-		"checkpoint create", "checkpoint clean", "checkpoint list", "hook install", "hook uninstall")
+		"checkpoint create", "checkpoint clean", "checkpoint list", "hook install", "hook uninstall",
+		"resident run", "resident stop", "resident status")
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			args := append(strings.Fields(name), "--help")

@@ -21,6 +21,7 @@ type hookInstallOptions struct {
 	user         bool
 	proj         bool
 	command      string
+	client       bool
 	agentVersion string
 	trust        bool
 	trustProject bool
@@ -41,6 +42,7 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	fs.BoolVar(&o.managed, "managed", false, "the CLI's managed (system) settings, which its user cannot switch off: claude /etc/claude-code/managed-settings.json, codex /etc/codex/requirements.toml, qwen /etc/qwen-code/settings.json, droid /etc/factory/settings.json (run as root; see docs/protected.md)")
 	fs.StringVar(&o.root, "root", "/", "with --managed: the system `root` the managed settings are below (an image being built, a test)")
 	if verb == "install" {
+		fs.BoolVar(&o.client, "client", false, "the hooks run the thin client loopbreaker-hook beside this binary, which forwards each call to the resident breaker (docs/resident.md)")
 		fs.StringVar(&o.agentVersion, "agent-version", "", "claude: Claude Code's `version` (default: asked with claude --version); 2.1 and later also get the PostToolBatch hook, which 2.0.x does not know")
 		fs.BoolVar(&o.trust, "trust", true, "codex: save Codex's trust of the installed hooks through codex app-server (without it codex exec skips them silently); --trust=false to leave it to you")
 		fs.BoolVar(&o.trustProject, "trust-project", false, "codex: also mark the project trusted in Codex's config.toml ([projects.\"DIR\"] trust_level = \"trusted\"), without which Codex ignores the project's .codex/hooks.json")
@@ -87,6 +89,9 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	if err != nil {
 		return err
 	}
+	if o.client && o.command != "" {
+		return usagef("hook %s: give --client or --command, not both", verb)
+	}
 	program := o.command
 	var programNote string
 	if program != "" && verb == "install" {
@@ -105,6 +110,11 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 			}
 		} else {
 			program = exe
+		}
+	}
+	if o.client {
+		if program, err = hookClient(program); err != nil {
+			return err
 		}
 	}
 	if o.managed {
@@ -246,4 +256,20 @@ func settingsPaths(user bool) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// hookClient is the thin client installed beside program, the loopbreaker
+// the hooks would otherwise run: the client starts that loopbreaker as the
+// resident breaker and falls back to it.
+func hookClient(program string) (string, error) {
+	name := "loopbreaker-hook"
+	if strings.HasSuffix(program, ".exe") {
+		name += ".exe"
+	}
+	client := filepath.Join(filepath.Dir(program), name)
+	fi, err := os.Stat(client)
+	if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("--client: no executable %s beside %s: install a release that ships it (every archive, npm package and the formula do; from source: go install ./cmd/loopbreaker-hook), or leave --client out", name, program)
+	}
+	return client, nil
 }

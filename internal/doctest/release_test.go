@@ -58,6 +58,35 @@ func TestRelease(t *testing.T) {
 	t.Run("npm", func(t *testing.T) { testNpmPackage(t, r) })
 	t.Run("install.sh", func(t *testing.T) { testInstallScript(t, r) })
 	t.Run("license", func(t *testing.T) { testLicenseShipped(t, r) })
+	t.Run("hook client", func(t *testing.T) { testHookClientShipped(t, r) })
+}
+
+// Every channel carries the thin hook client beside the binary: each
+// archive, each platform's npm package, the formula.
+func testHookClientShipped(t *testing.T, r release) {
+	need(t, "tar")
+	archives, _ := filepath.Glob(filepath.Join(r.dist, "*.tar.gz"))
+	var tarballs []string
+	for _, os := range []string{"linux", "darwin", "win32"} {
+		m, _ := filepath.Glob(filepath.Join(r.dist, "npm", "loopbreaker-"+os+"-*.tgz"))
+		tarballs = append(tarballs, m...)
+	}
+	if len(archives) == 0 || len(tarballs) == 0 {
+		t.Fatalf("no archives or platform npm tarballs in %s", r.dist)
+	}
+	for _, f := range archives {
+		if list, err := exec.Command("tar", "-tzf", f).Output(); err != nil || !strings.Contains("\n"+string(list), "\nloopbreaker-hook\n") {
+			t.Errorf("%s holds no loopbreaker-hook: %v\n%s", filepath.Base(f), err, list)
+		}
+	}
+	for _, f := range tarballs {
+		if list, err := exec.Command("tar", "-tzf", f).Output(); err != nil || !strings.Contains(string(list), "package/bin/loopbreaker-hook\n") {
+			t.Errorf("%s holds no bin/loopbreaker-hook: %v\n%s", filepath.Base(f), err, list)
+		}
+	}
+	if formula, err := os.ReadFile(filepath.Join(r.dist, "loopbreaker.rb")); err != nil || !strings.Contains(string(formula), `bin.install "loopbreaker-hook"`) {
+		t.Errorf("the formula does not install loopbreaker-hook: %v", err)
+	}
 }
 
 // Every channel carries the license: the archives hold LICENSE, each npm
@@ -330,6 +359,9 @@ func testInstallScript(t *testing.T, r release) {
 	lb := filepath.Join(home, ".local", "bin", "loopbreaker")
 	if v := runIn(t, home, env, "", lb, "version"); !strings.Contains(v, r.version) {
 		t.Errorf("installed into ~/.local/bin, version says %q, want %s (install.sh said:\n%s)", v, r.version, out)
+	}
+	if fi, err := os.Stat(filepath.Join(home, ".local", "bin", "loopbreaker-hook")); err != nil || fi.Mode()&0o111 == 0 {
+		t.Errorf("install.sh did not install the hook client beside loopbreaker: %v", err)
 	}
 
 	// A damaged archive: same name, other bytes; the base URL from the

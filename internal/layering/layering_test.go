@@ -143,3 +143,30 @@ func TestDomainStandsAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestHookClientStaysThin: the thin hook client (cmd/loopbreaker-hook)
+// and the wire format it shares with the resident breaker import the
+// standard library and each other only, so that the client starts in
+// about a hello-world's time: a module package or a library would bring
+// its start-up cost into every hook call.
+func TestHookClientStaysThin(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}:{{range .Deps}} {{.}}{{end}}`, "./cmd/loopbreaker-hook", "./internal/residentwire")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	allowed := module + "/internal/residentwire"
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		from, deps, _ := strings.Cut(line, ":")
+		for _, d := range strings.Fields(deps) {
+			// The standard library's paths have no dot in their first
+			// element; its vendored golang.org/x copies are under vendor/.
+			first, _, _ := strings.Cut(d, "/")
+			if d == allowed || !strings.Contains(first, ".") {
+				continue
+			}
+			t.Errorf("%s depends on %s: the hook client takes the standard library only", from, d)
+		}
+	}
+}

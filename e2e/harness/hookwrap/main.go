@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"os/exec"
@@ -25,6 +26,10 @@ type config struct {
 	// Notify is a FIFO signalled after each logged call, for a test
 	// waiting for a call (harness.WaitForCall); none reading: no signal.
 	Notify string `json:"notify,omitempty"`
+	// Client, when set, is the thin hook client (loopbreaker-hook) that
+	// answers the hook calls instead of Real, through the resident
+	// breaker (LOOPBREAKER_E2E_HOOK_CLIENT=1, harness.Build).
+	Client string `json:"client,omitempty"`
 }
 
 type call struct {
@@ -68,6 +73,10 @@ func run() int {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(cfg.Real, os.Args[1:]...)
+	if cfg.Client != "" && len(os.Args) > 2 && os.Args[1] == "hook" {
+		cmd = exec.Command(cfg.Client, os.Args[1:]...)
+		cmd.Env = clientEnv()
+	}
 	cmd.Stdin = bytes.NewReader(payload)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
@@ -100,4 +109,20 @@ func run() int {
 	os.Stdout.Write(stdout.Bytes())
 	os.Stderr.Write(stderr.Bytes())
 	return c.Exit
+}
+
+// clientEnv is the environment with a runtime directory short enough for
+// the resident breaker's socket (a test's home is too deep for one), one
+// per home, and an idle time that ends the resident breaker soon after
+// its test.
+func clientEnv() []string {
+	env := os.Environ()
+	if os.Getenv("XDG_RUNTIME_DIR") == "" {
+		h := fnv.New32a()
+		h.Write([]byte(os.Getenv("HOME")))
+		dir := fmt.Sprintf("%s/lbrt-%08x", os.TempDir(), h.Sum32())
+		os.Mkdir(dir, 0o700)
+		env = append(env, "XDG_RUNTIME_DIR="+dir)
+	}
+	return append(env, "LOOPBREAKER_RESIDENT_IDLE=30s")
 }

@@ -1,0 +1,285 @@
+// Command loopbreaker-hook is the thin hook client: what an agent CLI's
+// hook runs instead of `loopbreaker hook`. It forwards the call (the CLI's
+// name and arguments, the payload on stdin, the environment and working
+// directory) to the user's resident breaker over a Unix socket and prints
+// its answer, starting the resident breaker when none runs. When the
+// resident breaker cannot be reached it runs `loopbreaker hook …` itself,
+// the same answer at the in-process cost, and says so once per agent
+// session: it never lets a call through unchecked.
+//
+// It imports the standard library and internal/residentwire only, so that
+// it starts in about the time of a hello-world.
+//
+//	loopbreaker-hook [hook] claude|codex|... [ARGS...] < payload.json
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/residentwire"
+)
+
+// maxStdin is one byte over the largest payload loopbreaker reads (16 MiB,
+// hook.MaxPayload): the breaker then says the payload is too large, as the
+// in-process call does.
+const maxStdin = 16<<20 + 1
+
+// startWait bounds how long a client waits for the resident breaker it
+// started to listen; it normally takes a few milliseconds.
+const startWait = 3 * time.Second
+
+func main() { os.Exit(run(os.Args[1:])) }
+
+func run(args []string) int {
+	if len(args) > 0 && args[0] == "hook" {
+		args = args[1:]
+	}
+	fwd := append([]string{"hook"}, args...)
+	bin, err := mainBinary()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "loopbreaker-hook: %v: this call was NOT checked by loopbreaker; install loopbreaker beside loopbreaker-hook or on PATH\n", err)
+		return 1
+	}
+	// What is not a hook call to answer (help, install, a person at a
+	// terminal, the resident breaker switched off) goes to loopbreaker
+	// itself, stdin untouched.
+	if len(args) == 0 || args[0] == "" || args[0][0] == '-' || args[0] == "install" || args[0] == "uninstall" || args[0] == "status" ||
+		os.Getenv("LOOPBREAKER_RESIDENT") == "off" || stdinIsDevice() {
+		return runMain(bin, fwd, os.Stdin)
+	}
+	stdin, err := io.ReadAll(io.LimitReader(os.Stdin, maxStdin))
+	if err != nil {
+		return fallback(bin, fwd, stdin, fmt.Errorf("reading the payload: %w", err))
+	}
+	dir, err := residentwire.Dir(os.Getenv)
+	if err != nil {
+		return fallback(bin, fwd, stdin, err)
+	}
+	build, err := residentwire.Fingerprint(bin)
+	if err != nil {
+		return fallback(bin, fwd, stdin, fmt.Errorf("reading %s: %w", bin, err))
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return fallback(bin, fwd, stdin, fmt.Errorf("reading the working directory: %w", err))
+	}
+	req := &residentwire.Request{Build: build, Args: fwd, Env: os.Environ(), Dir: wd, Stdin: stdin}
+	resp, err := ask(dir, req, bin)
+	if err != nil {
+		return fallback(bin, fwd, stdin, err)
+	}
+	os.Stdout.Write(resp.Stdout)
+	os.Stderr.Write(resp.Stderr)
+	return resp.Code
+}
+
+// ask sends req to the resident breaker, starting it when none answers or
+// when the one that answers is of another build.
+func ask(dir string, req *residentwire.Request, bin string) (*residentwire.Response, error) {
+	sock, err := residentwire.SocketPath(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := residentwire.CheckPrivate(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		if c, err = start(dir, sock, bin); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := exchange(c, req)
+	if err == nil && resp.Replaced {
+		// Another build answered and is going away: start ours.
+		if c, err = start(dir, sock, bin); err != nil {
+			return nil, err
+		}
+		if resp, err = exchange(c, req); err == nil && resp.Replaced {
+			err = fmt.Errorf("it is of another build than %s even after a restart", bin)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the resident breaker on %s: %w", sock, err)
+	}
+	if resp.Err != "" {
+		return nil, fmt.Errorf("the resident breaker on %s refused the call: %s", sock, resp.Err)
+	}
+	return resp, nil
+}
+
+func exchange(c net.Conn, req *residentwire.Request) (*residentwire.Response, error) {
+	defer c.Close()
+	if err := residentwire.WriteRequest(c, req); err != nil {
+		return nil, fmt.Errorf("sending the call: %w", err)
+	}
+	resp, err := residentwire.ReadResponse(c)
+	if err != nil {
+		return nil, fmt.Errorf("reading the answer: %w", err)
+	}
+	return resp, nil
+}
+
+// start starts `loopbreaker resident run` in its own session, detached
+// from the agent CLI, and waits for its socket.
+func start(dir, sock, bin string) (net.Conn, error) {
+	if err := residentwire.MakePrivate(dir); err != nil {
+		return nil, err
+	}
+	log, err := os.OpenFile(filepath.Join(dir, residentwire.LogName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening the resident breaker's log: %w", err)
+	}
+	defer log.Close()
+	// The resident breaker writes a byte to this pipe once it listens: the
+	// client waits for that, not for a polling interval.
+	ready, readyW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("starting the resident breaker: %w", err)
+	}
+	defer ready.Close()
+	cmd := exec.Command(bin, "resident", "run", "--ready-fd", "3")
+	cmd.Dir = "/"
+	cmd.Env = residentEnv()
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.ExtraFiles = []*os.File{readyW}
+	detach(cmd)
+	err = cmd.Start()
+	readyW.Close()
+	if err != nil {
+		return nil, fmt.Errorf("starting the resident breaker: %w", err)
+	}
+	go cmd.Wait()
+	// Our server writes its byte once it listens; one started by another
+	// call at the same moment may be the one that listens instead (ours
+	// then waits for the lock and exits), so the socket is tried between
+	// short waits on the pipe.
+	deadline := time.Now().Add(startWait)
+	buf := make([]byte, 1)
+	for {
+		c, err := net.Dial("unix", sock)
+		if err == nil {
+			return c, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("the resident breaker did not listen on %s within %v: see %s", sock, startWait, filepath.Join(dir, residentwire.LogName))
+		}
+		ready.SetReadDeadline(time.Now().Add(5 * time.Millisecond))
+		if n, err := ready.Read(buf); n == 0 && err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			// Ours exited without listening: wait for the other one.
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+}
+
+// residentEnv is what the resident breaker is started with: where the
+// user's files are, and nothing of the agent CLI's session (each call
+// brings its own environment).
+func residentEnv() []string {
+	var env []string
+	for _, k := range []string{"HOME", "USER", "LOGNAME", "PATH", "TMPDIR", "LANG", "LC_ALL",
+		"XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME",
+		"LOOPBREAKER_RESIDENT_IDLE"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// fallback answers the call with `loopbreaker hook …` in a process of its
+// own, and says once per agent session why.
+func fallback(bin string, fwd []string, stdin []byte, why error) int {
+	if firstFallback(fwd, stdin) {
+		fmt.Fprintf(os.Stderr, "loopbreaker-hook: %v. This agent session's hook calls are answered by `loopbreaker hook` in a process of their own: the same answers, at the in-process cost (see `loopbreaker resident status`).\n", why)
+	}
+	return runMain(bin, fwd, bytes.NewReader(stdin))
+}
+
+// firstFallback reports whether this is the agent session's first call
+// that fell back, leaving a mark so that the next is not. Without a
+// place for marks every fall-back says so.
+func firstFallback(fwd []string, stdin []byte) bool {
+	dir, err := residentwire.FallbackDir(os.Getenv)
+	if err != nil {
+		return true
+	}
+	var p struct {
+		SessionID string `json:"session_id"`
+		Session   string `json:"sessionId"`
+	}
+	json.Unmarshal(stdin, &p)
+	cli := ""
+	if len(fwd) > 1 {
+		cli = fwd[1]
+	}
+	h := fnv.New64a()
+	h.Write([]byte(cli + "\x00" + p.SessionID + p.Session))
+	mark := filepath.Join(dir, fmt.Sprintf("%016x", h.Sum64()))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return true
+	}
+	f, err := os.OpenFile(mark, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return !errors.Is(err, os.ErrExist)
+	}
+	f.Close()
+	return true
+}
+
+// runMain runs loopbreaker with args and stdin, its output and exit code
+// passed through.
+func runMain(bin string, args []string, stdin io.Reader) int {
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee) && ee.ExitCode() >= 0:
+		return ee.ExitCode()
+	default:
+		fmt.Fprintf(os.Stderr, "loopbreaker-hook: running %s: %v: this call was NOT checked by loopbreaker\n", bin, err)
+		return 1
+	}
+}
+
+// mainBinary is the loopbreaker the client falls back to and starts as
+// the resident breaker: the one beside the client, else the first on
+// PATH.
+func mainBinary() (string, error) {
+	name := "loopbreaker"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("no loopbreaker binary beside loopbreaker-hook or on PATH")
+	}
+	return filepath.Abs(p)
+}
+
+// stdinIsDevice reports whether stdin is a terminal or another device: a
+// person typed the command, and loopbreaker tells them how to use it.
+func stdinIsDevice() bool {
+	fi, err := os.Stdin.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,447 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/residentwire"
+)
+
+// These tests run the real binaries: loopbreaker-hook and loopbreaker,
+// built beside each other, a resident breaker started by the client in a
+// temporary home, and real git projects.
+
+// hang bounds every wait: reached only when something is broken.
+const hang = 30 * time.Second
+
+// bins is where TestMain built both binaries.
+var bins string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "lbhbin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for pkg, name := range map[string]string{".": "loopbreaker-hook", "../loopbreaker": "loopbreaker"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "go build:", err)
+			os.RemoveAll(dir)
+			os.Exit(1)
+		}
+	}
+	bins = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// world is one user's temporary home with its runtime directory, short
+// enough for a socket path.
+type world struct {
+	t    *testing.T
+	root string
+	bin  string // the directory of the binaries this world runs
+	env  []string
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	root, err := os.MkdirTemp("", "lbh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{t: t, root: root, bin: bins}
+	for _, d := range []string{"home", "run", "state", "config"} {
+		if err := os.Mkdir(filepath.Join(root, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.env = []string{
+		"HOME=" + filepath.Join(root, "home"), "XDG_RUNTIME_DIR=" + filepath.Join(root, "run"),
+		"XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CONFIG_HOME=" + filepath.Join(root, "config"),
+		"PATH=" + os.Getenv("PATH"), "LOOPBREAKER_NOW=2026-12-01T09:00:00Z",
+		// The client's own variable reaches the breaker with the rest of
+		// the environment: it must not be taken for a setting.
+		"LOOPBREAKER_RESIDENT_IDLE=10m",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
+	}
+	t.Cleanup(func() {
+		w.stopResident()
+		os.RemoveAll(root)
+	})
+	return w
+}
+
+func (w *world) runDir() string { return filepath.Join(w.root, "run", "loopbreaker") }
+
+// project makes a git project with loopbreaker.yaml.
+func (w *world) project(name string) string {
+	w.t.Helper()
+	dir := filepath.Join(w.root, name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		w.t.Fatal(err)
+	}
+	w.run(dir, nil, "git", "init", "-q", ".")
+	w.run(dir, nil, filepath.Join(w.bin, "loopbreaker"), "init")
+	return dir
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func (w *world) run(dir string, stdin []byte, prog string, args ...string) result {
+	w.t.Helper()
+	cmd := exec.Command(prog, args...)
+	cmd.Dir, cmd.Env = dir, w.env
+	cmd.Stdin = bytes.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(hang):
+		cmd.Process.Kill()
+		w.t.Fatalf("%s %v hangs", prog, args)
+	}
+	if cmd.ProcessState.ExitCode() < 0 {
+		w.t.Fatalf("%s %v: %v", prog, args, cmd.ProcessState)
+	}
+	return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}
+}
+
+// client runs loopbreaker-hook claude on payload in dir.
+func (w *world) client(dir string, payload []byte) result {
+	return w.run(dir, payload, filepath.Join(w.bin, "loopbreaker-hook"), "claude")
+}
+
+// inProcess runs loopbreaker hook claude on payload in dir.
+func (w *world) inProcess(dir string, payload []byte) result {
+	return w.run(dir, payload, filepath.Join(w.bin, "loopbreaker"), "hook", "claude")
+}
+
+func (w *world) log() string {
+	b, _ := os.ReadFile(filepath.Join(w.runDir(), residentwire.LogName))
+	return string(b)
+}
+
+var listening = regexp.MustCompile(`listening on \S+ \(pid (\d+), build (\S+)\)`)
+
+// residents are the resident breakers that started, as their log says:
+// pid and build of each.
+func (w *world) residents() [][2]string {
+	var out [][2]string
+	for _, m := range listening.FindAllStringSubmatch(w.log(), -1) {
+		out = append(out, [2]string{m[1], m[2]})
+	}
+	return out
+}
+
+func (w *world) lastPID() int {
+	w.t.Helper()
+	r := w.residents()
+	if len(r) == 0 {
+		w.t.Fatalf("no resident breaker started; its log:\n%s", w.log())
+	}
+	pid, _ := strconv.Atoi(r[len(r)-1][0])
+	return pid
+}
+
+func (w *world) stopResident() {
+	cmd := exec.Command(filepath.Join(w.bin, "loopbreaker"), "resident", "stop")
+	cmd.Env = w.env
+	cmd.Run()
+}
+
+func payload(t *testing.T, name string, edit func(string) string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "hook", "testdata", "claude", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		return []byte(edit(string(b)))
+	}
+	return b
+}
+
+// A series of calls through the client gets, call by call, what the
+// in-process hook gives on a twin project: the same answer, the same
+// messages and exit code, the same state for `status`.
+func TestClientAnswersAsTheInProcessHook(t *testing.T) {
+	w := newWorld(t)
+	viaClient, inProc := w.project("a"), w.project("b")
+	calls := [][]byte{
+		payload(t, "SessionStart-startup.json", nil),
+		payload(t, "PreToolUse-bash-gotest.json", nil),
+		payload(t, "PostToolUseFailure-bash-gotest-fail.json", nil),
+		payload(t, "PreToolUse-bash-gotest.json", nil),
+		payload(t, "PostToolUseFailure-bash-gotest-fail.json", nil),
+		payload(t, "PreToolUse-bash-gotest.json", nil),
+		payload(t, "PostToolUseFailure-bash-gotest-fail.json", nil),
+		payload(t, "PreToolUse-bash-gotest.json", nil),
+		payload(t, "PreToolUse-edit.json", nil),
+	}
+	nonEmpty := 0
+	for i, p := range calls {
+		got, want := w.client(viaClient, p), w.inProcess(inProc, p)
+		got.stderr = strings.ReplaceAll(got.stderr, viaClient, inProc)
+		got.stdout = strings.ReplaceAll(got.stdout, viaClient, inProc)
+		if got != want {
+			t.Fatalf("call %d: through the client\n%+v\nin-process\n%+v", i, got, want)
+		}
+		if got.stdout != "" {
+			nonEmpty++
+		}
+	}
+	if nonEmpty < 2 {
+		t.Fatalf("only %d calls had an answer: the series does not reach a warning", nonEmpty)
+	}
+	a := w.run(viaClient, nil, filepath.Join(w.bin, "loopbreaker"), "status", "--session", "claude")
+	b := w.run(inProc, nil, filepath.Join(w.bin, "loopbreaker"), "status", "--session", "claude")
+	stateDir := regexp.MustCompile(`projects/[ab]-[0-9a-f]+`)
+	if stateDir.ReplaceAllString(a.stdout, "") != stateDir.ReplaceAllString(b.stdout, "") || !strings.Contains(a.stdout, "OPEN") {
+		t.Fatalf("status through the resident breaker's writes:\n%s\nin-process:\n%s", a.stdout, b.stdout)
+	}
+	if n := len(w.residents()); n != 1 {
+		t.Fatalf("%d resident breakers started, want 1; log:\n%s", n, w.log())
+	}
+	fi, err := os.Stat(w.runDir())
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the socket's directory: %v, %v; want 0700", fi.Mode(), err)
+	}
+}
+
+// toolCall is a PreToolUse and its PostToolUse for a distinct command.
+func toolCall(t *testing.T, i int) (pre, post []byte) {
+	cmd := func(s string) string {
+		s = regexp.MustCompile(`"command":\s*"[^"]*"`).ReplaceAllString(s, fmt.Sprintf(`"command": "go test ./pkg%d/..."`, i))
+		s = regexp.MustCompile(`"session_id":\s*"[^"]*"`).ReplaceAllString(s, `"session_id": "s1"`)
+		return regexp.MustCompile(`"tool_use_id":\s*"[^"]*"`).ReplaceAllString(s, fmt.Sprintf(`"tool_use_id": "toolu_t%03d"`, i))
+	}
+	return payload(t, "PreToolUse-bash-gotest.json", cmd), payload(t, "PostToolUse-bash-gotest-pass.json", cmd)
+}
+
+func toolCalls(t *testing.T, w *world, dir string) int {
+	h := w.run(dir, nil, filepath.Join(w.bin, "loopbreaker"), "history", "--session", "claude", "-n", "1000")
+	return strings.Count(h.stdout, "tool_call")
+}
+
+// A resident breaker killed with SIGKILL loses no call it answered; a
+// call it had not answered is not recorded; the next call starts a new
+// one; and when none can be reached the client answers in-process and
+// says so once per agent session.
+func TestKilledResidentLosesNothingAcknowledged(t *testing.T) {
+	w := newWorld(t)
+	dir := w.project("p")
+	for i := range 5 {
+		pre, post := toolCall(t, i)
+		for _, p := range [][]byte{pre, post} {
+			if r := w.client(dir, p); r.code != 0 || r.stderr != "" {
+				t.Fatalf("call %d: %+v", i, r)
+			}
+		}
+	}
+	pid := w.lastPID()
+	// A call in flight: its frame half sent when the process dies.
+	sock := filepath.Join(w.runDir(), residentwire.SocketName)
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frame bytes.Buffer
+	pre, _ := toolCall(t, 99)
+	residentwire.WriteRequest(&frame, &residentwire.Request{Build: "x", Args: []string{"hook", "claude"}, Env: w.env, Dir: dir, Stdin: pre})
+	c.Write(frame.Bytes()[:frame.Len()/2])
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(c); err != nil {
+		t.Logf("the connection ended: %v", err)
+	}
+	c.Close()
+	if n := toolCalls(t, w, dir); n != 5 {
+		t.Fatalf("after SIGKILL the journal holds %d tool calls, want the 5 answered", n)
+	}
+	// The stale socket is replaced by a new resident breaker.
+	pre, post := toolCall(t, 5)
+	for _, p := range [][]byte{pre, post} {
+		if r := w.client(dir, p); r.code != 0 || r.stderr != "" {
+			t.Fatalf("after SIGKILL: %+v", r)
+		}
+	}
+	if got := w.lastPID(); got == pid || len(w.residents()) != 2 {
+		t.Fatalf("no new resident breaker after SIGKILL: %v", w.residents())
+	}
+	// A directory others can reach is refused: the client answers in
+	// its own process and says so, once for the agent session.
+	w.stopResident()
+	if err := os.Chmod(w.runDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 6; i < 8; i++ {
+		pre, post := toolCall(t, i)
+		for j, p := range [][]byte{pre, post} {
+			r := w.client(dir, p)
+			said := strings.Contains(r.stderr, "loopbreaker-hook:") && strings.Contains(r.stderr, "chmod 700") && strings.Contains(r.stderr, "in a process of their own")
+			if r.code != 0 || said != (i == 6 && j == 0) {
+				t.Fatalf("fallback call %d/%d: %+v (the notice is due on the first only)", i, j, r)
+			}
+		}
+	}
+	if n := toolCalls(t, w, dir); n != 8 {
+		t.Fatalf("the journal holds %d tool calls, want 8", n)
+	}
+	os.Chmod(w.runDir(), 0o700)
+}
+
+// A client beside another build of loopbreaker makes the running
+// resident breaker hand over; the first build's client takes it back.
+func TestTwoBuildsReplaceEachOther(t *testing.T) {
+	w := newWorld(t)
+	dir := w.project("p")
+	var builds []string
+	for _, name := range []string{"a", "b"} {
+		d := filepath.Join(w.root, "bin-"+name)
+		os.Mkdir(d, 0o755)
+		for _, f := range []string{"loopbreaker", "loopbreaker-hook"} {
+			b, err := os.ReadFile(filepath.Join(bins, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(d, f), b, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fp, err := residentwire.Fingerprint(filepath.Join(d, "loopbreaker"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		builds = append(builds, fp)
+	}
+	order := []int{0, 1, 1, 0}
+	for i, which := range order {
+		w.bin = filepath.Join(w.root, "bin-"+[]string{"a", "b"}[which])
+		pre, post := toolCall(t, i)
+		for _, p := range [][]byte{pre, post} {
+			if r := w.client(dir, p); r.code != 0 || r.stderr != "" {
+				t.Fatalf("call %d by build %d: %+v", i, which, r)
+			}
+		}
+	}
+	var got []string
+	for _, r := range w.residents() {
+		got = append(got, r[1])
+	}
+	want := []string{builds[0], builds[1], builds[0]}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("resident breakers by build: %v, want %v; log:\n%s", got, want, w.log())
+	}
+	if n := strings.Count(w.log(), "another build takes over"); n != 2 {
+		t.Fatalf("%d hand-overs logged, want 2:\n%s", n, w.log())
+	}
+	if n := toolCalls(t, w, dir); n != 4 {
+		t.Fatalf("the journal holds %d tool calls, want 4", n)
+	}
+}
+
+// The resident breaker exits when idle, on the injected clock: with
+// LOOPBREAKER_NOW every wait is over at once, so an hour's idle time
+// passes without a call.
+func TestResidentExitsWhenIdle(t *testing.T) {
+	w := newWorld(t)
+	r := w.run(w.root, nil, filepath.Join(w.bin, "loopbreaker"), "resident", "run", "--idle", "1h")
+	if r.code != 0 || !strings.Contains(r.stderr, "exiting: idle for 1h0m0s") {
+		t.Fatalf("resident run: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(w.runDir(), residentwire.SocketName)); err == nil {
+		t.Fatal("the socket is left after the idle exit")
+	}
+}
+
+// The resident breaker answers hook calls only: a call that names
+// another command (reset, say) is refused, and the breaker goes on.
+func TestResidentAnswersHookCallsOnly(t *testing.T) {
+	w := newWorld(t)
+	dir := w.project("p")
+	pre, post := toolCall(t, 0)
+	w.client(dir, pre)
+	build, err := residentwire.Fingerprint(filepath.Join(w.bin, "loopbreaker"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"reset"}, {"hook", "install", "claude"}, {"hook"}, {"version"}} {
+		c, err := net.Dial("unix", filepath.Join(w.runDir(), residentwire.SocketName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		residentwire.WriteRequest(c, &residentwire.Request{Build: build, Args: args, Env: w.env, Dir: dir})
+		resp, err := residentwire.ReadResponse(c)
+		c.Close()
+		if err != nil || !strings.Contains(resp.Err, "hook calls only") || len(resp.Stdout) != 0 {
+			t.Errorf("%v: %+v, %v; want a refusal", args, resp, err)
+		}
+	}
+	if r := w.client(dir, post); r.code != 0 || r.stderr != "" {
+		t.Fatalf("after the refused calls: %+v", r)
+	}
+	if n := len(w.residents()); n != 1 {
+		t.Fatalf("%d resident breakers, want the one", n)
+	}
+}
+
+// Calls that find no resident breaker at the same moment start one each;
+// one keeps the socket, the others give way, and every call is answered
+// through it.
+func TestConcurrentFirstCallsShareOneResident(t *testing.T) {
+	w := newWorld(t)
+	dir := w.project("p")
+	const n = 4
+	results := make(chan result, n)
+	for i := range n {
+		pre, _ := toolCall(t, i)
+		go func() {
+			cmd := exec.Command(filepath.Join(w.bin, "loopbreaker-hook"), "claude")
+			cmd.Dir, cmd.Env, cmd.Stdin = dir, w.env, bytes.NewReader(pre)
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			cmd.Run()
+			results <- result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}
+		}()
+	}
+	for range n {
+		select {
+		case r := <-results:
+			if r.code != 0 || r.stderr != "" {
+				t.Errorf("a first call: %+v", r)
+			}
+		case <-time.After(hang):
+			t.Fatal("a first call hangs")
+		}
+	}
+	if got := len(w.residents()); got != 1 {
+		t.Fatalf("%d resident breakers listened, want 1; log:\n%s", got, w.log())
+	}
+}
