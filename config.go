@@ -378,13 +378,32 @@ func (c *Config) WarnAt(t int) int {
 }
 
 // Validate reports the first setting that makes no sense, naming its key.
+// Each section has its validator; they run in this order.
 func (c *Config) Validate() error {
-	pos := func(key string, v int) error {
-		if v < 1 {
-			return fmt.Errorf("%s must be at least 1, got %d", key, v)
+	for _, v := range []func(*Config) error{
+		(*Config).validateDetectors,
+		(*Config).validateOutputDecline,
+		(*Config).validateLoop,
+		(*Config).validateToolCalls,
+		(*Config).validateFailureWindow,
+		func(c *Config) error { return c.Budget.validate() },
+		(*Config).validatePrices,
+		(*Config).validateWarnMargin,
+		(*Config).validatePhases,
+		(*Config).validateRun,
+		(*Config).validateBreakers,
+		(*Config).validateServer,
+	} {
+		if err := v(c); err != nil {
+			return err
 		}
-		return nil
 	}
+	return nil
+}
+
+// validateDetectors: every detector's threshold is at least 1; the ones
+// that may be 0 say what 0 means.
+func (c *Config) validateDetectors() error {
 	for _, chk := range append(c.warnedThresholds(), []namedInt{
 		{"output_decline.window", c.OutputDecline.Window},
 		{"output_decline.min_samples", c.OutputDecline.MinSamples},
@@ -393,24 +412,33 @@ func (c *Config) Validate() error {
 		{"tool_calls.repeat", c.ToolCalls.Repeat},
 		{"tool_calls.cycle", c.ToolCalls.Cycle},
 	}...) {
-		if err := pos(chk.key, chk.v); err != nil {
-			return err
+		if chk.v < 1 {
+			return fmt.Errorf("%s must be at least 1, got %d", chk.key, chk.v)
 		}
 	}
 	if c.SameError.SessionThreshold < 0 {
 		return fmt.Errorf("same_error.session_threshold must be 0 (same as threshold) or more, got %d", c.SameError.SessionThreshold)
 	}
+	if c.Tamper.Threshold < 0 {
+		return fmt.Errorf("tamper.threshold must be 0 (refuse without counting) or more, got %d", c.Tamper.Threshold)
+	}
+	return nil
+}
+
+func (c *Config) validateOutputDecline() error {
 	if c.OutputDecline.Percent < 1 || c.OutputDecline.Percent > 100 {
 		return fmt.Errorf("output_decline.percent must be between 1 and 100, got %d", c.OutputDecline.Percent)
 	}
 	if c.OutputDecline.MinSamples > c.OutputDecline.Window {
 		return fmt.Errorf("output_decline.min_samples (%d) cannot exceed output_decline.window (%d)", c.OutputDecline.MinSamples, c.OutputDecline.Window)
 	}
+	return nil
+}
+
+// validateLoop: where the state lives and how a loop's breaker behaves.
+func (c *Config) validateLoop() error {
 	if c.StateDir != "" && !filepath.IsAbs(c.StateDir) {
 		return fmt.Errorf("state_dir must be an absolute path, got %q (write it in full, e.g. /home/me/.local/state/loopbreaker)", c.StateDir)
-	}
-	if c.Run.CompletionSignals < 1 {
-		return fmt.Errorf("run.completion_signals must be at least 1 (iterations in a row that signal completion), got %d", c.Run.CompletionSignals)
 	}
 	if c.OnError != OnErrorStop && c.OnError != OnErrorContinue {
 		return fmt.Errorf("on_error must be %q or %q, got %q", OnErrorStop, OnErrorContinue, c.OnError)
@@ -421,19 +449,25 @@ func (c *Config) Validate() error {
 	if c.ProbeTimeout <= 0 {
 		return fmt.Errorf("probe_timeout must be positive, got %s", c.ProbeTimeout)
 	}
-	if c.ToolCalls.ErrorAfterEdit < 0 || c.ToolCalls.NoNewInfo < 0 || c.ToolCalls.NearDuplicate < 0 || c.ToolCalls.NoEffect < 0 {
+	return nil
+}
+
+func (c *Config) validateToolCalls() error {
+	t := &c.ToolCalls
+	if t.ErrorAfterEdit < 0 || t.NoNewInfo < 0 || t.NearDuplicate < 0 || t.NoEffect < 0 {
 		return fmt.Errorf("tool_calls.error_after_edit, tool_calls.no_new_info, tool_calls.near_duplicate and tool_calls.no_effect must be 0 (off) or more")
 	}
-	if c.Tamper.Threshold < 0 {
-		return fmt.Errorf("tamper.threshold must be 0 (refuse without counting) or more, got %d", c.Tamper.Threshold)
-	}
-	if c.ToolCalls.RepeatWarn < 0 || c.ToolCalls.CycleWarn < 0 {
+	if t.RepeatWarn < 0 || t.CycleWarn < 0 {
 		return fmt.Errorf("tool_calls.repeat_warn and tool_calls.cycle_warn must be 0 (no warning) or more")
 	}
 	// no_new_info reads its run of calls off the history.
-	if c.ToolCalls.History < 2*c.ToolCalls.Cycle || c.ToolCalls.History < c.ToolCalls.Repeat || c.ToolCalls.History < c.ToolCalls.NoNewInfo {
-		return fmt.Errorf("tool_calls.history (%d) must hold at least tool_calls.repeat, tool_calls.no_new_info and 2×tool_calls.cycle calls: raise it or lower those", c.ToolCalls.History)
+	if t.History < 2*t.Cycle || t.History < t.Repeat || t.History < t.NoNewInfo {
+		return fmt.Errorf("tool_calls.history (%d) must hold at least tool_calls.repeat, tool_calls.no_new_info and 2×tool_calls.cycle calls: raise it or lower those", t.History)
 	}
+	return nil
+}
+
+func (c *Config) validateFailureWindow() error {
 	if c.FailureWindow.Threshold > MaxFailureThreshold {
 		return fmt.Errorf("failure_window.threshold must be at most %d (a breaker keeps at most %d failures in its window, so it would never open), got %d",
 			MaxFailureThreshold, MaxFailureThreshold, c.FailureWindow.Threshold)
@@ -441,9 +475,10 @@ func (c *Config) Validate() error {
 	if c.FailureWindow.Window <= 0 {
 		return fmt.Errorf("failure_window.window must be positive, got %s", c.FailureWindow.Window)
 	}
-	if err := c.Budget.validate(); err != nil {
-		return err
-	}
+	return nil
+}
+
+func (c *Config) validatePrices() error {
 	for i, p := range c.Prices {
 		if p.Model == "" {
 			return fmt.Errorf("prices[%d].model is empty: name the model (or the start of its name) the entry prices", i)
@@ -452,9 +487,10 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("prices[%d] (%s): a price must not be negative", i, p.Model)
 		}
 	}
-	if err := c.validateWarnMargin(); err != nil {
-		return err
-	}
+	return nil
+}
+
+func (c *Config) validatePhases() error {
 	for p, prof := range c.Phases {
 		switch p {
 		case PhaseRed, PhaseGreen, PhaseRefactor, PhaseDocument:
@@ -465,9 +501,22 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("phases.%s: thresholds must not be negative", p)
 		}
 	}
+	return nil
+}
+
+// validateRun: `loopbreaker run`'s settings.
+func (c *Config) validateRun() error {
+	if c.Run.CompletionSignals < 1 {
+		return fmt.Errorf("run.completion_signals must be at least 1 (iterations in a row that signal completion), got %d", c.Run.CompletionSignals)
+	}
 	if c.Run.MaxIterations < 0 || c.Run.IterationTimeout < 0 || c.Run.KeepOutputs < 0 || c.Run.MaxWait < 0 {
 		return fmt.Errorf("run.max_iterations, run.iteration_timeout, run.max_wait and run.keep_outputs must not be negative")
 	}
+	return nil
+}
+
+// validateBreakers: the scoped breakers, configured and template.
+func (c *Config) validateBreakers() error {
 	for i, b := range c.Breakers {
 		if err := b.validate(fmt.Sprintf("breakers[%d]", i), true); err != nil {
 			return err
@@ -479,6 +528,11 @@ func (c *Config) Validate() error {
 	if c.EvictAfter <= 0 {
 		return fmt.Errorf("evict_after must be positive, got %s", c.EvictAfter)
 	}
+	return nil
+}
+
+// validateServer: `loopbreaker serve`, its webhooks and its journal.
+func (c *Config) validateServer() error {
 	if c.Server.MaxBodyBytes <= 0 {
 		return fmt.Errorf("server.max_body_bytes must be positive, got %d", c.Server.MaxBodyBytes)
 	}

@@ -279,6 +279,30 @@ func userFilePath(opts Options, env map[string]string) string {
 	return filepath.Join(dir, "loopbreaker", "config.yaml")
 }
 
+// explicitFile is the file LOOPBREAKER_CONFIG names, a relative name
+// being the project's.
+func explicitFile(projectDir, name string) string {
+	if filepath.IsAbs(name) {
+		return filepath.Clean(name)
+	}
+	return filepath.Join(projectDir, name)
+}
+
+// Files are the configuration files Load reads besides the project's own
+// loopbreaker.yaml, whether or not they exist: the one LOOPBREAKER_CONFIG
+// names, then the user file. The hook's guard protects them.
+func Files(projectDir string, env []string) []string {
+	m := envMap(env)
+	var out []string
+	if explicit := m["LOOPBREAKER_CONFIG"]; explicit != "" {
+		out = append(out, explicitFile(projectDir, explicit))
+	}
+	if p := userFilePath(Options{}, m); p != "" {
+		out = append(out, p)
+	}
+	return out
+}
+
 // userFile finds the user configuration file; "" when there is none.
 func userFile(opts Options, env map[string]string) (string, error) {
 	path := userFilePath(opts, env)
@@ -298,11 +322,7 @@ func userFile(opts Options, env map[string]string) (string, error) {
 // to people; "" when there is none.
 func projectFile(opts Options, env map[string]string) (path, name string, err error) {
 	if explicit, ok := env["LOOPBREAKER_CONFIG"]; ok && explicit != "" {
-		path = explicit
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(opts.ProjectDir, path)
-		}
-		return path, explicit, nil
+		return explicitFile(opts.ProjectDir, explicit), explicit, nil
 	}
 	var found []string
 	for _, name := range []string{ProjectFile, projectFileAlt} {

@@ -703,3 +703,24 @@ func TestPrintHidesStoreSecrets(t *testing.T) {
 		}
 	}
 }
+
+// Files names the files Load reads besides loopbreaker.yaml, as Load finds
+// them: a relative LOOPBREAKER_CONFIG is the project's, a relative
+// XDG_CONFIG_HOME is ignored (the XDG spec), no HOME means no user file.
+func TestFilesAreWhereLoadReads(t *testing.T) {
+	for _, c := range []struct {
+		env  []string
+		want []string
+	}{
+		{nil, nil},
+		{[]string{"HOME=/home/dev"}, []string{"/home/dev/.config/loopbreaker/config.yaml"}},
+		{[]string{"HOME=/home/dev", "XDG_CONFIG_HOME=/xdg"}, []string{"/xdg/loopbreaker/config.yaml"}},
+		{[]string{"HOME=/home/dev", "XDG_CONFIG_HOME=rel"}, []string{"/home/dev/.config/loopbreaker/config.yaml"}},
+		{[]string{"LOOPBREAKER_CONFIG=team/lb.yaml"}, []string{"/proj/team/lb.yaml"}},
+		{[]string{"LOOPBREAKER_CONFIG=/etc/lb/../lb/team.yaml", "HOME=/h"}, []string{"/etc/lb/team.yaml", "/h/.config/loopbreaker/config.yaml"}},
+	} {
+		if got := Files("/proj", c.env); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Files(/proj, %q) = %q, want %q", c.env, got, c.want)
+		}
+	}
+}

@@ -22,6 +22,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
+	"github.com/loopbreaker/loopbreaker/breakerserver"
 	"github.com/loopbreaker/loopbreaker/filestore"
 	"github.com/loopbreaker/loopbreaker/httpapi"
 	"github.com/loopbreaker/loopbreaker/scoped"
@@ -38,7 +39,7 @@ var serverTime = time.Date(2025, 6, 2, 14, 0, 0, 0, time.UTC)
 type site struct {
 	t         *testing.T
 	srv       *httptest.Server
-	m         *scoped.Manager
+	m         *breakerserver.Manager
 	readToken string
 	dir       string // the state directory
 	cfg       lb.Config
@@ -69,7 +70,7 @@ func startSiteWithAdmin(t *testing.T, admin, readToken string) *site {
 		{Scope: "tag:flaky-ci", FailureThreshold: 1, Window: time.Hour, Cooldown: 10 * time.Minute},
 		{Scope: "category:deploy", FailureThreshold: 3, Window: time.Hour, Cooldown: time.Hour},
 	}
-	m, err := scoped.Open(context.Background(), store, cfg, scoped.Options{Now: now})
+	m, err := breakerserver.Open(context.Background(), store, cfg, breakerserver.Options{Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func (s *site) fail(ctx scoped.Context) string {
 // failBecause is fail with the outcome's reason.
 func (s *site) failBecause(ctx scoped.Context, reason string) string {
 	s.t.Helper()
-	var d scoped.Decision
+	var d breakerserver.Decision
 	if code := s.call("POST", "/v1/check", "", map[string]any{"context": ctx}, &d); code != 200 {
 		s.t.Fatalf("check: status %d", code)
 	}
@@ -144,7 +145,7 @@ func (s *site) failBecause(ctx scoped.Context, reason string) string {
 
 func (s *site) state(scope string) lb.State {
 	s.t.Helper()
-	var b scoped.Breaker
+	var b breakerserver.Breaker
 	if code := s.call("GET", "/v1/breakers/"+scope, "", nil, &b); code != 200 {
 		s.t.Fatalf("get %s: status %d", scope, code)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/breakerserver"
 	"github.com/loopbreaker/loopbreaker/metrics"
 	"github.com/loopbreaker/loopbreaker/scoped"
 )
@@ -52,13 +53,13 @@ func benchCheckOutcome(b *testing.B, mode string, clients int) {
 	cfg, st, dir := benchStore(b)
 	var mt *metrics.Metrics
 	allFailures := mode == "wal-all-failures"
-	opts := scoped.Options{}
+	opts := breakerserver.Options{}
 	if mode == "wal" || allFailures {
 		opts.WALDir = filepath.Join(dir, "server-wal")
 	}
-	m, err := scoped.Open(context.Background(), st, cfg, scoped.Options{
+	m, err := breakerserver.Open(context.Background(), st, cfg, breakerserver.Options{
 		WALDir:   opts.WALDir,
-		OnChange: func(c scoped.Change) { mt.Change(c) },
+		OnChange: func(c breakerserver.Change) { mt.Change(c) },
 		OnCommit: func(s, e int, d time.Duration, err error) { mt.Commit(s, e, d, err) },
 	})
 	if err != nil {

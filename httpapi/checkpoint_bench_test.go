@@ -23,6 +23,7 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/breakerserver"
 	"github.com/loopbreaker/loopbreaker/filestore"
 	"github.com/loopbreaker/loopbreaker/scoped"
 )
@@ -71,7 +72,7 @@ func benchCheckpoint10k(b *testing.B, existing bool) {
 	}
 	var chunkLog []chunk
 	chunks := 0
-	m, err := scoped.Open(context.Background(), st, cfg, scoped.Options{
+	m, err := breakerserver.Open(context.Background(), st, cfg, breakerserver.Options{
 		WALDir: filepath.Join(dir, "server-wal"), CheckpointEvery: time.Second,
 		OnCommit: func(scopes, _ int, took time.Duration, _ error) {
 			if !counting.Load() {

@@ -1,13 +1,14 @@
 package httpapi
 
 import (
-	"github.com/loopbreaker/loopbreaker/internal/jsonenc"
 	"net/http"
 	"strconv"
 	"sync"
 
+	"github.com/loopbreaker/loopbreaker/breakerserver"
+	"github.com/loopbreaker/loopbreaker/internal/jsonenc"
+
 	lb "github.com/loopbreaker/loopbreaker"
-	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 // The answers to checks and outcomes are encoded by hand: they are most
@@ -18,7 +19,7 @@ import (
 // encoding/json writes (TestDecisionJSONMatchesEncodingJSON checks every
 // field, so a field added to these types fails it until added here).
 
-func encodeDecision(w http.ResponseWriter, d scoped.Decision, bufs *answerBuffers) {
+func encodeDecision(w http.ResponseWriter, d breakerserver.Decision, bufs *answerBuffers) {
 	buf := bufs.get()
 	*buf = append(appendDecision((*buf)[:0], &d), '\n')
 	w.Header().Set("Content-Type", "application/json")
@@ -56,7 +57,7 @@ func (a *answerBuffers) put(buf *[]byte) {
 	}
 }
 
-func appendDecision(b []byte, d *scoped.Decision) []byte {
+func appendDecision(b []byte, d *breakerserver.Decision) []byte {
 	b = append(b, `{"decision_id":`...)
 	b = jsonenc.String(b, d.DecisionID)
 	b = append(b, `,"allowed":`...)
@@ -104,7 +105,7 @@ func appendDecision(b []byte, d *scoped.Decision) []byte {
 
 // appendBreakerFields writes a Breaker's object without its closing
 // brace (BreakerDecision adds its own fields).
-func appendBreakerFields(b []byte, br *scoped.Breaker) []byte {
+func appendBreakerFields(b []byte, br *breakerserver.Breaker) []byte {
 	b = append(b, `{"scope":`...)
 	b = jsonenc.String(b, br.Scope)
 	b = append(b, `,"state":`...)

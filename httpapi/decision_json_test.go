@@ -9,7 +9,7 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
-	"github.com/loopbreaker/loopbreaker/scoped"
+	"github.com/loopbreaker/loopbreaker/breakerserver"
 )
 
 // fill sets every field reachable from v to a value that is not zero,
@@ -53,14 +53,14 @@ func fill(v reflect.Value, seed int) {
 
 func TestDecisionJSONMatchesEncodingJSON(t *testing.T) {
 	now := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
-	cases := map[string]scoped.Decision{
+	cases := map[string]breakerserver.Decision{
 		"zero": {},
-		"typical": {DecisionID: "d-1", Allowed: true, State: lb.Closed, Scope: "global", Breakers: []scoped.BreakerDecision{
-			{Breaker: scoped.Breaker{Scope: "global", State: lb.Closed, Kind: "configured", RecentFailures: []lb.Failure{}, WindowSeconds: 3600, UpdatedAt: now}, Allowed: true},
+		"typical": {DecisionID: "d-1", Allowed: true, State: lb.Closed, Scope: "global", Breakers: []breakerserver.BreakerDecision{
+			{Breaker: breakerserver.Breaker{Scope: "global", State: lb.Closed, Kind: "configured", RecentFailures: []lb.Failure{}, WindowSeconds: 3600, UpdatedAt: now}, Allowed: true},
 		}},
 	}
 	for seed := range 6 {
-		var d scoped.Decision
+		var d breakerserver.Decision
 		fill(reflect.ValueOf(&d).Elem(), seed)
 		cases["filled-"+string(rune('a'+seed))] = d
 	}
@@ -78,9 +78,9 @@ func TestDecisionJSONMatchesEncodingJSON(t *testing.T) {
 
 // The hand-written answer decodes to the same decision.
 func TestDecisionJSONRoundTrips(t *testing.T) {
-	var d scoped.Decision
+	var d breakerserver.Decision
 	fill(reflect.ValueOf(&d).Elem(), 3)
-	var back scoped.Decision
+	var back breakerserver.Decision
 	dec := json.NewDecoder(strings.NewReader(string(appendDecision(nil, &d))))
 	if err := dec.Decode(&back); err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
-	"github.com/loopbreaker/loopbreaker/scoped"
+	"github.com/loopbreaker/loopbreaker/breakerserver"
 )
 
 // errorBody is every error's JSON: {"error": {"code", "message", "fields"}}.
@@ -226,22 +226,22 @@ func summary(p map[string]string) string {
 
 // managerError answers an error of the scoped breakers.
 func managerError(w http.ResponseWriter, err error) {
-	var inv *scoped.InvalidError
+	var inv *breakerserver.InvalidError
 	switch {
 	case errors.As(err, &inv):
 		writeError(w, http.StatusUnprocessableEntity, "invalid_request", "the request has invalid fields: "+summary(inv.Fields), inv.Fields)
-	case errors.Is(err, scoped.ErrNoBreaker):
+	case errors.Is(err, breakerserver.ErrNoBreaker):
 		writeError(w, http.StatusUnprocessableEntity, "no_breaker", err.Error(), nil)
-	case errors.Is(err, scoped.ErrUnknownScope):
+	case errors.Is(err, breakerserver.ErrUnknownScope):
 		writeError(w, http.StatusNotFound, "unknown_scope", err.Error(), nil)
 	case errors.Is(err, lb.ErrUnconfirmed):
 		// Sent to the store, which did not answer: it may have been
 		// applied. Not a 503, which clients may resend on their own.
 		writeError(w, http.StatusGatewayTimeout, "outcome_unknown", err.Error(), nil)
-	case errors.Is(err, scoped.ErrUnavailable), errors.Is(err, lb.ErrStoreUnavailable):
+	case errors.Is(err, breakerserver.ErrUnavailable), errors.Is(err, lb.ErrStoreUnavailable):
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, "store_unavailable", err.Error(), nil)
-	case errors.Is(err, scoped.ErrClosed):
+	case errors.Is(err, breakerserver.ErrClosed):
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, "shutting_down", "the server is shutting down: retry against its next start", nil)
 	case errors.Is(err, lb.ErrCorruptState):

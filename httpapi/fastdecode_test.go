@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/breakerserver"
 	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
@@ -75,7 +76,7 @@ func compareFlat[T any, P interface {
 func TestPlainBodiesAreReadWithoutEncodingJSON(t *testing.T) {
 	ctx := scoped.Context{AgentID: "agent-7", Category: "tooling", Session: "s-1", Slice: "2", Stakes: "low", Tags: []string{"a", "b"}}
 	check, _ := json.Marshal(checkRequest{Context: ctx})
-	outcome, _ := json.Marshal(outcomeRequest{DecisionID: scoped.NewDecisionID(), Result: lb.OutcomeFailure, Reason: "tests fail", Context: ctx})
+	outcome, _ := json.Marshal(outcomeRequest{DecisionID: breakerserver.NewDecisionID(), Result: lb.OutcomeFailure, Reason: "tests fail", Context: ctx})
 	var c checkRequest
 	var o outcomeRequest
 	if !parseFlat(check, &c) || !reflect.DeepEqual(c.Context, ctx) {

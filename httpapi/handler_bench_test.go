@@ -11,6 +11,7 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/breakerserver"
 	"github.com/loopbreaker/loopbreaker/filestore"
 	"github.com/loopbreaker/loopbreaker/metrics"
 	"github.com/loopbreaker/loopbreaker/scoped"
@@ -34,7 +35,7 @@ func BenchmarkHandler(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	m, err := scoped.Open(context.Background(), st, cfg, scoped.Options{WALDir: filepath.Join(dir, "server-wal")})
+	m, err := breakerserver.Open(context.Background(), st, cfg, breakerserver.Options{WALDir: filepath.Join(dir, "server-wal")})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func BenchmarkHandler(b *testing.B) {
 		}
 	})
 	b.Run("outcome", func(b *testing.B) {
-		var d scoped.Decision
+		var d breakerserver.Decision
 		if err := json.Unmarshal(serve("/v1/check", checkBody).Body.Bytes(), &d); err != nil {
 			b.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/breakerserver"
 	"github.com/loopbreaker/loopbreaker/metrics"
 	"github.com/loopbreaker/loopbreaker/scoped"
 )
@@ -41,7 +42,7 @@ func addProblem(p *map[string]string, field, msg string) {
 	(*p)[field] = msg
 }
 
-func handleCheck(m *scoped.Manager, mt *metrics.Metrics, maxBytes int64, bufs *answerBuffers) http.Handler {
+func handleCheck(m *breakerserver.Manager, mt *metrics.Metrics, maxBytes int64, bufs *answerBuffers) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req, ok := decode[checkRequest](w, r, maxBytes, false, bufs)
 		if !ok {
@@ -69,7 +70,7 @@ type outcomeRequest struct {
 
 func (r outcomeRequest) problems() map[string]string {
 	p := prefixed("context.", r.Context.Problems())
-	if msg := scoped.ValidDecisionID(r.DecisionID); msg != "" {
+	if msg := breakerserver.ValidDecisionID(r.DecisionID); msg != "" {
 		addProblem(&p, "decision_id", msg)
 	}
 	if !r.Result.Valid() {
@@ -81,7 +82,7 @@ func (r outcomeRequest) problems() map[string]string {
 	return p
 }
 
-func handleOutcome(m *scoped.Manager, mt *metrics.Metrics, maxBytes int64, bufs *answerBuffers) http.Handler {
+func handleOutcome(m *breakerserver.Manager, mt *metrics.Metrics, maxBytes int64, bufs *answerBuffers) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req, ok := decode[outcomeRequest](w, r, maxBytes, false, bufs)
 		if !ok {
@@ -100,8 +101,8 @@ func handleOutcome(m *scoped.Manager, mt *metrics.Metrics, maxBytes int64, bufs 
 }
 
 type listResponse struct {
-	Time     time.Time        `json:"time"`
-	Breakers []scoped.Breaker `json:"breakers"`
+	Time     time.Time               `json:"time"`
+	Breakers []breakerserver.Breaker `json:"breakers"`
 	// Next, when set, is the after= of the next page.
 	Next string `json:"next,omitempty"`
 }
@@ -110,7 +111,7 @@ type listResponse struct {
 // default limit).
 const MaxListPage = 1000
 
-func handleListBreakers(m *scoped.Manager, now func() time.Time) http.Handler {
+func handleListBreakers(m *breakerserver.Manager, now func() time.Time) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		limit := MaxListPage
@@ -135,7 +136,7 @@ func handleListBreakers(m *scoped.Manager, now func() time.Time) http.Handler {
 	})
 }
 
-func handleGetBreaker(m *scoped.Manager) http.Handler {
+func handleGetBreaker(m *breakerserver.Manager) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, err := m.Get(r.Context(), r.PathValue("scope"))
 		if err != nil {
@@ -169,7 +170,7 @@ func (r resetRequest) problems() map[string]string {
 	return p
 }
 
-func handleReset(m *scoped.Manager, maxBytes int64, bufs *answerBuffers, origin func(*http.Request) (string, string)) http.Handler {
+func handleReset(m *breakerserver.Manager, maxBytes int64, bufs *answerBuffers, origin func(*http.Request) (string, string)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req, ok := decode[resetRequest](w, r, maxBytes, true, bufs)
 		if !ok {
@@ -200,10 +201,10 @@ func handleReset(m *scoped.Manager, maxBytes int64, bufs *answerBuffers, origin 
 	})
 }
 
-func handleHealthz(m *scoped.Manager) http.Handler {
+func handleHealthz(m *breakerserver.Manager) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := m.Health(); err != nil {
-			if errors.Is(err, scoped.ErrDegraded) {
+			if errors.Is(err, breakerserver.ErrDegraded) {
 				encode(w, http.StatusServiceUnavailable, map[string]string{"status": "degraded", "error": err.Error()})
 				return
 			}

@@ -9,13 +9,13 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/breakerserver"
 	"github.com/loopbreaker/loopbreaker/metrics"
-	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 // Config is what the server needs.
 type Config struct {
-	Manager *scoped.Manager
+	Manager *breakerserver.Manager
 	// Metrics, when set, is served on /metrics and records request
 	// latency and decisions.
 	Metrics *metrics.Metrics

@@ -21,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/breakerserver"
 	"github.com/loopbreaker/loopbreaker/dashboard"
 	"github.com/loopbreaker/loopbreaker/filestore"
 	"github.com/loopbreaker/loopbreaker/metrics"
@@ -62,7 +63,7 @@ type api struct {
 	t     *testing.T
 	url   string
 	clock *clock
-	m     *scoped.Manager
+	m     *breakerserver.Manager
 	c     *http.Client
 }
 
@@ -79,9 +80,9 @@ func newAPI(t *testing.T, o apiOptions) *api {
 		t.Fatal(err)
 	}
 	var mt *metrics.Metrics
-	m, err := scoped.Open(context.Background(), st, cfg, scoped.Options{
+	m, err := breakerserver.Open(context.Background(), st, cfg, breakerserver.Options{
 		Now: clk.Now,
-		OnChange: func(c scoped.Change) {
+		OnChange: func(c breakerserver.Change) {
 			if mt != nil {
 				mt.Change(c)
 			}
@@ -166,18 +167,18 @@ func (a *api) wantError(method, path, token string, body any, status int, code s
 	return e
 }
 
-func (a *api) check(token string, ctx scoped.Context) scoped.Decision {
+func (a *api) check(token string, ctx scoped.Context) breakerserver.Decision {
 	a.t.Helper()
-	var d scoped.Decision
+	var d breakerserver.Decision
 	if code, _ := a.call("POST", "/v1/check", token, map[string]any{"context": ctx}, &d); code != 200 {
 		a.t.Fatalf("check: %d", code)
 	}
 	return d
 }
 
-func (a *api) outcome(token string, ctx scoped.Context, id, result string) scoped.Decision {
+func (a *api) outcome(token string, ctx scoped.Context, id, result string) breakerserver.Decision {
 	a.t.Helper()
-	var d scoped.Decision
+	var d breakerserver.Decision
 	body := map[string]any{"decision_id": id, "result": result, "context": ctx}
 	if code, _ := a.call("POST", "/v1/outcome", token, body, &d); code != 200 {
 		a.t.Fatalf("outcome: %d", code)
@@ -185,9 +186,9 @@ func (a *api) outcome(token string, ctx scoped.Context, id, result string) scope
 	return d
 }
 
-func (a *api) fail(token string, ctx scoped.Context, n int) scoped.Decision {
+func (a *api) fail(token string, ctx scoped.Context, n int) breakerserver.Decision {
 	a.t.Helper()
-	var d scoped.Decision
+	var d breakerserver.Decision
 	for range n {
 		d = a.outcome(token, ctx, a.check(token, ctx).DecisionID, "failure")
 	}
@@ -212,7 +213,7 @@ func TestCheckOutcomeListGet(t *testing.T) {
 		t.Fatalf("denied check: %+v", d)
 	}
 	var list struct {
-		Breakers []scoped.Breaker `json:"breakers"`
+		Breakers []breakerserver.Breaker `json:"breakers"`
 	}
 	if code, _ := a.call("GET", "/v1/breakers", "", nil, &list); code != 200 {
 		t.Fatalf("list: %d", code)
@@ -225,7 +226,7 @@ func TestCheckOutcomeListGet(t *testing.T) {
 		t.Fatalf("list = %v, want %v", got, want)
 	}
 	for _, path := range []string{"/v1/breakers/agent:bob", "/v1/breakers/agent%3Abob"} {
-		var one scoped.Breaker
+		var one breakerserver.Breaker
 		if code, _ := a.call("GET", path, "", nil, &one); code != 200 || one.State != lb.Open || len(one.Transitions) != 1 {
 			t.Fatalf("GET %s: %d %+v", path, code, one)
 		}
@@ -266,7 +267,7 @@ func TestAuth(t *testing.T) {
 	if d := a.check("read-secret", ctx); d.Allowed {
 		t.Fatal("a refused reset reset the breaker")
 	}
-	var b scoped.Breaker
+	var b breakerserver.Breaker
 	if code, _ := a.call("POST", reset, "admin-secret", map[string]string{"mode": "force", "by": "alice", "reason": "fixed"}, &b); code != 200 || b.State != lb.Closed {
 		t.Fatalf("reset with the admin token: %d %+v", code, b)
 	}
@@ -306,7 +307,7 @@ func TestResetModes(t *testing.T) {
 	a.fail("", bob, 3)
 	a.clock.Advance(10 * time.Minute)
 	a.check("", bob) // probe out, never answered
-	var b scoped.Breaker
+	var b breakerserver.Breaker
 	if code, _ := a.call("POST", "/v1/breakers/agent:bob/reset", "adm", map[string]string{"mode": "probe_first"}, &b); code != 200 || b.State != lb.HalfOpen || b.Probe != nil {
 		t.Fatalf("probe_first reset of a stuck HALF_OPEN: %d %+v", code, b)
 	}
@@ -373,7 +374,7 @@ func TestBadRequests(t *testing.T) {
 		})
 	}
 	// Nothing above was recorded.
-	var g scoped.Breaker
+	var g breakerserver.Breaker
 	a.call("GET", "/v1/breakers/global", "", nil, &g)
 	if g.Failures != 0 {
 		t.Fatalf("a rejected request was recorded: %+v", g)
@@ -411,7 +412,7 @@ func TestWrongContentTypeMethodAndPath(t *testing.T) {
 			}
 		}
 	}
-	var d scoped.Decision
+	var d breakerserver.Decision
 	if code, _ := a.call("POST", "/v1/outcome", "", map[string]any{"decision_id": "d-x", "result": "failure", "context": map[string]string{"agent_id": "bob"}}, &d); code != 200 {
 		t.Fatalf("application/json: %d", code)
 	}
@@ -435,7 +436,7 @@ func TestNoBreakerMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := scoped.Open(context.Background(), st, cfg, scoped.Options{Now: clk.Now})
+	m, err := breakerserver.Open(context.Background(), st, cfg, breakerserver.Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,7 +464,7 @@ func TestConcurrentOutcomesOverHTTP(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	var g scoped.Breaker
+	var g breakerserver.Breaker
 	a.call("GET", "/v1/breakers/global", "", nil, &g)
 	if g.Failures != clients*each {
 		t.Fatalf("global counted %d failures, want %d", g.Failures, clients*each)
@@ -630,7 +631,7 @@ func TestLongScopeNamesWork(t *testing.T) {
 	for _, agent := range long {
 		ctx := scoped.Context{AgentID: agent}
 		for range 3 {
-			var d scoped.Decision
+			var d breakerserver.Decision
 			if code, _ := a.call("POST", "/v1/check", "", map[string]any{"context": ctx}, &d); code != 200 {
 				t.Fatalf("check of agent %.20q... (%d bytes): %d", agent, len(agent), code)
 			}
@@ -640,7 +641,7 @@ func TestLongScopeNamesWork(t *testing.T) {
 			}
 		}
 	}
-	var list struct{ Breakers []scoped.Breaker }
+	var list struct{ Breakers []breakerserver.Breaker }
 	a.call("GET", "/v1/breakers", "", nil, &list)
 	for _, agent := range long {
 		found := false
@@ -669,7 +670,7 @@ func TestListIsPaginated(t *testing.T) {
 	next := ""
 	for pages := 0; ; pages++ {
 		var page struct {
-			Breakers []scoped.Breaker
+			Breakers []breakerserver.Breaker
 			Next     string
 		}
 		path := "/v1/breakers?limit=3"

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/breakerserver"
 	"github.com/loopbreaker/loopbreaker/filestore"
 	"github.com/loopbreaker/loopbreaker/metrics"
 	"github.com/loopbreaker/loopbreaker/scoped"
@@ -178,9 +179,9 @@ func openBenchServe(b *testing.B) benchServe {
 	cfg, st, dir := benchStore(b)
 	var mt *metrics.Metrics
 	walDir := filepath.Join(dir, "server-wal")
-	m, err := scoped.Open(context.Background(), st, cfg, scoped.Options{
+	m, err := breakerserver.Open(context.Background(), st, cfg, breakerserver.Options{
 		WALDir:   walDir,
-		OnChange: func(c scoped.Change) { mt.Change(c) },
+		OnChange: func(c breakerserver.Change) { mt.Change(c) },
 		OnCommit: func(s, e int, d time.Duration, err error) { mt.Commit(s, e, d, err) },
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
+	"github.com/loopbreaker/loopbreaker/breakerserver"
 	"github.com/loopbreaker/loopbreaker/filestore"
 	"github.com/loopbreaker/loopbreaker/scoped"
 )
@@ -129,7 +130,7 @@ func (f *fixture) stall(session string, n int) lb.Decision {
 func (f *fixture) fail(c scoped.Context, n int) []string {
 	f.t.Helper()
 	ctx := context.Background()
-	m, err := scoped.Open(ctx, f.store, f.cfg, scoped.Options{Now: f.clock.Now, Shared: true})
+	m, err := breakerserver.Open(ctx, f.store, f.cfg, breakerserver.Options{Now: f.clock.Now, Shared: true})
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/breakerserver"
 	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
@@ -141,7 +142,7 @@ func TestHeldProbeHaltsOthers(t *testing.T) {
 	work := scoped.Context{Stakes: "high"}
 	f.fail(work, 3)
 	f.clock.Set(t0.Add(61 * time.Minute))
-	m, err := scoped.Open(context.Background(), f.store, f.cfg, scoped.Options{Now: f.clock.Now, Shared: true})
+	m, err := breakerserver.Open(context.Background(), f.store, f.cfg, breakerserver.Options{Now: f.clock.Now, Shared: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,21 +25,21 @@ import (
 	vm "github.com/VictoriaMetrics/metrics"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/breakerserver"
 	"github.com/loopbreaker/loopbreaker/notify"
-	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 // Sources are read at every scrape; nil ones are left out.
 type Sources struct {
-	// Breakers lists the breakers (scoped.Manager.List).
-	Breakers func(ctx context.Context) ([]scoped.Breaker, error)
+	// Breakers lists the breakers (breakerserver.Manager.List).
+	Breakers func(ctx context.Context) ([]breakerserver.Breaker, error)
 	// Health is nil while decisions can be made and saved.
 	Health func() error
 	// Notify returns the notifier's counters.
 	Notify func() notify.Stats
 	// Live counts the breakers in memory and those evicted
-	// (scoped.Manager.Stats).
-	Live func() scoped.Stats
+	// (breakerserver.Manager.Stats).
+	Live func() breakerserver.Stats
 	// Store returns a shared store's counters (nil: none).
 	Store func() StoreCounters
 }
@@ -127,7 +127,7 @@ func (m *Metrics) WritePrometheus(ctx context.Context, w io.Writer) {
 		health = m.src.Health()
 		up := 1
 		// Unusable breakers (degraded) are not a store that is down.
-		if health != nil && !errors.Is(health, scoped.ErrDegraded) {
+		if health != nil && !errors.Is(health, breakerserver.ErrDegraded) {
 			up = 0
 		}
 		family(w, "loopbreaker_store_up", "gauge", "1 while decisions can be made and saved, 0 while the store cannot be reached or written.")
@@ -188,7 +188,7 @@ func (m *Metrics) Observer(route string) func(code int, took time.Duration) {
 }
 
 // Check counts a check's decision.
-func (m *Metrics) Check(d scoped.Decision) {
+func (m *Metrics) Check(d breakerserver.Decision) {
 	i := 0 // allowed
 	switch {
 	case !d.Allowed:
@@ -211,12 +211,12 @@ func (m *Metrics) Outcome(r lb.OutcomeResult) {
 }
 
 // Change counts a change of state.
-func (m *Metrics) Change(c scoped.Change) {
+func (m *Metrics) Change(c breakerserver.Change) {
 	m.set.GetOrCreateCounter(transitionsName + `{from="` + labelValue(string(c.From)) +
 		`",to="` + labelValue(string(c.To)) + `"}`).Inc()
 }
 
-// Commit records one group commit (scoped.Options.OnCommit).
+// Commit records one group commit (breakerserver.Options.OnCommit).
 func (m *Metrics) Commit(scopes, entries int, took time.Duration, err error) {
 	m.commits.observe(m.commitAll, took.Seconds())
 	m.journaled.Add(entries)
@@ -236,7 +236,7 @@ func (m *Metrics) Commit(scopes, entries int, took time.Duration, err error) {
 // 4 MB. loopbreaker_breakers_by_state counts them all, and
 // loopbreaker_template_breakers counts the template breakers by kind and
 // state, those left out included.
-func writeBreakers(w io.Writer, all []scoped.Breaker) {
+func writeBreakers(w io.Writer, all []breakerserver.Breaker) {
 	family(w, "loopbreaker_breakers", "gauge", "Breakers known (configured and template ones in use).")
 	fmt.Fprintf(w, "loopbreaker_breakers %d\n", len(all))
 	counts := map[lb.State]int{}
@@ -245,8 +245,8 @@ func writeBreakers(w io.Writer, all []scoped.Breaker) {
 		state lb.State
 	}
 	byKind := map[kindState]int{}
-	bs := make([]scoped.Breaker, 0, 64)
-	var templ []scoped.Breaker
+	bs := make([]breakerserver.Breaker, 0, 64)
+	var templ []breakerserver.Breaker
 	for _, b := range all {
 		counts[b.State]++
 		switch {
@@ -262,7 +262,7 @@ func writeBreakers(w io.Writer, all []scoped.Breaker) {
 	}
 	// OPEN before HALF_OPEN before ERROR, then by scope: the same series
 	// from one scrape to the next.
-	rank := func(b scoped.Breaker) int {
+	rank := func(b breakerserver.Breaker) int {
 		switch b.State {
 		case lb.Open:
 			return 0
@@ -271,14 +271,14 @@ func writeBreakers(w io.Writer, all []scoped.Breaker) {
 		}
 		return 2
 	}
-	slices.SortFunc(templ, func(a, b scoped.Breaker) int {
+	slices.SortFunc(templ, func(a, b breakerserver.Breaker) int {
 		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a.Scope, b.Scope))
 	})
 	leftOut := max(len(templ)-MaxTemplateSeries, 0)
 	bs = append(bs, templ[:len(templ)-leftOut]...)
 	family(w, "loopbreaker_breakers_by_state", "gauge", "Breakers by state (ERROR: its state cannot be used); per-scope series below are only for configured breakers and at most 100 template breakers not CLOSED.")
 	order := stateOrder()
-	for _, st := range append(order[:], scoped.StateError) {
+	for _, st := range append(order[:], breakerserver.StateError) {
 		fmt.Fprintf(w, "loopbreaker_breakers_by_state{state=\"%s\"} %d\n", st, counts[st])
 	}
 	family(w, "loopbreaker_template_breakers", "gauge", "Template breakers (made on first use for an agent, a session...) by kind and state.")
@@ -315,14 +315,14 @@ func writeBreakers(w io.Writer, all []scoped.Breaker) {
 	}
 	perScope := []struct {
 		name, typ, help string
-		value           func(scoped.Breaker) int
+		value           func(breakerserver.Breaker) int
 	}{
 		{"loopbreaker_breaker_failures", "gauge", "Failed outcomes inside the breaker's window.",
-			func(b scoped.Breaker) int { return b.Failures }},
+			func(b breakerserver.Breaker) int { return b.Failures }},
 		{"loopbreaker_breaker_failure_threshold", "gauge", "Failed outcomes inside the window that open the breaker.",
-			func(b scoped.Breaker) int { return b.FailureThreshold }},
+			func(b breakerserver.Breaker) int { return b.FailureThreshold }},
 		{"loopbreaker_breaker_trips_total", "counter", "Times the breaker opened, over its whole stored life.",
-			func(b scoped.Breaker) int { return b.TotalOpens }},
+			func(b breakerserver.Breaker) int { return b.TotalOpens }},
 	}
 	for _, f := range perScope {
 		family(w, f.name, f.typ, f.help)
@@ -334,7 +334,7 @@ func writeBreakers(w io.Writer, all []scoped.Breaker) {
 
 // writeLive writes the breakers in memory against the cap, and the
 // evictions by reason.
-func writeLive(w io.Writer, s scoped.Stats) {
+func writeLive(w io.Writer, s breakerserver.Stats) {
 	family(w, "loopbreaker_breakers_live", "gauge", "Breakers held in memory (at most serve --max-breakers, beyond which idle CLOSED ones are forgotten from memory and read again from the store on use).")
 	fmt.Fprintf(w, "loopbreaker_breakers_live %d\n", s.Live)
 	family(w, "loopbreaker_breakers_evicted_total", "counter", "Breakers evicted: memory_cap (forgotten from memory, kept in the store) or idle (deleted after evict_after unused).")

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/breakerserver"
 	"github.com/loopbreaker/loopbreaker/notify"
-	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 func scrape(t *testing.T, m *Metrics) string {
@@ -38,14 +38,14 @@ func hasLines(t *testing.T, text string, lines ...string) {
 }
 
 func TestMetrics(t *testing.T) {
-	breakers := []scoped.Breaker{
+	breakers := []breakerserver.Breaker{
 		{Scope: "agent:bob", State: lb.Open, Failures: 3, FailureThreshold: 3, TotalOpens: 2},
 		{Scope: "global", Configured: true, State: lb.Closed, Failures: 1, FailureThreshold: 100},
 		{Scope: "agent:idle", State: lb.Closed, FailureThreshold: 3},
 	}
 	healthy := true
 	m := New(Sources{
-		Breakers: func(context.Context) ([]scoped.Breaker, error) { return breakers, nil },
+		Breakers: func(context.Context) ([]breakerserver.Breaker, error) { return breakers, nil },
 		Health: func() error {
 			if healthy {
 				return nil
@@ -54,11 +54,11 @@ func TestMetrics(t *testing.T) {
 		},
 		Notify: func() notify.Stats { return notify.Stats{Sent: 4, Dropped: 1} },
 	})
-	m.Check(scoped.Decision{Allowed: true})
-	m.Check(scoped.Decision{Allowed: false})
-	m.Check(scoped.Decision{Allowed: true, Probe: true})
+	m.Check(breakerserver.Decision{Allowed: true})
+	m.Check(breakerserver.Decision{Allowed: false})
+	m.Check(breakerserver.Decision{Allowed: true, Probe: true})
 	m.Outcome(lb.OutcomeFailure)
-	m.Change(scoped.Change{Scope: "agent:bob", Transition: lb.Transition{From: lb.Closed, To: lb.Open}})
+	m.Change(breakerserver.Change{Scope: "agent:bob", Transition: lb.Transition{From: lb.Closed, To: lb.Open}})
 	m.Commit(2, 5, 3*time.Millisecond, nil)
 	m.Observer("POST /v1/check")(200, 2*time.Millisecond)
 	text := scrape(t, m)
@@ -132,10 +132,10 @@ func TestMetricsLatencyByCode(t *testing.T) {
 }
 
 func TestMetricsEscapesLabelValues(t *testing.T) {
-	m := New(Sources{Breakers: func(context.Context) ([]scoped.Breaker, error) {
-		return []scoped.Breaker{{Scope: "agent:a\"b\\c\nd", State: lb.Open}}, nil
+	m := New(Sources{Breakers: func(context.Context) ([]breakerserver.Breaker, error) {
+		return []breakerserver.Breaker{{Scope: "agent:a\"b\\c\nd", State: lb.Open}}, nil
 	}})
-	m.Change(scoped.Change{Transition: lb.Transition{From: lb.State(`x"y`), To: lb.Open}})
+	m.Change(breakerserver.Change{Transition: lb.Transition{From: lb.State(`x"y`), To: lb.Open}})
 	text := scrape(t, m)
 	hasLines(t, text,
 		`loopbreaker_breaker_state_code{scope="agent:a\"b\\c\nd"} 2`,
@@ -144,10 +144,10 @@ func TestMetricsEscapesLabelValues(t *testing.T) {
 }
 
 func TestMetricsBreakerListFails(t *testing.T) {
-	m := New(Sources{Breakers: func(context.Context) ([]scoped.Breaker, error) {
+	m := New(Sources{Breakers: func(context.Context) ([]breakerserver.Breaker, error) {
 		return nil, errors.New("store closed\nretry")
 	}})
-	m.Check(scoped.Decision{Allowed: true, Warning: true})
+	m.Check(breakerserver.Decision{Allowed: true, Warning: true})
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	if rec.Code != 200 {
@@ -170,14 +170,14 @@ func TestMetricsBreakerListFails(t *testing.T) {
 // The breakers' series stay small with many breakers: per scope only for
 // configured ones and those not CLOSED, counts by state for all.
 func TestBreakerSeriesBounded(t *testing.T) {
-	var bs []scoped.Breaker
+	var bs []breakerserver.Breaker
 	for i := range 20_000 {
-		bs = append(bs, scoped.Breaker{Scope: fmt.Sprintf("agent:a%05d", i), State: lb.Closed, FailureThreshold: 5})
+		bs = append(bs, breakerserver.Breaker{Scope: fmt.Sprintf("agent:a%05d", i), State: lb.Closed, FailureThreshold: 5})
 	}
-	bs = append(bs, scoped.Breaker{Scope: "agent:stuck", State: lb.Open, FailureThreshold: 5},
-		scoped.Breaker{Scope: "global", Configured: true, State: lb.Closed, FailureThreshold: 100},
-		scoped.Breaker{Scope: "agent:broken", State: scoped.StateError})
-	m := New(Sources{Breakers: func(context.Context) ([]scoped.Breaker, error) { return bs, nil }})
+	bs = append(bs, breakerserver.Breaker{Scope: "agent:stuck", State: lb.Open, FailureThreshold: 5},
+		breakerserver.Breaker{Scope: "global", Configured: true, State: lb.Closed, FailureThreshold: 100},
+		breakerserver.Breaker{Scope: "agent:broken", State: breakerserver.StateError})
+	m := New(Sources{Breakers: func(context.Context) ([]breakerserver.Breaker, error) { return bs, nil }})
 	var buf bytes.Buffer
 	m.WritePrometheus(context.Background(), &buf)
 	out := buf.String()
@@ -200,7 +200,7 @@ func TestBreakerSeriesBounded(t *testing.T) {
 
 // The breakers in memory and the evictions are exported, by reason.
 func TestMetricsLiveAndEvicted(t *testing.T) {
-	m := New(Sources{Live: func() scoped.Stats { return scoped.Stats{Live: 7, EvictedMemory: 3, EvictedIdle: 2} }})
+	m := New(Sources{Live: func() breakerserver.Stats { return breakerserver.Stats{Live: 7, EvictedMemory: 3, EvictedIdle: 2} }})
 	hasLines(t, scrape(t, m),
 		"loopbreaker_breakers_live 7",
 		`loopbreaker_breakers_evicted_total{reason="memory_cap"} 3`,
@@ -213,12 +213,12 @@ func TestMetricsLiveAndEvicted(t *testing.T) {
 func TestMetricsStoreUnreachable(t *testing.T) {
 	listed := false
 	m := New(Sources{
-		Breakers: func(context.Context) ([]scoped.Breaker, error) {
+		Breakers: func(context.Context) ([]breakerserver.Breaker, error) {
 			listed = true
 			return nil, fmt.Errorf("list: %w", lb.ErrStoreUnavailable)
 		},
 		Health: func() error {
-			return fmt.Errorf("%w: Redis at redis://h:6379/0 is unreachable: %w", scoped.ErrUnavailable, lb.ErrStoreUnavailable)
+			return fmt.Errorf("%w: Redis at redis://h:6379/0 is unreachable: %w", breakerserver.ErrUnavailable, lb.ErrStoreUnavailable)
 		},
 	})
 	text := scrape(t, m)
@@ -235,14 +235,14 @@ func TestMetricsStoreUnreachable(t *testing.T) {
 // open 10,000 agent breakers, which made a 4 MB scrape. The first 100 (OPEN
 // first, by scope) keep their series; all are counted by kind and state.
 func TestOpenTemplateBreakersBounded(t *testing.T) {
-	var bs []scoped.Breaker
+	var bs []breakerserver.Breaker
 	for i := range 10_000 {
-		bs = append(bs, scoped.Breaker{Scope: fmt.Sprintf("agent:a%05d", i), State: lb.Open, FailureThreshold: 5})
+		bs = append(bs, breakerserver.Breaker{Scope: fmt.Sprintf("agent:a%05d", i), State: lb.Open, FailureThreshold: 5})
 	}
-	bs = append(bs, scoped.Breaker{Scope: "session:s1", State: lb.HalfOpen, FailureThreshold: 5},
-		scoped.Breaker{Scope: "session:s2", State: lb.Closed, FailureThreshold: 5},
-		scoped.Breaker{Scope: "stakes:high", Configured: true, State: lb.Open, FailureThreshold: 2})
-	m := New(Sources{Breakers: func(context.Context) ([]scoped.Breaker, error) { return bs, nil }})
+	bs = append(bs, breakerserver.Breaker{Scope: "session:s1", State: lb.HalfOpen, FailureThreshold: 5},
+		breakerserver.Breaker{Scope: "session:s2", State: lb.Closed, FailureThreshold: 5},
+		breakerserver.Breaker{Scope: "stakes:high", Configured: true, State: lb.Open, FailureThreshold: 2})
+	m := New(Sources{Breakers: func(context.Context) ([]breakerserver.Breaker, error) { return bs, nil }})
 	out := scrape(t, m)
 	if len(out) > 64<<10 {
 		t.Fatalf("/metrics with 10,000 OPEN template breakers is %d bytes, want a bounded size", len(out))

@@ -88,8 +88,7 @@ func (s *Store) Replace(ctx context.Context, scope string, state *lb.BreakerStat
 		if err != nil {
 			return s.wrap("read breaker state", err)
 		}
-		schema, err := s.checkSchema(vals[0])
-		if err != nil {
+		if err := s.checkSchema(vals[0]); err != nil {
 			return err
 		}
 		// A key of another type (MGET reads it as missing) is renamed
@@ -112,7 +111,7 @@ func (s *Store) Replace(ctx context.Context, scope string, state *lb.BreakerStat
 		next := st
 		next.Seq = max(base, maxSeq) + 1
 		now := s.opts.Now()
-		value, err := encodeValue(newToken(), schema, &next)
+		value, err := encodeValue(newToken(), &next)
 		if err != nil {
 			return err
 		}
@@ -131,7 +130,7 @@ func (s *Store) Replace(ctx context.Context, scope string, state *lb.BreakerStat
 			if journalType != "stream" && journalType != "none" {
 				p.Rename(ctx, s.keys.journal(scope), aside+":journal")
 			}
-			p.SetNX(ctx, s.keys.schema, schema, 0)
+			p.SetNX(ctx, s.keys.schema, SchemaVersion, 0)
 			p.Set(ctx, s.keys.state(scope), value, 0)
 			p.SAdd(ctx, s.keys.scopes, scope)
 			p.XAdd(ctx, &redis.XAddArgs{Stream: s.keys.journal(scope), Values: []any{"e", entry}})
@@ -210,7 +209,7 @@ func (s *Store) readWatched(ctx context.Context, tx *redis.Tx, scope string) (*l
 	if err != nil {
 		return nil, s.wrap("read breaker state", err)
 	}
-	if _, err := s.checkSchema(vals[0]); err != nil {
+	if err := s.checkSchema(vals[0]); err != nil {
 		return nil, err
 	}
 	if vals[1] == nil {

@@ -15,27 +15,16 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 )
 
-// Layout versions of the values under a prefix (the {P}:schema key).
-//
-// In layout 1 a state value is the BreakerState as encoding/json writes it.
-// In layout 2 it is the same JSON object with every time as an integer of
-// Unix nanoseconds (null for the zero time); a time that does not fit, or
-// that is not in UTC, stays an RFC 3339 string, so that it decodes to the
-// same value. A record re-encodes its whole state, and formatting the
-// times of the attempt history was a quarter of the client's CPU.
-//
-// Both layouts decode with stateOpts, so this package reads a prefix of
-// either. It writes a prefix in the layout it finds there (a fleet still
-// running a loopbreaker that knows only layout 1 keeps working on it), and
-// a new prefix in layout 2. `loopbreaker migrate` through a directory
-// moves a prefix to layout 2.
-const (
-	schemaJSON    = "1"
-	schemaCompact = "2"
-)
+// A state value is the BreakerState's JSON object as encoding/json writes
+// it but for the times: every time is an integer of Unix nanoseconds (null
+// for the zero time); a time that does not fit, or that is not in UTC,
+// stays an RFC 3339 string, so that it decodes to the same value. A record
+// re-encodes its whole state, and formatting the times of the attempt
+// history was a quarter of the client's CPU. This is layout 2
+// (SchemaVersion); layout 1, plain encoding/json, was never released.
 
 // stateOpts encode like encoding/json (field names, omitempty, nil slices)
-// but for the times, and decode both layouts. Built on first use, not at
+// but for the times, and decode a time either way (integer or string). Built on first use, not at
 // start-up: every process of the binary (each hook call) would pay for
 // it, and only the Redis store uses it.
 var stateOpts = sync.OnceValue(func() json.Options {
@@ -195,25 +184,11 @@ func decodeTime(dec *jsontext.Decoder, t *time.Time) error {
 	return json.SkipFunc // an RFC 3339 string, as encoding/json reads it
 }
 
-// encodeState renders st in layout schema into buf, after what buf holds.
-func encodeState(buf *bytes.Buffer, schema string, st *lb.BreakerState) error {
-	var err error
-	if schema == schemaJSON {
-		// exactly what a loopbreaker that knows only layout 1 writes
-		n := buf.Len()
-		err = stdjson.NewEncoder(buf).Encode(st)
-		if err == nil {
-			buf.Truncate(buf.Len() - 1) // Encode's newline
-		} else {
-			buf.Truncate(n)
-		}
-	} else {
-		n := buf.Len()
-		if err = writeCompact(buf, st); err != nil {
-			buf.Truncate(n)
-		}
-	}
-	if err != nil {
+// encodeState renders st into buf, after what buf holds.
+func encodeState(buf *bytes.Buffer, st *lb.BreakerState) error {
+	n := buf.Len()
+	if err := writeCompact(buf, st); err != nil {
+		buf.Truncate(n)
 		return fmt.Errorf("redisstore: encode the state of scope %q: %w", st.Scope, err)
 	}
 	return nil
@@ -229,13 +204,13 @@ var decodeOpts = sync.OnceValue(func() json.Options {
 	return json.JoinOptions(stateOpts(), jsonv1.ReportErrorsWithLegacySemantics(false))
 })
 
-// decodeState reads a state value's body in either layout.
+// decodeState reads a state value's body.
 //
 // The attempts are most of a state, and the decoder grows a slice it is
 // given from nothing, doubling: for 45 attempts, 29.6 KB allocated and a
 // third of the decoding, against 11 KB. So the slice is made as long as
 // the body has attempts first, which the decoder fills in place, with
-// room for the attempt a record adds. Both layouts begin an attempt with
+// room for the attempt a record adds. An attempt begins with
 // its iteration, and no JSON string holds that text unescaped: the count
 // is the attempts' (a miscount would only size the slice wrongly).
 func decodeState(body []byte, st *lb.BreakerState) error {

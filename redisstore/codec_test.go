@@ -3,13 +3,13 @@ package redisstore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/redis/go-redis/v9"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/internal/redistest"
@@ -31,9 +31,9 @@ func viaJSON(t *testing.T, st *lb.BreakerState) *lb.BreakerState {
 	return &out
 }
 
-// Layout 2 decodes to exactly what layout 1 decodes to, for every field,
-// and for the times that stay strings (an offset, out of int64 range) and
-// the zero time; the decoder reads layout 1 values as encoding/json does.
+// A state decodes to exactly what encoding/json's round trip gives, for
+// every field, and for the times that stay strings (an offset, out of
+// int64 range) and the zero time.
 func TestCompactLayoutRoundTrip(t *testing.T) {
 	var st lb.BreakerState
 	fill(t, reflect.ValueOf(&st).Elem(), 0)
@@ -51,44 +51,33 @@ func TestCompactLayoutRoundTrip(t *testing.T) {
 	bad.Summary = "not \xff UTF-8"
 	st.Attempts = append(st.Attempts, odd, bad)
 
-	for _, schema := range []string{schemaCompact, schemaJSON} {
-		v, err := encodeValue("tok", schema, &st)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, body, _ := strings.Cut(v, "\n")
-		// Each name once in each object: a repeated one decodes (the last
-		// wins), but every reader parses it and every record stores it.
-		if !jsontext.Value(body).IsValid() {
-			t.Fatalf("layout %s is not valid I-JSON (RFC 7493: a name twice in an object?):\n%s", schema, body)
-		}
-		var got lb.BreakerState
-		if err := decodeState([]byte(body), &got); err != nil {
-			t.Fatalf("layout %s does not decode: %v\n%s", schema, err, body)
-		}
-		if want := viaJSON(t, &st); !reflect.DeepEqual(&got, want) {
-			t.Fatalf("layout %s decodes to\n%+v\nwant (as encoding/json)\n%+v", schema, got, *want)
-		}
+	v, err := encodeValue("tok", &st)
+	if err != nil {
+		t.Fatal(err)
 	}
-	v, _ := encodeValue("tok", schemaCompact, &st)
+	_, body, _ := strings.Cut(v, "\n")
+	// Each name once in each object: a repeated one decodes (the last
+	// wins), but every reader parses it and every record stores it.
+	if !jsontext.Value(body).IsValid() {
+		t.Fatalf("not valid I-JSON (RFC 7493: a name twice in an object?):\n%s", body)
+	}
+	var got lb.BreakerState
+	if err := decodeState([]byte(body), &got); err != nil {
+		t.Fatalf("does not decode: %v\n%s", err, body)
+	}
+	if want := viaJSON(t, &st); !reflect.DeepEqual(&got, want) {
+		t.Fatalf("decodes to\n%+v\nwant (as encoding/json)\n%+v", got, *want)
+	}
 	if strings.Contains(v, `"updated_at":"`) || !strings.Contains(v, `"opened_at":"2026-11-21T10:00:00.123456789+01:00"`) {
 		t.Fatalf("layout 2 should write UTC times as integers and keep an offset as a string:\n%s", v)
 	}
-	if len(v) >= len(must(encodeValue("tok", schemaJSON, &st))) {
-		t.Fatal("layout 2 is not smaller than layout 1")
+	if plain, _ := json.Marshal(&st); len(body) >= len(plain) {
+		t.Fatal("layout 2 is not smaller than what encoding/json writes")
 	}
 }
 
-func must(s string, err error) string {
-	if err != nil {
-		panic(err)
-	}
-	return s
-}
-
-// A new prefix gets layout 2; a prefix an older loopbreaker wrote in
-// layout 1 is read and kept in layout 1, so that loopbreaker still works
-// on it; a layout-2 snapshot in a trimmed journal decodes.
+// A new prefix gets layout 2, and a snapshot in a trimmed journal
+// decodes; a prefix in layout 1 is refused.
 func TestLayouts(t *testing.T) {
 	srv := redistest.Start(t, redistest.Options{})
 	ctx := context.Background()
@@ -101,8 +90,8 @@ func TestLayouts(t *testing.T) {
 	for range 300 {
 		storetest.MustUpdate(t, s, stamped, "global")
 	}
-	if got, _ := s.Client().Get(ctx, "{new}:schema").Result(); got != schemaCompact {
-		t.Fatalf("a new prefix has layout %q, want %q", got, schemaCompact)
+	if got, _ := s.Client().Get(ctx, "{new}:schema").Result(); got != SchemaVersion {
+		t.Fatalf("a new prefix has layout %q, want %q", got, SchemaVersion)
 	}
 	raw, _ := s.Client().Get(ctx, "{new}:s:global").Result()
 	var old lb.BreakerState
@@ -123,29 +112,12 @@ func TestLayouts(t *testing.T) {
 		t.Fatalf("the trimmed layout-2 journal holds no snapshot that decodes (%d entries)", len(es))
 	}
 
-	// A layout-1 prefix, as an older loopbreaker leaves it.
-	first := lb.NewBreakerState("global")
-	first.Iterations, first.Seq = 1, 1
-	first.UpdatedAt = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
-	body, _ := json.Marshal(first)
-	s.Client().Set(ctx, "{old}:schema", schemaJSON, 0)
-	s.Client().Set(ctx, "{old}:s:global", "t0\n"+string(body), 0)
-	s.Client().SAdd(ctx, "{old}:scopes", "global")
-	s.Client().XAdd(ctx, &redis.XAddArgs{Stream: "{old}:j:global", Values: []any{"e",
-		`{"seq":1,"time":"2026-11-21T09:00:00Z","scope":"global","type":"event","event":{"kind":"iteration","time":"2026-11-21T09:00:00Z"}}`}})
-
+	// A prefix in layout 1 (plain encoding/json, never released) is
+	// refused, not read.
+	s.Client().Set(ctx, "{old}:schema", "1", 0)
 	o := open(t, srv, Options{URL: srv.URL() + "?prefix=old"})
-	for range 3 {
-		storetest.MustUpdate(t, o, storetest.Iterate("x"), "global")
-	}
-	checkJournal(t, o, "global", 4)
-	if got, _ := o.Client().Get(ctx, "{old}:schema").Result(); got != schemaJSON {
-		t.Fatalf("a layout-1 prefix now has layout %q", got)
-	}
-	raw, _ = o.Client().Get(ctx, "{old}:s:global").Result()
-	var back lb.BreakerState
-	if _, body, _ := strings.Cut(raw, "\n"); json.Unmarshal([]byte(body), &back) != nil || back.Iterations != 4 {
-		t.Fatalf("a layout-1 prefix was not written in layout 1:\n%s", raw)
+	if err := o.Update(ctx, []string{"global"}, storetest.Iterate("x")); !errors.Is(err, ErrSchema) {
+		t.Fatalf("Update over layout 1: %v; want ErrSchema", err)
 	}
 }
 
@@ -156,7 +128,7 @@ func TestBrokenStateBodyDoesNotDecode(t *testing.T) {
 	var st lb.BreakerState
 	fill(t, reflect.ValueOf(&st).Elem(), 0)
 	st.UpdatedAt = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	v, err := encodeValue("tok", schemaCompact, &st)
+	v, err := encodeValue("tok", &st)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@
 // Key layout under a prefix P (default "loopbreaker"), all in one Redis
 // Cluster hash slot through the {P} hash tag:
 //
-//	{P}:schema        the layout version ("2", or "1"); a store refuses another
+//	{P}:schema        the layout version ("2"); a store refuses another
 //	{P}:scopes        SET of the scopes that have a state
 //	{P}:s:<scope>     "<version token>\n<BreakerState JSON>" (times as integers in layout 2)
 //	{P}:j:<scope>     STREAM: the journal, one entry per message (field e)
@@ -42,9 +42,9 @@ import (
 )
 
 const (
-	// SchemaVersion is the key layout this package writes under a new
-	// prefix; it reads and writes layout "1" too (codec.go).
-	SchemaVersion = schemaCompact
+	// SchemaVersion is the key layout this package reads and writes
+	// (codec.go); keys of another are refused.
+	SchemaVersion = "2"
 	// DefaultPrefix prefixes every key (inside a hash tag).
 	DefaultPrefix = "loopbreaker"
 	// DefaultMaxEntries is how many journal entries a scope's stream keeps
@@ -114,9 +114,6 @@ type Store struct {
 	count counters
 	// cache holds decoded states by version token (cache.go).
 	cache stateCache
-	// schema is the layout found under the prefix ("": not read yet);
-	// updates write their values in it.
-	schema atomic.Pointer[string]
 	// readTimeout is how long a call waits for a reply (for messages);
 	// retries: go-redis resends a failed command (max_retries in the URL).
 	readTimeout time.Duration

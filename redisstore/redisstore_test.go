@@ -361,7 +361,7 @@ func TestResentCommitIsNotAppliedTwice(t *testing.T) {
 	st.Iterations++
 	st.Seq++
 	tok := newToken()
-	value, _ := encodeValue(tok, SchemaVersion, st)
+	value, _ := encodeValue(tok, st)
 	entry := `{"seq":2,"time":"2026-01-01T00:00:00Z","scope":"global","type":"event","event":{"kind":"iteration","time":"2026-01-01T00:00:00Z"}}`
 	keys := []string{s.keys.schema, s.keys.scopes, s.keys.state("global"), s.keys.journal("global"), s.keys.turn("global")}
 	args := []any{SchemaVersion, tok, 0, 0, s.writer, DefaultTurnHold.Milliseconds(), 1, cur[0].token, "1", "global", value, snapshotHead(st, time.Now()), 1, entry}

@@ -25,7 +25,7 @@ func TestScriptComparesWholeTokens(t *testing.T) {
 	run := func(expected, token string) any {
 		t.Helper()
 		keys := []string{s.keys.schema, s.keys.scopes, key, s.keys.journal("global"), s.keys.turn("global")}
-		args := []any{schemaCompact, token, 0, 0, "w1", 0, 1,
+		args := []any{SchemaVersion, token, 0, 0, "w1", 0, 1,
 			expected, "1", "global", token + "\n{\"scope\":\"global\",\"seq\":1}", `{"seq":1,"state":`, 0}
 		res, err := casScript().Run(ctx, s.Client(), keys, args...).Result()
 		if err != nil {

@@ -135,7 +135,7 @@ func (s *Store) readOnce(ctx context.Context, scopes []string) ([]loaded, bool, 
 	if err != nil {
 		return nil, false, s.wrap("read breaker state", err)
 	}
-	if _, err := s.checkSchema(vals[0]); err != nil {
+	if err := s.checkSchema(vals[0]); err != nil {
 		return nil, false, err
 	}
 	out := make([]loaded, len(scopes))
@@ -202,49 +202,34 @@ func (s *Store) checkAbsent(ctx context.Context, scopes []string, idx []int) (ra
 	return raced, nil
 }
 
-// checkSchema checks the schema key's value v (nil: a new prefix) and
-// returns the layout to write in: the prefix's own, SchemaVersion for a
-// new one. It remembers it for the updates that decide on cached states.
-func (s *Store) checkSchema(v any) (string, error) {
+// checkSchema checks the schema key's value v (nil: a new prefix): keys
+// another layout wrote are refused, never read as this one's.
+func (s *Store) checkSchema(v any) error {
 	if v == nil {
-		return SchemaVersion, nil
+		return nil
 	}
-	got, _ := v.(string)
-	if got != schemaJSON && got != schemaCompact {
-		return "", fmt.Errorf("%w: %s holds %q, this loopbreaker reads %q and %q (use another prefix, or the loopbreaker that wrote them)", ErrSchema, s.keys.schema, got, schemaJSON, schemaCompact)
+	if got, _ := v.(string); got != SchemaVersion {
+		return fmt.Errorf("%w: %s holds %q, this loopbreaker reads %q (use another prefix, or the loopbreaker that wrote them)", ErrSchema, s.keys.schema, got, SchemaVersion)
 	}
-	if cur := s.schema.Load(); cur == nil || *cur != got {
-		s.schema.Store(&got)
-	}
-	return got, nil
-}
-
-// writeLayout is the layout updates write in: the one last read under the
-// prefix, SchemaVersion when none was (a new prefix; the script refuses
-// the write if the prefix got another one meanwhile).
-func (s *Store) writeLayout() string {
-	if v := s.schema.Load(); v != nil {
-		return *v
-	}
-	return SchemaVersion
+	return nil
 }
 
 // valueBufs hold encoded state values until their script has run.
 var valueBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// encodeValueTo renders a state value in layout schema into buf (the
-// same bytes as encodeValue, without its extra copies).
-func encodeValueTo(buf *bytes.Buffer, token, schema string, st *lb.BreakerState) error {
+// encodeValueTo renders a state value into buf (the same bytes as
+// encodeValue, without its extra copies).
+func encodeValueTo(buf *bytes.Buffer, token string, st *lb.BreakerState) error {
 	buf.Reset()
 	buf.WriteString(token)
 	buf.WriteByte('\n')
-	return encodeState(buf, schema, st)
+	return encodeState(buf, st)
 }
 
-// encodeValue renders a state value in layout schema.
-func encodeValue(token, schema string, st *lb.BreakerState) (string, error) {
+// encodeValue renders a state value.
+func encodeValue(token string, st *lb.BreakerState) (string, error) {
 	var buf bytes.Buffer
-	if err := encodeValueTo(&buf, token, schema, st); err != nil {
+	if err := encodeValueTo(&buf, token, st); err != nil {
 		return "", err
 	}
 	return buf.String(), nil

@@ -128,12 +128,11 @@ func (s *Store) tryUpdate(ctx context.Context, scopes []string, reqs []*request,
 	keys := make([]string, 0, 2+3*len(scopes))
 	keys = append(keys, s.keys.schema, s.keys.scopes)
 	args := make([]any, 0, 7+6*len(scopes)+4)
-	schema := s.writeLayout()
 	hold := int64(0) // takes no turns
 	if s.turns.Load() {
 		hold = s.opts.TurnHold.Milliseconds()
 	}
-	args = append(args, schema, token, s.opts.MaxEntries, s.opts.MaxAge.Milliseconds(), s.writer, hold, len(scopes))
+	args = append(args, SchemaVersion, token, s.opts.MaxEntries, s.opts.MaxAge.Milliseconds(), s.writer, hold, len(scopes))
 	writes := 0
 	for i, sc := range scopes {
 		keys = append(keys, s.keys.state(sc), s.keys.journal(sc), s.keys.turn(sc))
@@ -148,7 +147,7 @@ func (s *Store) tryUpdate(ctx context.Context, scopes []string, reqs []*request,
 		st := states[i]
 		buf := valueBufs.Get().(*bytes.Buffer)
 		defer valueBufs.Put(buf)
-		if err := encodeValueTo(buf, token, schema, st); err != nil {
+		if err := encodeValueTo(buf, token, st); err != nil {
 			return attempt{}, err
 		}
 		value := buf.Bytes()
@@ -178,7 +177,6 @@ func (s *Store) tryUpdate(ctx context.Context, scopes []string, reqs []*request,
 	res, err := casScript().Run(ctx, s.client, keys, args...).Result()
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "LBSCHEMA") {
-			s.schema.Store(nil) // read the prefix's layout again next time
 			for _, sc := range scopes {
 				s.cache.drop(sc)
 			}

@@ -1,17 +1,17 @@
-// Package scoped runs scoped breakers: a check or an outcome
-// comes with a Context (category, stakes, agent, tags, session, slice),
-// every breaker whose scope matches the context records it, and the most
-// restrictive of them decides.
+// Package scoped says which breakers apply to the work at hand and the
+// settings each runs by. A check or an outcome comes with a Context
+// (category, stakes, agent, tags, session, slice); every breaker whose
+// scope matches it applies (Policy.Match), and Resolve gives one scope's
+// settings, for every way in: the server, the loop commands, the hooks,
+// `run`, `mcp` and `replay`.
 //
 // The breakers are those configured under `breakers:` plus, for the
 // context's own agent and session (see Policy.TemplateKinds), breakers made
-// on first use from `breaker_template:`. Template breakers that sit idle
-// are evicted.
+// on first use from `breaker_template:`; a session or slice no entry
+// configures runs by the top-level settings.
 //
-// Manager is the in-process API (the HTTP server, the dashboard and the MCP
-// server call it). It owns its store directory: its in-memory states are
-// authoritative and every change is written through to the store before a
-// caller gets its answer (group commit).
+// The package holds no state and does no I/O: the breakers themselves, as
+// the server keeps them, are package breakerserver's.
 package scoped
 
 import (

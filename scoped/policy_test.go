@@ -79,8 +79,20 @@ func TestTemplateKindsAreConfigurable(t *testing.T) {
 	}
 }
 
+// twoBreakers: a global breaker, a stakes:high one that trips at 2 in a
+// day, and the template that trips at 3 in an hour.
+func twoBreakers() lb.Config {
+	cfg := lb.Defaults()
+	cfg.Breakers = []lb.BreakerConfig{
+		{Scope: "global", FailureThreshold: 100, Window: time.Hour, Cooldown: 30 * time.Minute},
+		{Scope: "stakes:high", FailureThreshold: 2, Window: 24 * time.Hour, Cooldown: time.Hour},
+	}
+	cfg.BreakerTemplate = lb.BreakerConfig{FailureThreshold: 3, Window: time.Hour, Cooldown: 10 * time.Minute}
+	return cfg
+}
+
 func TestPolicyEnginesUseEachBreakersSettings(t *testing.T) {
-	cfg := testConfig()
+	cfg := twoBreakers()
 	p, err := NewPolicy(cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -99,13 +111,13 @@ func TestPolicyEnginesUseEachBreakersSettings(t *testing.T) {
 }
 
 func TestPolicyRejectsBadConfig(t *testing.T) {
-	cfg := testConfig()
+	cfg := twoBreakers()
 	cfg.Breakers = append(cfg.Breakers, lb.BreakerConfig{Scope: "stakes:high", FailureThreshold: 1, Window: time.Hour})
 	_, err := NewPolicy(cfg, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "breakers[2].scope \"stakes:high\" is already configured by breakers[1]") {
 		t.Fatalf("duplicate scope: err = %v", err)
 	}
-	cfg = testConfig()
+	cfg = twoBreakers()
 	cfg.Breakers[0].Scope = "team:x"
 	if _, err := NewPolicy(cfg, nil, nil); err == nil || !strings.Contains(err.Error(), "breakers[0].scope") {
 		t.Fatalf("unknown kind: err = %v", err)

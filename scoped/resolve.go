@@ -9,6 +9,13 @@ import (
 	"github.com/loopbreaker/loopbreaker/breaker"
 )
 
+// Kinds of Rule.Kind: where a breaker's settings come from.
+const (
+	KindConfigured = "configured"
+	KindTemplate   = "template"
+	KindLoop       = "loop"
+)
+
 // Resolve is the one answer to "which settings does scope's breaker run
 // by", for every way in: `serve` and its HTTP API (Policy), the loop
 // commands, the hooks and `run` (EngineFor), `mcp` and `replay`.

@@ -2,13 +2,18 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/internal/realpath"
 )
+
+// projectRecordName is the file in a project's state directory that names
+// the project's path, so that the state of a moved project can be found.
+const projectRecordName = "project"
 
 // StaleState is another project's state directory whose project is gone.
 type StaleState struct {
@@ -34,7 +39,7 @@ func StaleStates(stateDir, project string) []StaleState {
 		if !e.IsDir() || dir == stateDir || len(e.Name()) != len(key) || !strings.HasPrefix(e.Name(), name+"-") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, filestore.ProjectRecordName))
+		data, err := os.ReadFile(filepath.Join(dir, projectRecordName))
 		if err != nil {
 			continue
 		}
@@ -44,4 +49,23 @@ func StaleStates(stateDir, project string) []StaleState {
 		}
 	}
 	return out
+}
+
+// RecordProject writes the project's path into its state directory (the
+// file "project"), when it is missing or names another path (the
+// directory was moved by hand to follow a moved project).
+func RecordProject(stateDir, project string) error {
+	path := filepath.Join(stateDir, projectRecordName)
+	want := realpath.Of(project) + "\n"
+	if got, err := os.ReadFile(path); err == nil && string(got) == want {
+		return nil
+	}
+	if err := os.MkdirAll(stateDir, 0o755); err != nil {
+		return fmt.Errorf("create the state directory %s: %w", stateDir, err)
+	}
+	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+	if err := os.WriteFile(tmp, []byte(want), 0o644); err != nil {
+		return fmt.Errorf("record the project in %s: %w", stateDir, err)
+	}
+	return os.Rename(tmp, path)
 }

@@ -12,11 +12,6 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/realpath"
 )
 
-// LegacyStateDirName is where the state lived inside the project before
-// it moved out of the agent's sight. One found there still marks the
-// project, and the first command that opens the project moves it.
-const LegacyStateDirName = ".loopbreaker"
-
 // projectsDirName holds one directory per project under the state root.
 const projectsDirName = "projects"
 
@@ -85,9 +80,9 @@ func ResolveStateDir(project string, cfg lb.Config, getenv func(string) string, 
 }
 
 // HasProjectMarker reports whether dir is a project loopbreaker guards:
-// it holds a loopbreaker.yaml (or .yml) or a legacy state directory.
+// it holds a loopbreaker.yaml (or .yml).
 func HasProjectMarker(dir string) bool {
-	for _, name := range append(lb.ProjectFiles(), LegacyStateDirName) {
+	for _, name := range lb.ProjectFiles() {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			return true
 		}

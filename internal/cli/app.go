@@ -229,7 +229,7 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nGlobal flags (before the command):")
-	fmt.Fprintln(w, "  -C DIR             the project directory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/))")
+	fmt.Fprintln(w, "  -C DIR             the project directory (default: the nearest parent with loopbreaker.yaml)")
 	fmt.Fprintln(w, "  --set KEY=VALUE    override a configuration key (repeatable)")
 	fmt.Fprintln(w, "\nRun `loopbreaker <command> --help` for a command's flags and an example.")
 	fmt.Fprintln(w, "Exit codes: 0 go on, 1 error, 2 breaker OPEN (stop), or loopbreaker called without a command.")

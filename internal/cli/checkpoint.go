@@ -38,7 +38,7 @@ type gitOptions struct {
 }
 
 func (o *gitOptions) register(fs *flag.FlagSet, withSlice bool) {
-	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
+	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml, else the working directory)")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of text")
 	if withSlice {
 		fs.StringVar(&o.slice, "slice", "", "the `slice` (unit of work), e.g. S1 (required)")

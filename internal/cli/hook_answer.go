@@ -44,7 +44,7 @@ func runHookAnswer(ctx context.Context, env *Env, a agent.Agent, args []string) 
 		}
 	}
 	fs := newFlagSet("hook "+string(tool), env)
-	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent of the working directory with loopbreaker.yaml (or a legacy .loopbreaker/))")
+	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent of the working directory with loopbreaker.yaml)")
 	def := env.Getenv("LOOPBREAKER_SESSION")
 	if def == "" {
 		def = string(tool)
@@ -92,8 +92,8 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 	}()
 	project, active := hookProject(env, a, o.project)
 	if !active {
-		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: no %s or %s/ in %s or above: the hook is inactive here (run `loopbreaker init` to activate it)\n",
-			p.Tool, config.ProjectFile, session.LegacyStateDirName, project)
+		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: no %s in %s or above: the hook is inactive here (run `loopbreaker init` to activate it)\n",
+			p.Tool, config.ProjectFile, project)
 		return a.Render(p.Event, hook.Allow, "")
 	}
 	if !session.HasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" {
@@ -176,8 +176,8 @@ func markSeen(env *Env, project, stateDir string, p *hook.Payload) {
 // hookProject finds the project directory and whether loopbreaker is
 // active there. Without -C it starts from the directory the agent CLI
 // names (Traits.ProjectDirEnv), else the working directory, and goes up to
-// the first directory that holds a loopbreaker.yaml (or a legacy
-// .loopbreaker/), the calling CLI's project hooks, or whose state
+// the first directory that holds a loopbreaker.yaml, the calling CLI's
+// project hooks, or whose state
 // loopbreaker keeps: a project stays guarded whatever happens to its
 // files, and a loopbreaker.yaml deleted or moved away is seen (the
 // configuration's fingerprint changes), never obeyed silently. Else, or

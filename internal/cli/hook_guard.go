@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/loopbreaker/loopbreaker/agent"
+	"github.com/loopbreaker/loopbreaker/config"
 	"github.com/loopbreaker/loopbreaker/hookpolicy"
 	"github.com/loopbreaker/loopbreaker/session"
 )
@@ -24,14 +25,7 @@ func hookGuard(env *Env, a agent.Agent, w *workspace) *hookpolicy.Guard {
 	if root, err := session.StateRoot(w.cfg, env.Getenv); err == nil {
 		in.StateRoot = root
 	}
-	if f := env.Getenv("LOOPBREAKER_CONFIG"); f != "" {
-		in.Config = append(in.Config, absIn(w.project, f))
-	}
-	if dir := env.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
-		in.Config = append(in.Config, filepath.Join(dir, "loopbreaker", "config.yaml"))
-	} else if home != "" {
-		in.Config = append(in.Config, filepath.Join(home, ".config", "loopbreaker", "config.yaml"))
-	}
+	in.Config = config.Files(w.project, env.Environ)
 	if exe, err := os.Executable(); err == nil {
 		in.Binaries = append(in.Binaries, exe)
 		if real, err := filepath.EvalSymlinks(exe); err == nil && real != exe {
@@ -42,11 +36,4 @@ func hookGuard(env *Env, a agent.Agent, w *workspace) *hookpolicy.Guard {
 		in.Binaries = append(in.Binaries, path)
 	}
 	return hookpolicy.NewGuard(in)
-}
-
-func absIn(dir, path string) string {
-	if filepath.IsAbs(path) {
-		return filepath.Clean(path)
-	}
-	return filepath.Join(dir, path)
 }

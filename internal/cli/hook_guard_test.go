@@ -40,3 +40,29 @@ func TestGuardProtectsSettingsNamedByVariables(t *testing.T) {
 		}
 	}
 }
+
+// The agent may not write the configuration files loopbreaker reads
+// besides the project's: the one LOOPBREAKER_CONFIG names (relative to the
+// project) and the user file, where config.Load finds them.
+func TestGuardProtectsTheConfigurationFilesLoadReads(t *testing.T) {
+	project, home, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+	env := &Env{Environ: []string{"HOME=" + home, "LOOPBREAKER_CONFIG=team/lb.yaml"}}
+	w := &workspace{project: project, cfg: lb.Defaults()}
+	a, err := all.Lookup("claude")
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard := hookGuard(env, a, w)
+	for _, path := range []string{
+		filepath.Join(project, "team", "lb.yaml"),
+		filepath.Join(home, ".config", "loopbreaker", "config.yaml"),
+	} {
+		got := tamper.Check(tamper.Call{Cwd: elsewhere, Writes: []string{path}}, guard.Protected)
+		if len(got) == 0 || got[0].Kind != tamper.KindConfig {
+			t.Errorf("a write of %s: findings %v, want the configuration refused", path, got)
+		}
+	}
+	if got := tamper.Check(tamper.Call{Cwd: elsewhere, Writes: []string{filepath.Join(elsewhere, "team", "lb.yaml")}}, guard.Protected); len(got) > 0 {
+		t.Errorf("a file of the same name outside the project: refused as %v", got)
+	}
+}

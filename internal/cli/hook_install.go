@@ -35,7 +35,7 @@ type hookInstallOptions struct {
 func runHookInstall(ctx context.Context, env *Env, verb string, args []string) error {
 	var o hookInstallOptions
 	fs := newFlagSet("hook "+verb, env)
-	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
+	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml, else the working directory)")
 	fs.BoolVar(&o.user, "user", false, "edit the user's settings ("+settingsPaths(true)+")")
 	fs.BoolVar(&o.proj, "project", false, "edit the project's settings ("+settingsPaths(false)+"; the default)")
 	fs.StringVar(&o.command, "command", "", "the `program` the hooks run (default: the absolute path of this loopbreaker binary); the entry runs `PROGRAM hook TOOL`, and does nothing but warn when PROGRAM is gone")

@@ -82,7 +82,7 @@ type hookInstallPlace struct {
 func runHookStatus(ctx context.Context, env *Env, args []string) error {
 	var o hookStatusOptions
 	fs := newFlagSet("hook status", env)
-	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
+	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent with loopbreaker.yaml, else the working directory)")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of text")
 	fs.StringVar(&o.root, "root", "/", "the system `root` below which the CLIs' managed settings are read (an image being built, a test)")
 	if err := parse(fs, args); err != nil {
@@ -93,16 +93,11 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 	}
 	project := resolveProject(env, o.project)
 	rep := hookStatusReport{Project: project, Warnings: []string{}}
-	stateDir, keyed, err := stateDirOf(env, project)
+	stateDir, _, err := stateDirOf(env, project)
 	if err != nil {
 		return err
 	}
 	rep.StateDir = stateDir
-	if keyed && session.HasProjectMarker(project) {
-		if err := settleState(env, project, stateDir); err != nil {
-			rep.Warnings = append(rep.Warnings, err.Error())
-		}
-	}
 	seen, err := hook.ReadSeen(rep.StateDir)
 	if err != nil {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("cannot read the hook call marks in %s: %v", rep.StateDir, err))

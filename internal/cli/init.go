@@ -46,8 +46,8 @@ func runInit(_ context.Context, env *Env, args []string) error {
 	} else {
 		fmt.Fprintf(env.Stdout, "kept %s (it exists; --force overwrites it)\n", path)
 	}
-	// Opening the project creates its state directory (moving a legacy
-	// one out of the project first) and records the project there.
+	// Opening the project creates its state directory and records the
+	// project there.
 	c := common{project: project, session: "default", sets: env.globals.sets}
 	w, err := c.open(env)
 	if err != nil {

@@ -28,13 +28,11 @@ type migrateOptions struct {
 // another: a state directory to Redis, Redis to a state directory, or
 // between two of either. The destination must not hold the scopes yet.
 // Without --to the destination is this project's state directory (a
-// project moved from --from takes its breakers along). Without either
-// it moves this project's legacy .loopbreaker/ out of the project, as
-// any command would.
+// project moved from --from takes its breakers along).
 func runMigrate(ctx context.Context, env *Env, args []string) error {
 	var o migrateOptions
 	fs := newFlagSet("migrate", env)
-	fs.StringVar(&o.project, "C", env.globals.project, "project `dir`ectory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
+	fs.StringVar(&o.project, "C", env.globals.project, "project `dir`ectory (default: the nearest parent with loopbreaker.yaml, else the working directory)")
 	fs.StringVar(&o.from, "from", "", "the store to copy from: a state `dir`ectory, a project (its state directory, wherever it is; the project may be gone) or redis://host:port/db")
 	fs.StringVar(&o.to, "to", "", "the store to copy to: redis://host:port/db, a state `dir`ectory or a project (default: this project's state directory)")
 	fs.BoolVar(&o.json, "json", false, "print JSON instead of text")
@@ -42,10 +40,8 @@ func runMigrate(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	switch {
-	case o.from == "" && o.to == "":
-		return settleExplicitly(env, o)
 	case o.from == "":
-		return usagef("migrate --to needs --from, e.g. --from . --to redis://127.0.0.1:6379/0")
+		return usagef("migrate needs --from, e.g. --from . --to redis://127.0.0.1:6379/0")
 	}
 	src, srcName, err := openMigrateStore(env, o.from, true)
 	if err != nil {
@@ -80,45 +76,15 @@ func runMigrate(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-// settleExplicitly is `loopbreaker migrate` alone: the project's legacy
-// state directory moved out of the project, or where the state is.
-func settleExplicitly(env *Env, o migrateOptions) error {
-	project, err := projectDir(env, o.project)
-	if err != nil {
-		return err
-	}
-	stateDir, keyed, err := stateDirOf(env, project)
-	if err != nil {
-		return err
-	}
-	legacy := filepath.Join(project, session.LegacyStateDirName)
-	if !keyed {
-		return usagef("migrate: LOOPBREAKER_DIR is set (%s): the state is where it says; unset it to move %s to this project's directory under the state root", stateDir, legacy)
-	}
-	had := dirExists(legacy)
-	if err := settleState(env, project, stateDir); err != nil {
-		return err
-	}
-	if o.json {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"project": project, "state_dir": stateDir, "moved_from": map[bool]string{true: legacy}[had]})
-	}
-	if !had {
-		fmt.Fprintf(env.Stdout, "loopbreaker: nothing to move: this project's state is in %s\n", stateDir)
-	}
-	return nil
-}
-
 func dirExists(path string) bool {
 	fi, err := os.Lstat(path)
 	return err == nil && fi.IsDir()
 }
 
 // openMigrateStore opens a redis:// URL or a state directory. A directory
-// without scopes/ of its own is a project: its legacy .loopbreaker/ when
-// it holds one, else its state directory under the state root (a project
-// that was moved away or deleted is found by its old path).
+// without scopes/ of its own is a project: its state directory under the
+// state root (a project that was moved away or deleted is found by its
+// old path).
 func openMigrateStore(env *Env, where string, source bool) (lb.Store, string, error) {
 	flag := "--to"
 	if source {
@@ -144,17 +110,14 @@ func openMigrateStore(env *Env, where string, source bool) (lb.Store, string, er
 	}
 	dir := abs(env, where)
 	if _, err := os.Stat(filepath.Join(dir, "scopes")); errors.Is(err, fs.ErrNotExist) {
-		switch project := dir; {
-		case dirExists(filepath.Join(project, session.LegacyStateDirName)):
-			dir = filepath.Join(project, session.LegacyStateDirName)
-		case source || session.HasProjectMarker(project):
+		if project := dir; source || session.HasProjectMarker(project) {
 			keyed, err := keyedStateDir(env, project)
 			if err != nil {
 				return nil, "", err
 			}
 			dir = keyed
 			if _, err := os.Stat(dir); source && err != nil {
-				return nil, "", usagef("--from %s: no state directory %s, nor a state directory there, nor a legacy %s/ in it; pass a state directory, a project with state, or a redis:// URL", where, dir, session.LegacyStateDirName)
+				return nil, "", usagef("--from %s: no state directory %s, nor a state directory there; pass a state directory, a project with state, or a redis:// URL", where, dir)
 			}
 		}
 	}

@@ -51,7 +51,7 @@ type replayError struct {
 func runReplay(_ context.Context, env *Env, args []string) error {
 	var o replayOptions
 	fs := newFlagSet("replay", env)
-	fs.StringVar(&o.project, "C", "", "project `dir`ectory whose configuration applies (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
+	fs.StringVar(&o.project, "C", "", "project `dir`ectory whose configuration applies (default: the nearest parent with loopbreaker.yaml, else the working directory)")
 	fs.Var(&o.sets, "set", "override a configuration `key=value` (repeatable)")
 	fs.Var(&o.sweeps, "sweep", "replay under each value of a key: `key=v1,v2,...` (repeatable: every combination)")
 	fs.StringVar(&o.labels, "labels", "", "`file` of outcomes, one \"SESSION succeeded|failed|exhausted [LAST_EDIT_STEP]\" a line: report halts of successful sessions before their last edit and the share of failed sessions' steps cut")

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/breakerserver"
 	"github.com/loopbreaker/loopbreaker/httpapi"
 	"github.com/loopbreaker/loopbreaker/internal/origin"
 	"github.com/loopbreaker/loopbreaker/metrics"
@@ -49,7 +50,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	fs.DurationVar(&o.checkpointEvery, "checkpoint-every", time.Second, "how often changes in the write-ahead log are written to the state files")
 	fs.DurationVar(&o.evictInterval, "evict-interval", time.Minute, "how often idle template breakers are looked for (they go after evict_after)")
 	fs.IntVar(&o.maxConnections, "max-connections", httpapi.DefaultMaxConnections, "connections open at once; one more gets 503 and is closed")
-	fs.IntVar(&o.maxBreakers, "max-breakers", scoped.DefaultMaxLive, "breakers kept in memory; beyond it the least recently used CLOSED ones are forgotten from memory (their state stays in the store and is read again on use)")
+	fs.IntVar(&o.maxBreakers, "max-breakers", breakerserver.DefaultMaxLive, "breakers kept in memory; beyond it the least recently used CLOSED ones are forgotten from memory (their state stays in the store and is read again on use)")
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGINT/SIGTERM, how long requests under way may take to finish")
 	for _, a := range args {
 		if a == "--" {
@@ -122,11 +123,11 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
-	var m *scoped.Manager
+	var m *breakerserver.Manager
 	src := metrics.Sources{
-		Breakers: func(ctx context.Context) ([]scoped.Breaker, error) { return m.List(ctx) },
+		Breakers: func(ctx context.Context) ([]breakerserver.Breaker, error) { return m.List(ctx) },
 		Health:   func() error { return m.Health() },
-		Live:     func() scoped.Stats { return m.Stats() },
+		Live:     func() breakerserver.Stats { return m.Stats() },
 	}
 	if notifier != nil {
 		src.Notify = notifier.Stats
@@ -142,10 +143,10 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if !o.writeThrough && !fleet {
 		walDir = filepath.Join(w.stateDir, walDirName)
 	}
-	m, err = scoped.Open(ctx, w.store, cfg, scoped.Options{
+	m, err = breakerserver.Open(ctx, w.store, cfg, breakerserver.Options{
 		Now: env.Now, TemplateKinds: kinds, Logger: log, Shared: fleet,
 		WALDir: walDir, WALFsync: cfg.Journal.Fsync, CheckpointEvery: o.checkpointEvery, MaxLive: o.maxBreakers,
-		OnChange: func(c scoped.Change) {
+		OnChange: func(c breakerserver.Change) {
 			mt.Change(c)
 			if notifier != nil && c.Notify {
 				notifier.Notify(notify.Change{Scope: c.Scope, From: c.From, To: c.To, Mode: c.Mode,

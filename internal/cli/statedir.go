@@ -51,8 +51,3 @@ func configOrDefaults(env *Env, project string) lb.Config {
 	}
 	return lb.Defaults()
 }
-
-// settleState is session.SettleState with its notice on stderr.
-func settleState(env *Env, project, stateDir string) error {
-	return session.SettleState(project, stateDir, env.Stderr)
-}

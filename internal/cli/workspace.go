@@ -42,7 +42,7 @@ func (c *common) register(fs *flag.FlagSet, env *Env, withJSON bool) {
 // registerProject registers -C and --set, starting from the global flags
 // given before the command.
 func (c *common) registerProject(fs *flag.FlagSet, env *Env) {
-	fs.StringVar(&c.project, "C", env.globals.project, "project `dir`ectory (default: the nearest parent with loopbreaker.yaml (or a legacy .loopbreaker/), else the working directory)")
+	fs.StringVar(&c.project, "C", env.globals.project, "project `dir`ectory (default: the nearest parent with loopbreaker.yaml, else the working directory)")
 	c.sets = append(multiFlag(nil), env.globals.sets...)
 	fs.Var(&c.sets, "set", "override a configuration `key=value` (repeatable; highest priority)")
 	fs.StringVar(&c.store, "store", "", "where the breakers live: redis://host:6379/0 for a fleet (default: the store setting, else the state directory; env LOOPBREAKER_STORE)")
@@ -88,13 +88,11 @@ type workspace struct {
 }
 
 // findProject returns the nearest directory from start upwards that holds
-// loopbreaker.yaml or a legacy state directory, or start itself.
+// loopbreaker.yaml, or start itself.
 func findProject(start string) string {
 	for dir := start; ; {
-		for _, name := range append(lb.ProjectFiles(), session.LegacyStateDirName) {
-			if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-				return dir
-			}
+		if session.HasProjectMarker(dir) {
+			return dir
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -105,8 +103,8 @@ func findProject(start string) string {
 }
 
 // resolveProject is the project directory: the -C flag (relative to the
-// working directory), else the nearest parent holding loopbreaker.yaml or
-// a legacy state directory, else the working directory. It does not check that a
+// working directory), else the nearest parent holding loopbreaker.yaml,
+// else the working directory. It does not check that a
 // -C directory exists; projectDir does.
 func resolveProject(env *Env, flag string) string {
 	if flag == "" {
@@ -164,13 +162,9 @@ func (c *common) openMode(env *Env, readOnly bool) (*workspace, error) {
 	sess, err := session.Open(session.Options{
 		Project: project,
 		// Where the state lives depends on the configuration
-		// (state_dir); a legacy directory in the project moves there
-		// before the store opens.
+		// (state_dir).
 		StateDirFor: func(cfg lb.Config) (string, error) {
 			dir, k, err := stateDirFor(env, project, cfg)
-			if err == nil && k {
-				err = settleState(env, project, dir)
-			}
 			keyed = k
 			return dir, err
 		},

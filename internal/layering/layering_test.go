@@ -31,8 +31,10 @@ func rules() []rule {
 			why: "only the session opens a store; the engine works over the Store interface"},
 		{from: []string{"hook", "hookinstall", "tamper", "transcript", "cannotrun", "breaker", "errsig", "testparse"}, not: []string{"agent"},
 			why: "the shared protocol code and the engine name no agent CLI: each agent's package uses them"},
-		{from: []string{"agent/..."}, not: []string{"hookpolicy", "session", "breaker", "worktree", "replay", "filestore", "redisstore", "scoped"},
+		{from: []string{"agent/..."}, not: []string{"hookpolicy", "session", "breaker", "worktree", "replay", "filestore", "redisstore", "scoped", "breakerserver"},
 			why: "an agent's package says what its CLI is, below the policy, the engine and the stores"},
+		{from: append(slices.Clone(below), "scoped"), not: []string{"breakerserver"},
+			why: "the hook path and the loop commands resolve a scope's settings with scoped; the server's breakers, their cache and write-ahead log, are the server's"},
 	}
 }
 

@@ -1,4 +1,4 @@
-package scoped
+package breakerserver
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package scoped
+package breakerserver
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 // crash abandons the manager as a killed process would: no final
@@ -47,9 +48,9 @@ func segments(t *testing.T, dir string) []string {
 // log, and the next start puts them in the store.
 func TestWALRecoversAfterCrash(t *testing.T) {
 	e := newEnv(t, withWAL, testConfig())
-	bob := Context{AgentID: "bob"}
+	bob := scoped.Context{AgentID: "bob"}
 	e.fail(bob, 3)
-	e.fail(Context{AgentID: "carol"}, 1)
+	e.fail(scoped.Context{AgentID: "carol"}, 1)
 	if n := len(e.storedFailures("agent:bob")); n != 0 {
 		t.Fatalf("the store has %d failures before any checkpoint; the test wants them only in the log", n)
 	}
@@ -79,7 +80,7 @@ func TestWALRecoversAfterCrash(t *testing.T) {
 // store already holds is not applied twice; what came after is.
 func TestWALCrashAfterCheckpointAppliesOnce(t *testing.T) {
 	e := newEnv(t, withWAL, testConfig())
-	bob := Context{AgentID: "bob"}
+	bob := scoped.Context{AgentID: "bob"}
 	e.fail(bob, 2)
 	saved := map[string][]byte{}
 	for _, n := range segments(t, e.walDir()) {
@@ -100,7 +101,7 @@ func TestWALCrashAfterCheckpointAppliesOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e.fail(Context{AgentID: "bob", Stakes: "low"}, 1)
+	e.fail(scoped.Context{AgentID: "bob", Stakes: "low"}, 1)
 	e.crash()
 	e.reopen()
 	if n := len(e.storedFailures("agent:bob")); n != 3 {
@@ -114,7 +115,7 @@ func TestWALCrashAfterCheckpointAppliesOnce(t *testing.T) {
 // A last line cut short by the crash is skipped, the rest replayed.
 func TestWALTornLastLine(t *testing.T) {
 	e := newEnv(t, withWAL, testConfig())
-	e.fail(Context{AgentID: "bob"}, 2)
+	e.fail(scoped.Context{AgentID: "bob"}, 2)
 	segs := segments(t, e.walDir())
 	f, err := os.OpenFile(filepath.Join(e.walDir(), segs[len(segs)-1]), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
@@ -133,7 +134,7 @@ func TestWALTornLastLine(t *testing.T) {
 // both are kept.
 func TestWALCrashWithForeignWrite(t *testing.T) {
 	e := newEnv(t, withWAL, testConfig())
-	s1 := Context{Session: "loop1"}
+	s1 := scoped.Context{Session: "loop1"}
 	e.fail(s1, 1)
 	cliFailure(t, e.store, e.m.Policy().Engine("session:loop1"), "session:loop1", "cli-1")
 	e.crash()
@@ -160,7 +161,7 @@ func TestWALCheckpointFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.m, e.store = m, st
-	bob := Context{AgentID: "bob"}
+	bob := scoped.Context{AgentID: "bob"}
 	e.fail(bob, 1) // durable in the log
 	fs.broken.Store(true)
 	if err := m.b.(*cache).flush(ctx); err == nil {

@@ -1,4 +1,4 @@
-package scoped
+package breakerserver
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 var t0 = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
@@ -150,7 +151,7 @@ func (e *env) takeChanges() []Change {
 	return out
 }
 
-func (e *env) check(c Context) Decision {
+func (e *env) check(c scoped.Context) Decision {
 	e.t.Helper()
 	d, err := e.m.Check(context.Background(), c)
 	if err != nil {
@@ -159,7 +160,7 @@ func (e *env) check(c Context) Decision {
 	return d
 }
 
-func (e *env) outcome(c Context, id string, r lb.OutcomeResult) Decision {
+func (e *env) outcome(c scoped.Context, id string, r lb.OutcomeResult) Decision {
 	e.t.Helper()
 	d, err := e.m.Outcome(context.Background(), c, lb.Outcome{DecisionID: id, Result: r})
 	if err != nil {
@@ -169,7 +170,7 @@ func (e *env) outcome(c Context, id string, r lb.OutcomeResult) Decision {
 }
 
 // fail checks and reports a failure n times.
-func (e *env) fail(c Context, n int) Decision {
+func (e *env) fail(c scoped.Context, n int) Decision {
 	e.t.Helper()
 	var d Decision
 	for range n {

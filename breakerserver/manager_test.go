@@ -1,4 +1,4 @@
-package scoped
+package breakerserver
 
 import (
 	"context"
@@ -11,12 +11,13 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 func TestTemplateBreakerTripsOnlyItsAgent(t *testing.T) {
 	modes(t, func(t *testing.T, mode string) {
 		e := newEnv(t, mode, testConfig())
-		bob := Context{AgentID: "bob"}
+		bob := scoped.Context{AgentID: "bob"}
 		d := e.fail(bob, 2)
 		if !d.Allowed || d.State != lb.Closed {
 			t.Fatalf("after 2 of 3 failures: %+v", d)
@@ -42,7 +43,7 @@ func TestTemplateBreakerTripsOnlyItsAgent(t *testing.T) {
 		if g := breakerOf(t, c, "global"); g.Failures != 3 || g.State != lb.Closed {
 			t.Fatalf("global counts every failure but stays CLOSED: %+v", g)
 		}
-		if d := e.check(Context{AgentID: "alice"}); !d.Allowed {
+		if d := e.check(scoped.Context{AgentID: "alice"}); !d.Allowed {
 			t.Fatalf("another agent is stopped too: %+v", d)
 		}
 	})
@@ -51,7 +52,7 @@ func TestTemplateBreakerTripsOnlyItsAgent(t *testing.T) {
 func TestEveryMatchingBreakerRecordsAndMostRestrictiveWins(t *testing.T) {
 	modes(t, func(t *testing.T, mode string) {
 		e := newEnv(t, mode, testConfig())
-		high := Context{AgentID: "bob", Stakes: "high"}
+		high := scoped.Context{AgentID: "bob", Stakes: "high"}
 		d := e.fail(high, 2)
 		if d.Allowed || d.Scope != "stakes:high" {
 			t.Fatalf("2 high-stakes failures must open stakes:high (threshold 2): %+v", d)
@@ -63,10 +64,10 @@ func TestEveryMatchingBreakerRecordsAndMostRestrictiveWins(t *testing.T) {
 			t.Fatalf("agent:bob counts the failures too: %+v", b)
 		}
 		// Bob's low-stakes work goes on; anyone's high-stakes work stops.
-		if d := e.check(Context{AgentID: "bob", Stakes: "low"}); !d.Allowed {
+		if d := e.check(scoped.Context{AgentID: "bob", Stakes: "low"}); !d.Allowed {
 			t.Fatalf("low stakes: %+v", d)
 		}
-		if d := e.check(Context{AgentID: "carol", Stakes: "high"}); d.Allowed || d.Scope != "stakes:high" {
+		if d := e.check(scoped.Context{AgentID: "carol", Stakes: "high"}); d.Allowed || d.Scope != "stakes:high" {
 			t.Fatalf("high stakes, other agent: %+v", d)
 		}
 		// Per-scope cooldown: stakes:high waits an hour.
@@ -80,7 +81,7 @@ func TestEveryMatchingBreakerRecordsAndMostRestrictiveWins(t *testing.T) {
 func TestSuccessClearsPartialDoesNotCount(t *testing.T) {
 	modes(t, func(t *testing.T, mode string) {
 		e := newEnv(t, mode, testConfig())
-		bob := Context{AgentID: "bob"}
+		bob := scoped.Context{AgentID: "bob"}
 		e.fail(bob, 2)
 		id := e.check(bob).DecisionID
 		d := e.outcome(bob, id, lb.OutcomePartial)
@@ -92,7 +93,7 @@ func TestSuccessClearsPartialDoesNotCount(t *testing.T) {
 		if d.Allowed {
 			t.Fatalf("abandoned counts as a failure (the 3rd): %+v", d)
 		}
-		e2 := Context{AgentID: "eve"}
+		e2 := scoped.Context{AgentID: "eve"}
 		e.fail(e2, 2)
 		id = e.check(e2).DecisionID
 		d = e.outcome(e2, id, lb.OutcomeSuccess)
@@ -110,8 +111,8 @@ func TestSuccessClearsPartialDoesNotCount(t *testing.T) {
 }
 
 // openAgent trips agent:bob and lets its cooldown pass.
-func openAgent(e *env) Context {
-	bob := Context{AgentID: "bob"}
+func openAgent(e *env) scoped.Context {
+	bob := scoped.Context{AgentID: "bob"}
 	e.fail(bob, 3)
 	e.clock.Advance(10 * time.Minute)
 	return bob
@@ -185,8 +186,8 @@ func TestDeniedCheckTakesNoProbe(t *testing.T) {
 	modes(t, func(t *testing.T, mode string) {
 		e := newEnv(t, mode, testConfig())
 		bob := openAgent(e) // agent:bob due for a probe
-		ctx := Context{AgentID: "bob", Stakes: "high"}
-		e.fail(Context{Stakes: "high"}, 2) // stakes:high OPEN for an hour
+		ctx := scoped.Context{AgentID: "bob", Stakes: "high"}
+		e.fail(scoped.Context{Stakes: "high"}, 2) // stakes:high OPEN for an hour
 		d := e.check(ctx)
 		if d.Allowed || d.Scope != "stakes:high" || d.Probe {
 			t.Fatalf("check: %+v", d)
@@ -246,9 +247,9 @@ func TestReset(t *testing.T) {
 func TestOpenBreakerSurvivesRestart(t *testing.T) {
 	modes(t, func(t *testing.T, mode string) {
 		e := newEnv(t, mode, testConfig())
-		bob := Context{AgentID: "bob"}
+		bob := scoped.Context{AgentID: "bob"}
 		e.fail(bob, 3)
-		e.fail(Context{AgentID: "carol"}, 1)
+		e.fail(scoped.Context{AgentID: "carol"}, 1)
 		e.restart()
 		if d := e.check(bob); d.Allowed || d.State != lb.Open || d.Scope != "agent:bob" {
 			t.Fatalf("after a restart: %+v", d)
@@ -296,16 +297,16 @@ func TestEviction(t *testing.T) {
 	modes(t, func(t *testing.T, mode string) {
 		e := newEnv(t, mode, testConfig())
 		ctx := context.Background()
-		e.check(Context{AgentID: "idle", Session: "s1"})
-		e.outcome(Context{AgentID: "idle"}, NewDecisionID(), lb.OutcomeSuccess)
-		e.fail(Context{AgentID: "failing"}, 1)
-		e.fail(Context{AgentID: "open"}, 3)
+		e.check(scoped.Context{AgentID: "idle", Session: "s1"})
+		e.outcome(scoped.Context{AgentID: "idle"}, NewDecisionID(), lb.OutcomeSuccess)
+		e.fail(scoped.Context{AgentID: "failing"}, 1)
+		e.fail(scoped.Context{AgentID: "open"}, 3)
 		e.clock.Advance(23 * time.Hour)
 		if n, err := e.m.Evict(ctx); err != nil || n != 0 {
 			t.Fatalf("Evict before evict_after = %d, %v", n, err)
 		}
 		e.clock.Advance(time.Hour)
-		e.check(Context{AgentID: "busy"})
+		e.check(scoped.Context{AgentID: "busy"})
 		e.checkpoint() // a breaker with changes not in the store yet stays
 		n, err := e.m.Evict(ctx)
 		if err != nil {
@@ -340,7 +341,7 @@ func TestEviction(t *testing.T) {
 			}
 		}
 		// An evicted agent comes back fresh on its next use.
-		if d := e.check(Context{AgentID: "failing"}); !d.Allowed || breakerOf(t, d, "agent:failing").Failures != 0 {
+		if d := e.check(scoped.Context{AgentID: "failing"}); !d.Allowed || breakerOf(t, d, "agent:failing").Failures != 0 {
 			t.Fatalf("evicted agent back: %+v", d)
 		}
 		e.restart()
@@ -361,7 +362,7 @@ func TestEvictionKeepsCLISessions(t *testing.T) {
 		if _, err := svc.Apply(ctx, []string{"session:loop1"}, lb.Event{Kind: lb.EventIteration, Iteration: &lb.Iteration{FilesChanged: &files}}); err != nil {
 			t.Fatal(err)
 		}
-		e.check(Context{Session: "loop1"})
+		e.check(scoped.Context{Session: "loop1"})
 		e.clock.Advance(48 * time.Hour)
 		if _, err := e.m.Evict(ctx); err != nil {
 			t.Fatal(err)
@@ -379,17 +380,17 @@ func TestValidation(t *testing.T) {
 	e := newEnv(t, writeThrough, testConfig())
 	ctx := context.Background()
 	var inv *InvalidError
-	if _, err := e.m.Check(ctx, Context{AgentID: "a\x00"}); !errors.As(err, &inv) || inv.Fields["context.agent_id"] == "" {
+	if _, err := e.m.Check(ctx, scoped.Context{AgentID: "a\x00"}); !errors.As(err, &inv) || inv.Fields["context.agent_id"] == "" {
 		t.Fatalf("control character: %v", err)
 	}
 	noGlobal := testConfig()
 	noGlobal.Breakers = noGlobal.Breakers[1:]
 	e2 := newEnv(t, writeThrough, noGlobal)
-	if _, err := e2.m.Check(ctx, Context{Category: "docs"}); !errors.Is(err, ErrNoBreaker) || !strings.Contains(err.Error(), "agent_id or session") {
+	if _, err := e2.m.Check(ctx, scoped.Context{Category: "docs"}); !errors.Is(err, ErrNoBreaker) || !strings.Contains(err.Error(), "agent_id or session") {
 		t.Fatalf("no matching breaker: %v", err)
 	}
 	for _, o := range []lb.Outcome{{Result: lb.OutcomeFailure}, {DecisionID: "d1", Result: "broken"}} {
-		if _, err := e.m.Outcome(ctx, Context{AgentID: "a"}, o); !errors.As(err, &inv) {
+		if _, err := e.m.Outcome(ctx, scoped.Context{AgentID: "a"}, o); !errors.As(err, &inv) {
 			t.Fatalf("Outcome(%+v): %v, want an InvalidError", o, err)
 		}
 	}
@@ -403,9 +404,9 @@ func TestDisabled(t *testing.T) {
 	cfg.Enabled = false
 	e := newEnv(t, writeThrough, cfg)
 	for range 5 {
-		e.fail(Context{AgentID: "bob"}, 1)
+		e.fail(scoped.Context{AgentID: "bob"}, 1)
 	}
-	if d := e.check(Context{AgentID: "bob"}); !d.Allowed || !strings.Contains(d.Reason, "disabled") {
+	if d := e.check(scoped.Context{AgentID: "bob"}); !d.Allowed || !strings.Contains(d.Reason, "disabled") {
 		t.Fatalf("disabled: %+v", d)
 	}
 	if b := e.get("global"); b.Failures != 0 {
@@ -420,7 +421,7 @@ func TestListShowsBreakersOfOtherProcesses(t *testing.T) {
 	modes(t, func(t *testing.T, mode string) {
 		e := newEnv(t, mode, testConfig())
 		ctx := context.Background()
-		e.fail(Context{AgentID: "a1"}, 1) // the server's own breaker
+		e.fail(scoped.Context{AgentID: "a1"}, 1) // the server's own breaker
 		// Another process: its own store handle on the same directory.
 		other, err := filestore.Open(e.dir, filestore.Options{Now: e.clock.Now})
 		if err != nil {
@@ -463,11 +464,11 @@ func TestListShowsBreakersOfOtherProcesses(t *testing.T) {
 		// Shown with the figure of the detector that tripped, not the
 		// failure window of outcomes it never had.
 		want := e.cfg.NoProgress.Threshold
-		if b.Kind != KindLoop || b.Counter == nil || b.Counter.Name != lb.DetectorNoProgress || b.Counter.Value != want || b.Counter.Threshold != want {
+		if b.Kind != scoped.KindLoop || b.Counter == nil || b.Counter.Name != lb.DetectorNoProgress || b.Counter.Value != want || b.Counter.Threshold != want {
 			t.Fatalf("session:claude kind %q, counter %+v; want loop, no_progress %d/%d", b.Kind, b.Counter, want, want)
 		}
 		a := find2(t, e, "agent:a1")[0]
-		if a.Kind != KindTemplate || a.Counter == nil || a.Counter.Name != lb.DetectorFailureWindow || a.Counter.Value != 1 || a.Counter.Threshold != 3 {
+		if a.Kind != scoped.KindTemplate || a.Counter == nil || a.Counter.Name != lb.DetectorFailureWindow || a.Counter.Value != 1 || a.Counter.Threshold != 3 {
 			t.Errorf("agent:a1 kind %q, counter %+v; want template, failure_window 1/3", a.Kind, a.Counter)
 		}
 	})

@@ -1,10 +1,11 @@
-package scoped
+package breakerserver
 
 import (
 	"slices"
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 // maxRecentFailures bounds the failure decision ids a view lists.
@@ -63,15 +64,8 @@ type Breaker struct {
 // (Breaker.Error says why): it is neither CLOSED nor anything else.
 const StateError lb.State = "ERROR"
 
-// Kinds of Breaker.Kind.
-const (
-	KindConfigured = "configured"
-	KindTemplate   = "template"
-	KindLoop       = "loop"
-)
-
 // view describes st under rule as of now, without changing it.
-func view(p *Policy, rule Rule, st *lb.BreakerState, now time.Time, full bool) Breaker {
+func view(p *scoped.Policy, rule scoped.Rule, st *lb.BreakerState, now time.Time, full bool) Breaker {
 	b := Breaker{
 		Scope: rule.Scope, Configured: rule.Configured, Kind: rule.Kind, Notify: rule.Config.Notify,
 		FailureThreshold: rule.Config.FailureThreshold,
@@ -137,7 +131,7 @@ func view(p *Policy, rule Rule, st *lb.BreakerState, now time.Time, full bool) B
 // failure inside its window, unused for evictAfter, and holding nothing
 // but outcomes (a CLI session's breaker with iterations or tool calls
 // keeps the history its reports are made of).
-func idle(rule Rule, st *lb.BreakerState, lastUsed, now time.Time, evictAfter time.Duration) bool {
+func idle(rule scoped.Rule, st *lb.BreakerState, lastUsed, now time.Time, evictAfter time.Duration) bool {
 	if rule.Configured || st == nil || st.State != lb.Closed || st.Probe != nil {
 		return false
 	}

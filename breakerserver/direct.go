@@ -1,4 +1,4 @@
-package scoped
+package breakerserver
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 // direct keeps no state: every call is one Store.Update, so that several
@@ -20,7 +21,7 @@ type direct struct {
 	closed atomic.Bool
 }
 
-func (d *direct) do(ctx context.Context, rules []Rule, op opFunc) error {
+func (d *direct) do(ctx context.Context, rules []scoped.Rule, op opFunc) error {
 	if d.closed.Load() {
 		return ErrClosed
 	}
@@ -95,9 +96,9 @@ func (d *direct) list(ctx context.Context) ([]Breaker, error) {
 	return out, nil
 }
 
-func (d *direct) known(ctx context.Context, scope string) (Rule, error) {
+func (d *direct) known(ctx context.Context, scope string) (scoped.Rule, error) {
 	if err := checkScope(scope); err != nil {
-		return Rule{}, err
+		return scoped.Rule{}, err
 	}
 	rule := d.m.policy.Rule(scope)
 	if rule.Configured {
@@ -105,15 +106,15 @@ func (d *direct) known(ctx context.Context, scope string) (Rule, error) {
 	}
 	st, err := d.m.store.Load(ctx, scope)
 	if err != nil {
-		return Rule{}, err
+		return scoped.Rule{}, err
 	}
 	if st.Seq == 0 {
-		return Rule{}, fmt.Errorf("%w %q: it is not configured and no check or outcome has used it; list them with GET /v1/breakers", ErrUnknownScope, scope)
+		return scoped.Rule{}, fmt.Errorf("%w %q: it is not configured and no check or outcome has used it; list them with GET /v1/breakers", ErrUnknownScope, scope)
 	}
 	return rule, nil
 }
 
-func (d *direct) get(ctx context.Context, rule Rule) (Breaker, error) {
+func (d *direct) get(ctx context.Context, rule scoped.Rule) (Breaker, error) {
 	st, err := d.m.store.Load(ctx, rule.Scope)
 	if err != nil {
 		return Breaker{}, err
@@ -146,7 +147,7 @@ func (d *direct) evict(ctx context.Context) (int, error) {
 		}
 		now := d.m.now()
 		deleted, err := del.Delete(ctx, sc, func(st *lb.BreakerState) bool {
-			return idle(rule, st, st.UpdatedAt, now, d.m.policy.evictAfter)
+			return idle(rule, st, st.UpdatedAt, now, d.m.policy.EvictAfter())
 		})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("evict %s: %w", sc, err))

@@ -1,4 +1,4 @@
-package scoped
+package breakerserver
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 // fakePace is a pacer's clock and sleep: sleeping records the pause and
@@ -72,7 +73,7 @@ func segmentPerWrite(e *env) *cache {
 
 func failAgents(e *env, agents int) {
 	for i := range agents {
-		e.outcome(Context{AgentID: fmt.Sprintf("a%02d", i)}, fmt.Sprintf("d-%d", i), lb.OutcomeFailure)
+		e.outcome(scoped.Context{AgentID: fmt.Sprintf("a%02d", i)}, fmt.Sprintf("d-%d", i), lb.OutcomeFailure)
 	}
 }
 
@@ -113,7 +114,7 @@ func TestCheckpointYieldsAsLongAsItWrites(t *testing.T) {
 
 	// Close is waiting: larger chunks, chunkPause between them.
 	for i := range 10 {
-		e.outcome(Context{AgentID: fmt.Sprintf("a%02d", i)}, fmt.Sprintf("d2-%d", i), lb.OutcomeFailure)
+		e.outcome(scoped.Context{AgentID: fmt.Sprintf("a%02d", i)}, fmt.Sprintf("d2-%d", i), lb.OutcomeFailure)
 	}
 	stop := make(chan struct{})
 	fp2 := newFakePace()
@@ -149,7 +150,7 @@ func TestCheckpointYieldsAsLongAsItWrites(t *testing.T) {
 // them in one long chunk.
 func TestCheckpointWritesHotBreakersAlongTheWay(t *testing.T) {
 	e, hs := changedAgents(t, 5)
-	hot := Context{AgentID: "hot"}
+	hot := scoped.Context{AgentID: "hot"}
 	hs.before = func(i int, _ []string) {
 		if i != 0 {
 			return
@@ -237,7 +238,7 @@ func TestCheckpointReleasesNewerSegmentsFirst(t *testing.T) {
 	failAgents(e, 3)
 	fp := newFakePace()
 	hs.chunkOf = func() int { return fp.chunk() }
-	hot := Context{AgentID: "hot"}
+	hot := scoped.Context{AgentID: "hot"}
 	var left []int
 	hs.before = func(i int, _ []string) {
 		if i == 1 {

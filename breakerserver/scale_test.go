@@ -1,4 +1,4 @@
-package scoped
+package breakerserver
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 // reopenOver reopens e's manager over a store wrapped by wrap.
@@ -73,7 +74,7 @@ func TestWriteThroughCommitsOneOutcomesBreakersTogether(t *testing.T) {
 	rs := &recordingStore{}
 	e.reopenOver(func(st *filestore.Store) lb.Store { rs.Store = st; return rs }, Options{})
 	c := e.m.b.(*cache)
-	bob, ann := Context{AgentID: "bob"}, Context{AgentID: "ann"}
+	bob, ann := scoped.Context{AgentID: "bob"}, scoped.Context{AgentID: "ann"}
 	annDone := make(chan error, 1)
 	rs.before = func() {
 		// ann's outcome (global + agent:ann) arrives while bob's write
@@ -185,7 +186,7 @@ func TestCheckpointLetsOtherWritersIn(t *testing.T) {
 	e.reopenOver(func(st *filestore.Store) lb.Store { cs.Store = st; return cs }, Options{})
 	const agents = 12 * checkpointChunk
 	for i := range agents {
-		e.outcome(Context{AgentID: fmt.Sprintf("a%04d", i)}, fmt.Sprintf("d-%d", i), lb.OutcomeFailure)
+		e.outcome(scoped.Context{AgentID: fmt.Sprintf("a%04d", i)}, fmt.Sprintf("d-%d", i), lb.OutcomeFailure)
 	}
 	cli, err := filestore.Open(e.dir, filestore.Options{})
 	if err != nil {
@@ -282,7 +283,7 @@ func (s *noFSUnderLock) Version(scope string) (uint64, error) {
 // and listing 10,000 breakers stalled every check.
 func TestNoFileSystemCallUnderTheCacheLock(t *testing.T) {
 	e := newEnv(t, writeThrough, testConfig())
-	e.fail(Context{AgentID: "bob"}, 1)
+	e.fail(scoped.Context{AgentID: "bob"}, 1)
 	fs := &noFSUnderLock{t: t}
 	e.reopenOver(func(st *filestore.Store) lb.Store { fs.Store = st; return fs }, Options{})
 	fs.c.Store(e.m.b.(*cache))
@@ -291,8 +292,8 @@ func TestNoFileSystemCallUnderTheCacheLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	cliFailure(t, cli, e.m.Policy().Engine("session:cli"), "session:cli", "cli-1")
-	e.fail(Context{AgentID: "bob", Session: "cli"}, 1)
-	e.fail(Context{AgentID: "ann"}, 1)
+	e.fail(scoped.Context{AgentID: "bob", Session: "cli"}, 1)
+	e.fail(scoped.Context{AgentID: "ann"}, 1)
 	cliFailure(t, cli, e.m.Policy().Engine("agent:ann"), "agent:ann", "cli-2")
 	if _, err := e.m.List(context.Background()); err != nil {
 		t.Fatal(err)
@@ -318,10 +319,10 @@ func TestMemoryCapForgetsIdleClosedBreakers(t *testing.T) {
 		}
 		e := newEnv(t, mode, testConfig())
 		e.reopenOver(func(st *filestore.Store) lb.Store { return st }, Options{MaxLive: 8})
-		open := Context{AgentID: "open"}
+		open := scoped.Context{AgentID: "open"}
 		e.fail(open, 3)
 		for i := range 30 {
-			e.fail(Context{AgentID: fmt.Sprintf("a%02d", i)}, 1)
+			e.fail(scoped.Context{AgentID: fmt.Sprintf("a%02d", i)}, 1)
 			e.checkpoint()
 		}
 		c := e.m.b.(*cache)
@@ -338,7 +339,7 @@ func TestMemoryCapForgetsIdleClosedBreakers(t *testing.T) {
 		if b := e.get("agent:a00"); b.Failures != 1 || b.State != lb.Closed {
 			t.Errorf("forgotten agent:a00: %s with %d failures, want CLOSED with 1", b.State, b.Failures)
 		}
-		d := e.fail(Context{AgentID: "a00"}, 2)
+		d := e.fail(scoped.Context{AgentID: "a00"}, 2)
 		if b := breakerOf(t, d, "agent:a00"); b.State != lb.Open || b.Failures != 3 {
 			t.Errorf("agent:a00 after 2 more failures: %s with %d, want OPEN with 3 (the stored one counted)", b.State, b.Failures)
 		}
@@ -348,7 +349,7 @@ func TestMemoryCapForgetsIdleClosedBreakers(t *testing.T) {
 		}
 		agents := 0
 		for _, b := range list {
-			if b.Kind == KindTemplate {
+			if b.Kind == scoped.KindTemplate {
 				agents++
 				if b.Failures < 1 {
 					t.Errorf("listed %s with %d failures", b.Scope, b.Failures)
@@ -385,13 +386,13 @@ func (s *hookStore) Version(scope string) (uint64, error) {
 func TestListDoesNotHoldUpChecks(t *testing.T) {
 	e := newEnv(t, writeThrough, testConfig())
 	for i := range 600 {
-		e.fail(Context{AgentID: fmt.Sprintf("a%03d", i)}, 1)
+		e.fail(scoped.Context{AgentID: fmt.Sprintf("a%03d", i)}, 1)
 	}
 	hs := &hookStore{}
 	e.reopenOver(func(st *filestore.Store) lb.Store { hs.Store = st; return hs }, Options{})
 	// Every breaker into memory first (the list reads those not in it).
 	for i := range 600 {
-		e.check(Context{AgentID: fmt.Sprintf("a%03d", i)})
+		e.check(scoped.Context{AgentID: fmt.Sprintf("a%03d", i)})
 	}
 	var once sync.Once
 	checked := make(chan time.Duration, 1)
@@ -404,7 +405,7 @@ func TestListDoesNotHoldUpChecks(t *testing.T) {
 			start := time.Now()
 			go func() {
 				defer close(done)
-				_, _ = e.m.Check(context.Background(), Context{AgentID: "a000"})
+				_, _ = e.m.Check(context.Background(), scoped.Context{AgentID: "a000"})
 			}()
 			select {
 			case <-done:

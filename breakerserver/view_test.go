@@ -1,4 +1,4 @@
-package scoped
+package breakerserver
 
 import (
 	"fmt"
@@ -7,13 +7,14 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 // A view costs what it shows: a breaker with 1000 failures in its window
 // is described with its count and its 10 newest failures, without copying
 // the other 990 (every outcome's answer holds such views).
 func TestViewCostsWhatItShows(t *testing.T) {
-	p, err := NewPolicy(testConfig(), nil, newClock().Now)
+	p, err := scoped.NewPolicy(testConfig(), nil, newClock().Now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package scoped
+package breakerserver
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package scoped
+package breakerserver
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 // breakStore makes every store update fail before it reads a state: the
@@ -30,7 +31,7 @@ func breakStore(t *testing.T, dir string) func() {
 
 // outcomeWithin records an outcome and fails the test if no answer comes
 // within bound.
-func outcomeWithin(t *testing.T, e *env, c Context, id string, bound time.Duration) error {
+func outcomeWithin(t *testing.T, e *env, c scoped.Context, id string, bound time.Duration) error {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() {
@@ -52,7 +53,7 @@ func outcomeWithin(t *testing.T, e *env, c Context, id string, bound time.Durati
 // not show it), not in the store once the store works again.
 func TestWriteThroughStoreErrorAnswersAndDropsTheChange(t *testing.T) {
 	e := newEnv(t, writeThrough, testConfig())
-	bob := Context{AgentID: "bob", Stakes: "high"}
+	bob := scoped.Context{AgentID: "bob", Stakes: "high"}
 	e.outcome(bob, "d-1", lb.OutcomeFailure)
 
 	repair := breakStore(t, e.dir)
@@ -95,13 +96,13 @@ func TestWriteThroughStoreErrorAnswersAndDropsTheChange(t *testing.T) {
 // it (a corrupt global fails every check).
 func TestCorruptBreakerIsAnErrorAndHealthSaysSo(t *testing.T) {
 	e := newEnv(t, withWAL, testConfig())
-	e.fail(Context{AgentID: "bob"}, 1)
+	e.fail(scoped.Context{AgentID: "bob"}, 1)
 	e.close()
 	if err := writeCorrupt(e.dir, "global"); err != nil {
 		t.Fatal(err)
 	}
 	e.open()
-	if _, err := e.m.Check(context.Background(), Context{AgentID: "bob"}); !errors.Is(err, lb.ErrCorruptState) {
+	if _, err := e.m.Check(context.Background(), scoped.Context{AgentID: "bob"}); !errors.Is(err, lb.ErrCorruptState) {
 		t.Fatalf("check with a corrupt global: %v", err)
 	}
 	if err := e.m.Health(); err == nil || !strings.Contains(err.Error(), "global") {

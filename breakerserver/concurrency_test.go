@@ -1,4 +1,4 @@
-package scoped
+package breakerserver
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
+	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 // Every failure recorded at once by many callers is counted exactly once,
@@ -26,7 +27,7 @@ func TestConcurrentFailuresCountedOnce(t *testing.T) {
 		errs := make(chan error, callers)
 		for i := range callers {
 			wg.Go(func() {
-				c := Context{Session: fmt.Sprintf("s%d", i)}
+				c := scoped.Context{Session: fmt.Sprintf("s%d", i)}
 				for range each {
 					d, err := e.m.Check(context.Background(), c)
 					if err == nil {
@@ -127,7 +128,7 @@ func cliFailure(t *testing.T, st lb.Store, eng *breaker.Engine, scope, id string
 // server's next call sees it.
 func TestForeignWriteIsSeen(t *testing.T) {
 	e := newEnv(t, writeThrough, testConfig())
-	s1 := Context{Session: "loop1"}
+	s1 := scoped.Context{Session: "loop1"}
 	e.fail(s1, 1)
 	eng := e.m.Policy().Engine("session:loop1")
 	cliFailure(t, e.store, eng, "session:loop1", "cli-1")
@@ -173,7 +174,7 @@ func TestForeignWriteIsMerged(t *testing.T) {
 	}
 	e.m.Close()
 	e.m = m
-	s1 := Context{Session: "loop1"}
+	s1 := scoped.Context{Session: "loop1"}
 	e.fail(s1, 1) // the check writes nothing; the outcome's write races
 	rs.n = 1
 	e.fail(s1, 1)
@@ -247,7 +248,7 @@ func TestStoreFailureFailsClosed(t *testing.T) {
 	}
 	e.m.Close()
 	e.m = m
-	bob := Context{AgentID: "bob"}
+	bob := scoped.Context{AgentID: "bob"}
 	d := e.check(bob)
 	fs.broken.Store(true)
 	_, err = m.Outcome(ctx, bob, lb.Outcome{DecisionID: d.DecisionID, Result: lb.OutcomeFailure})
@@ -283,17 +284,17 @@ func TestStoreFailureFailsClosed(t *testing.T) {
 // A corrupt state fails the calls that touch it, loudly, and not the others.
 func TestCorruptStateFailsOnlyItsBreaker(t *testing.T) {
 	e := newEnv(t, writeThrough, testConfig())
-	e.fail(Context{AgentID: "bob"}, 1)
+	e.fail(scoped.Context{AgentID: "bob"}, 1)
 	e.close()
 	if err := writeCorrupt(e.dir, "agent:bob"); err != nil {
 		t.Fatal(err)
 	}
 	e.open()
 	ctx := context.Background()
-	if _, err := e.m.Check(ctx, Context{AgentID: "bob"}); !errors.Is(err, lb.ErrCorruptState) {
+	if _, err := e.m.Check(ctx, scoped.Context{AgentID: "bob"}); !errors.Is(err, lb.ErrCorruptState) {
 		t.Fatalf("check of a corrupt breaker: %v, want ErrCorruptState", err)
 	}
-	if d := e.check(Context{AgentID: "alice"}); !d.Allowed {
+	if d := e.check(scoped.Context{AgentID: "alice"}); !d.Allowed {
 		t.Fatalf("another agent: %+v", d)
 	}
 	list, err := e.m.List(ctx)
@@ -320,7 +321,7 @@ func TestLogWriteNeverLeavesALastOutcomeWaiting(t *testing.T) {
 		done := make(chan error, 3)
 		for g := range 3 {
 			go func() {
-				c := Context{AgentID: fmt.Sprintf("a%d", g)}
+				c := scoped.Context{AgentID: fmt.Sprintf("a%d", g)}
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // bounds a hang only
 				defer cancel()
 				_, err := e.m.Outcome(ctx, c, lb.Outcome{DecisionID: fmt.Sprintf("d-%d-%d", burst, g), Result: lb.OutcomeSuccess})

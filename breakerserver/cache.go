@@ -1,4 +1,4 @@
-package scoped
+package breakerserver
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 // cache keeps every breaker's state in memory, authoritative. Every
@@ -78,7 +79,7 @@ type cache struct {
 const maxUnsaved = 50_000
 
 type entry struct {
-	rule     Rule
+	rule     scoped.Rule
 	state    *lb.BreakerState
 	lastUsed time.Time
 	// diskSeq is the store's seq for the state this entry started from or
@@ -265,7 +266,7 @@ func eventKey(ev *lb.Event) string {
 	return string(data)
 }
 
-func (c *cache) do(ctx context.Context, rules []Rule, op opFunc) error {
+func (c *cache) do(ctx context.Context, rules []scoped.Rule, op opFunc) error {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -505,9 +506,9 @@ func (c *cache) viewOf(e *entry, now time.Time, full bool) Breaker {
 	return b
 }
 
-func (c *cache) known(ctx context.Context, scope string) (Rule, error) {
+func (c *cache) known(ctx context.Context, scope string) (scoped.Rule, error) {
 	if err := checkScope(scope); err != nil {
-		return Rule{}, err
+		return scoped.Rule{}, err
 	}
 	c.mu.Lock()
 	if e := c.entries[scope]; e != nil {
@@ -520,7 +521,7 @@ func (c *cache) known(ctx context.Context, scope string) (Rule, error) {
 	// under the cap: ask the store (outside c.mu).
 	s := c.readStored(ctx, scope, true, 0)
 	if s.err == nil && s.state.Seq == 0 {
-		return Rule{}, fmt.Errorf("%w %q: it is not configured and no check or outcome has used it; list them with GET /v1/breakers", ErrUnknownScope, scope)
+		return scoped.Rule{}, fmt.Errorf("%w %q: it is not configured and no check or outcome has used it; list them with GET /v1/breakers", ErrUnknownScope, scope)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -530,12 +531,12 @@ func (c *cache) known(ctx context.Context, scope string) (Rule, error) {
 	if s.err != nil {
 		// Remembered as broken: listed as an error, health degraded.
 		_, err := c.install(scope, s)
-		return Rule{}, err
+		return scoped.Rule{}, err
 	}
 	return c.m.policy.Rule(scope), nil
 }
 
-func (c *cache) get(ctx context.Context, rule Rule) (Breaker, error) {
+func (c *cache) get(ctx context.Context, rule scoped.Rule) (Breaker, error) {
 	c.mu.Lock()
 	if e := c.entries[rule.Scope]; e != nil {
 		defer c.mu.Unlock()
@@ -558,7 +559,7 @@ func (c *cache) evict(ctx context.Context) (int, error) {
 	c.mu.Lock()
 	var cands []string
 	for sc, e := range c.entries {
-		if e.broken == nil && len(e.pending) == 0 && !e.committing && idle(e.rule, e.state, e.lastUsed, now, c.m.policy.evictAfter) {
+		if e.broken == nil && len(e.pending) == 0 && !e.committing && idle(e.rule, e.state, e.lastUsed, now, c.m.policy.EvictAfter()) {
 			e.evicting = true
 			cands = append(cands, sc)
 		}

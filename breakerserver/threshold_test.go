@@ -1,4 +1,4 @@
-package scoped
+package breakerserver
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 // A breaker keeps at most 1000 failures in its window, so a larger
@@ -32,7 +33,7 @@ func TestEveryAcceptedFailureThresholdTrips(t *testing.T) {
 		t.Fatalf("threshold %d refused: %v", limit, err)
 	}
 	e := newEnv(t, withWAL, cfg)
-	bob := Context{AgentID: "bob"}
+	bob := scoped.Context{AgentID: "bob"}
 	var d Decision
 	for i := range limit {
 		d = e.outcome(bob, fmt.Sprintf("d-%d", i), lb.OutcomeFailure)

@@ -1,4 +1,15 @@
-package scoped
+// Package breakerserver holds the scoped breakers of a long-running
+// process: `loopbreaker serve` (its HTTP API, dashboard and metrics) and
+// Go programs that use the breakers in-process. A check or an outcome
+// comes with a scoped.Context; every breaker whose scope matches it
+// records it, and the most restrictive of them decides.
+//
+// Manager is the API. It owns its store directory: its in-memory states
+// are authoritative and every change is in the write-ahead log (or, with
+// no log, written through to the store) before a caller gets its answer
+// (group commit); a background checkpoint writes the states to the store
+// and releases the log. Template breakers that sit idle are evicted.
+package breakerserver
 
 import (
 	"context"
@@ -13,6 +24,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
+	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 // Errors callers can test for with errors.Is.
@@ -57,7 +69,7 @@ type Change struct {
 type Options struct {
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
-	// TemplateKinds: see NewPolicy (nil: DefaultTemplateKinds).
+	// TemplateKinds: see scoped.NewPolicy (nil: scoped.DefaultTemplateKinds).
 	TemplateKinds []string
 	// Shared makes every operation one Store.Update with no cache, for a
 	// store that other processes write at the same time (several servers
@@ -95,7 +107,7 @@ type Options struct {
 // Manager runs the scoped breakers of one configuration over one store.
 // It is safe for concurrent use.
 type Manager struct {
-	policy   *Policy
+	policy   *scoped.Policy
 	store    lb.Store
 	now      func() time.Time
 	onChange func(Change)
@@ -109,11 +121,11 @@ type backend interface {
 	// do runs op on the states of rules' scopes, atomically with respect
 	// to every other do on any of them, and returns once its changes are
 	// saved.
-	do(ctx context.Context, rules []Rule, op opFunc) error
+	do(ctx context.Context, rules []scoped.Rule, op opFunc) error
 	list(ctx context.Context) ([]Breaker, error)
 	// rule resolves a scope to a known breaker, or ErrUnknownScope.
-	known(ctx context.Context, scope string) (Rule, error)
-	get(ctx context.Context, rule Rule) (Breaker, error)
+	known(ctx context.Context, scope string) (scoped.Rule, error)
+	get(ctx context.Context, rule scoped.Rule) (Breaker, error)
 	evict(ctx context.Context) (int, error)
 	// page lists the breakers after a scope, at most limit (0: all).
 	page(ctx context.Context, after string, limit int) ([]Breaker, string, error)
@@ -163,13 +175,13 @@ type Pinger interface {
 // writer until Close (the CLI takes a lock for that).
 func Open(ctx context.Context, store lb.Store, cfg lb.Config, opts Options) (*Manager, error) {
 	if store == nil {
-		return nil, errors.New("scoped: no store")
+		return nil, errors.New("breakerserver: no store")
 	}
 	now := opts.Now
 	if now == nil {
 		now = time.Now
 	}
-	policy, err := NewPolicy(cfg, opts.TemplateKinds, now)
+	policy, err := scoped.NewPolicy(cfg, opts.TemplateKinds, now)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +217,7 @@ func Open(ctx context.Context, store lb.Store, cfg lb.Config, opts Options) (*Ma
 }
 
 // Policy is the manager's policy.
-func (m *Manager) Policy() *Policy { return m.policy }
+func (m *Manager) Policy() *scoped.Policy { return m.policy }
 
 // Decision is the answer to a check, or the state after an outcome.
 type Decision struct {
@@ -245,10 +257,10 @@ func ValidDecisionID(id string) string {
 	if id == "" {
 		return "is required: pass the decision_id the check returned"
 	}
-	return valueProblem(id)
+	return lb.ScopeValueProblem(id)
 }
 
-func (m *Manager) match(c Context) ([]Rule, error) {
+func (m *Manager) match(c scoped.Context) ([]scoped.Rule, error) {
 	if p := c.Problems(); len(p) > 0 {
 		fs := map[string]string{}
 		for k, v := range p {
@@ -259,7 +271,7 @@ func (m *Manager) match(c Context) ([]Rule, error) {
 	rules := m.policy.Match(c)
 	if len(rules) == 0 {
 		return nil, fmt.Errorf("%w: set agent_id or session (they get %s breakers from breaker_template), or configure a breaker for one of the context's scopes (global matches every context)",
-			ErrNoBreaker, strings.Join(m.policy.templateKinds, "/"))
+			ErrNoBreaker, strings.Join(m.policy.TemplateKinds(), "/"))
 	}
 	return rules, nil
 }
@@ -268,7 +280,7 @@ func (m *Manager) match(c Context) ([]Rule, error) {
 // breaker is checked, the most restrictive decides. When one denies, no
 // half-open probe is taken anywhere (a probe taken by a denied decision
 // would never report back); otherwise this decision takes every free probe.
-func (m *Manager) Check(ctx context.Context, c Context) (Decision, error) {
+func (m *Manager) Check(ctx context.Context, c scoped.Context) (Decision, error) {
 	rules, err := m.match(c)
 	if err != nil {
 		return Decision{}, err
@@ -331,7 +343,7 @@ func blocks(st *lb.BreakerState, cooldown time.Duration, now time.Time) bool {
 // clears a CLOSED breaker's window; the outcome of the decision holding a
 // half-open probe settles it. The returned Decision says whether a new
 // caller with this context would now be allowed.
-func (m *Manager) Outcome(ctx context.Context, c Context, o lb.Outcome) (Decision, error) {
+func (m *Manager) Outcome(ctx context.Context, c scoped.Context, o lb.Outcome) (Decision, error) {
 	rules, err := m.match(c)
 	if err != nil {
 		return Decision{}, err
@@ -378,10 +390,10 @@ func (m *Manager) Reset(ctx context.Context, scope string, r lb.Reset) (Breaker,
 		return Breaker{}, err
 	}
 	var b Breaker
-	err = m.b.do(ctx, []Rule{rule}, func(now time.Time, states []*lb.BreakerState) ([][]lb.JournalEntry, []Change, error) {
+	err = m.b.do(ctx, []scoped.Rule{rule}, func(now time.Time, states []*lb.BreakerState) ([][]lb.JournalEntry, []Change, error) {
 		rs := r
 		ev := lb.Event{Kind: lb.EventReset, Time: now, Caller: r.By, Reset: &rs}
-		_, entries, changes, err := m.applyAll([]Rule{rule}, states, ev)
+		_, entries, changes, err := m.applyAll([]scoped.Rule{rule}, states, ev)
 		if err != nil {
 			return entries, changes, err
 		}
@@ -435,7 +447,7 @@ func (m *Manager) Health() error { return m.b.health() }
 func (m *Manager) Close() error { return m.b.close() }
 
 // applyAll applies ev to every state.
-func (m *Manager) applyAll(rules []Rule, states []*lb.BreakerState, ev lb.Event) ([]lb.Decision, [][]lb.JournalEntry, []Change, error) {
+func (m *Manager) applyAll(rules []scoped.Rule, states []*lb.BreakerState, ev lb.Event) ([]lb.Decision, [][]lb.JournalEntry, []Change, error) {
 	ds := make([]lb.Decision, len(states))
 	entries := make([][]lb.JournalEntry, len(states))
 	var changes []Change
@@ -464,7 +476,7 @@ func journal(scope string, ev *lb.Event, trs []lb.Transition) []lb.JournalEntry 
 	return list
 }
 
-func appendChanges(cs []Change, rule Rule, trs []lb.Transition) []Change {
+func appendChanges(cs []Change, rule scoped.Rule, trs []lb.Transition) []Change {
 	for _, t := range trs {
 		cs = append(cs, Change{Scope: rule.Scope, Notify: rule.Config.Notify, Transition: t})
 	}
@@ -472,7 +484,7 @@ func appendChanges(cs []Change, rule Rule, trs []lb.Transition) []Change {
 }
 
 // decision folds the per-breaker decisions into one.
-func (m *Manager) decision(id string, rules []Rule, states []*lb.BreakerState, ds []lb.Decision, now time.Time) Decision {
+func (m *Manager) decision(id string, rules []scoped.Rule, states []*lb.BreakerState, ds []lb.Decision, now time.Time) Decision {
 	best := 0
 	for i := range ds {
 		if ds[i].Restrictiveness() > ds[best].Restrictiveness() {

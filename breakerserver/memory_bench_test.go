@@ -1,4 +1,4 @@
-package scoped
+package breakerserver
 
 import (
 	"bufio"
@@ -17,6 +17,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 // BenchmarkMemory100kOutcomes: 100,000 outcomes (check + outcome, one in
@@ -29,7 +30,7 @@ import (
 // checkpoint, and after the eviction. With -maxlive N the
 // memory cap is N (default DefaultMaxLive).
 //
-//	go test ./scoped -run '^$' -bench Memory100k -benchtime 1x
+//	go test ./breakerserver -run '^$' -bench Memory100k -benchtime 1x
 func BenchmarkMemory100kOutcomes(b *testing.B) {
 	const agents, outcomes, callers = 10_000, 100_000, 8
 	maxLive, _ := strconv.Atoi(os.Getenv("LB_BENCH_MAXLIVE"))
@@ -61,7 +62,7 @@ func BenchmarkMemory100kOutcomes(b *testing.B) {
 				if i > outcomes {
 					return
 				}
-				c := Context{AgentID: fmt.Sprintf("agent-%05d", i%agents)}
+				c := scoped.Context{AgentID: fmt.Sprintf("agent-%05d", i%agents)}
 				d, err := m.Check(context.Background(), c)
 				if err == nil {
 					r := lb.OutcomeSuccess
