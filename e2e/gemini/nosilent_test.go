@@ -9,14 +9,14 @@ import (
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
 
-// TestHookSwitchCaught: the model turns Gemini CLI's hooks off through
+// TestHooksConfigCaught: the model turns Gemini CLI's hooks off through
 // the project's .gemini/settings.json, written by Python (the guard
 // refuses an edit of that file by name, and cannot read Python):
 // `hooksConfig.enabled: false`, or loopbreaker's hooks named in
 // `hooksConfig.disabled`. The call runs; its AfterTool sees the switch,
 // says what changed and stops the agent; nothing after it runs, and the
 // breaker stays OPEN until a person resets it.
-func TestHookSwitchCaught(t *testing.T) {
+func TestHooksConfigCaught(t *testing.T) {
 	t.Parallel()
 	for _, sw := range []struct{ name, program, what string }{
 		{"enabled-false", `import json
