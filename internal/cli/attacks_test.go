@@ -60,7 +60,7 @@ type attack struct {
 	judge func(s *scratch, out string) (verdict, why string)
 }
 
-// attacks: 45, each spelled differently from the other tests, over the
+// attacks: 47, each spelled differently from the other tests, over the
 // ten classes of the issue.
 var attacks = []attack{
 	// 1: loopbreaker.yaml gone.
@@ -141,7 +141,7 @@ fix --session claude'`, judge: resetRefused},
 // TestAttacksNoneSilent runs every attack and prints what became of it.
 func TestAttacksNoneSilent(t *testing.T) {
 	if testing.Short() {
-		t.Skip("45 attacks in scratch projects")
+		t.Skip("47 attacks in scratch projects")
 	}
 	classes := map[int]int{}
 	for _, a := range attacks {
