@@ -34,6 +34,14 @@ func py(program string) fm.AnthropicStep {
 func (r *run) caughtAfter(t *testing.T, p *project, rw *row, n int, why string) {
 	t.Helper()
 	ran := r.ran()
+	for _, c := range r.calls {
+		// A batch's end reports its calls once they ran: the one hook
+		// event left when the attack narrowed the matchers of the others
+		// and Claude Code read its settings again in time.
+		if c.Event == "PostToolBatch" && r.callNumber(c) == n {
+			ran[n] = true
+		}
+	}
 	if !ran[n] {
 		t.Errorf("the attack (call %d) did not run: the scenario needs it to get past the guard", n)
 	}
