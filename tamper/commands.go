@@ -208,6 +208,8 @@ func (a *analyzer) named(base, name string, args []arg, heredocs []string) {
 		}
 	case "git":
 		a.git(args)
+	case "find":
+		a.find(args)
 	case "pkill", "killall", "kill", "pgrep":
 		if base == "pgrep" {
 			return

@@ -354,3 +354,38 @@ func TestFindingString(t *testing.T) {
 		t.Fatalf("got %v", got)
 	}
 }
+
+// TestFindDeletes: a find that deletes what it finds is refused when its
+// starting point holds or lies in a protected path and its name tests
+// (if any) can reach one; a find whose name tests reach none of
+// loopbreaker's files is ordinary clean-up.
+func TestFindDeletes(t *testing.T) {
+	for cmd, kind := range map[string]Kind{
+		`find "$XDG_STATE_HOME" -mindepth 1 -delete`:                       KindState,
+		`find . -maxdepth 1 -name 'loopbreaker.y*ml' -delete`:              KindConfig,
+		`find ~ -name 'settings*.json' -exec rm {} +`:                      KindHooks,
+		`find ~/.local/state/loopbreaker -name '*.json' -delete`:           KindState,
+		`find . -not -name '*.go' -delete`:                                 KindConfig,
+		`find . ! -name '*.go' -exec rm -f {} \;`:                          KindConfig,
+		`find .. -name proj -exec rm -rf {} +`:                             KindConfig,
+		`find /home/dev/.local -type f -delete`:                            KindState,
+		`cd /tmp && find /home/dev/proj -iname 'LOOPBREAKER.YAML' -delete`: KindConfig,
+	} {
+		if got := Check(Call{Cwd: "/home/dev/proj", Shell: []string{cmd}}, fixture()); !slices.Contains(kinds(got), kind) {
+			t.Errorf("%q: findings %v, want %s", cmd, got, kind)
+		}
+	}
+	for _, cmd := range []string{
+		"find . -name '*.pyc' -delete",
+		"find . -type d -name __pycache__ -exec rm -rf {} +",
+		"find build -type f -delete",
+		"find /tmp -name 'go-build*' -exec rm -rf {} +",
+		"find . -name '*.json' -newer Makefile",
+		"find ~/.local/state -name '*.log'",
+		"find . -name 'loopbreaker.yaml' -print",
+	} {
+		if got := Check(Call{Cwd: "/home/dev/proj", Shell: []string{cmd}}, fixture()); len(got) > 0 {
+			t.Errorf("%q: refused as %v; ordinary work must pass", cmd, got)
+		}
+	}
+}

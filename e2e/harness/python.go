@@ -25,3 +25,10 @@ func PythonWithPytest() (python, why string) {
 	}
 	return "", strings.Join(tried, "; ") + " (install pytest, e.g. apt-get install python3-pytest)"
 }
+
+// PythonCommand is the shell command that runs a Python program with
+// python3 -c: how an agent does what the guard, which reads shell
+// commands, cannot read.
+func PythonCommand(program string) string {
+	return "python3 -c '" + strings.ReplaceAll(program, "'", `'\''`) + "'"
+}

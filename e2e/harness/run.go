@@ -164,3 +164,22 @@ func RunAgent(t testing.TB, name string, c Cmd, requests func() int) Result {
 	}
 	return r
 }
+
+// WaitFor polls done until it reports true and returns what it last
+// said, failing the test when HangLimit passes first: for something a
+// process outside the test writes on its own schedule (a background loop
+// an agent started). The interval only spaces the polls.
+func WaitFor(t testing.TB, done func() (string, bool)) string {
+	t.Helper()
+	deadline := time.Now().Add(HangLimit)
+	for {
+		s, ok := done()
+		if ok {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still waiting after %v; last seen:\n%s", HangLimit, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 		// under an agent stops at this test binary: the tests may run
 		// under an agent CLI themselves.
 		"loopbreaker": func() { os.Exit(mainOS(context.Background(), isThisTestBinary)) },
+		// lbx: a copy of loopbreaker under another name, as an agent
+		// makes one (attacks_test.go).
+		"lbx": func() { os.Exit(mainOS(context.Background(), isThisTestBinary)) },
 		// loopbreaker-repeat N ARGS...: the command ARGS N times in one
 		// process, each a whole CLI run (config, store, decision), for
 		// tests that need thousands of CLI records in seconds.
