@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/agent/all"
 	"github.com/loopbreaker/loopbreaker/hookpolicy"
@@ -101,7 +100,6 @@ func TestOrdinaryWorkLeftAlone(t *testing.T) {
 			StateRoot: filepath.Join(home, ".local", "state", "loopbreaker"),
 			Config:    []string{filepath.Join(home, ".config", "loopbreaker", "config.yaml")},
 			Binaries:  []string{filepath.Join(home, "go", "bin", "loopbreaker")},
-			Settings:  lb.Defaults(),
 		})
 		var refused []string
 		for _, w := range ordinaryWork {

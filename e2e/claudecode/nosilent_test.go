@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -81,9 +82,10 @@ func TestNoSilentPath(t *testing.T) {
 	t.Parallel()
 
 	// Class 1: loopbreaker.yaml moved away by Python. The project stays
-	// guarded: its hooks find it by its hook settings, the defaults apply,
-	// and a configuration other than the one the session ran with keeps
-	// the breaker OPEN until a person restores the file and resets.
+	// guarded (its hooks find it by its hook settings), and the session
+	// goes on with the configuration it started with, not the defaults:
+	// the move gains the agent nothing and halts nobody, and status says
+	// what the files would change.
 	t.Run("config-moved-by-python", func(t *testing.T) {
 		forEachVersion(t, func(t *testing.T, a agent, rw *row) {
 			p := newProject(t, a, calcRepo(), installProject)
@@ -97,8 +99,16 @@ func TestNoSilentPath(t *testing.T) {
 			if _, err := os.Stat(p.path("loopbreaker.yaml")); err == nil {
 				t.Fatalf("loopbreaker.yaml is still there: the attack did not happen")
 			}
-			r.caughtAfter(t, p, rw, 2, "configuration or hook settings changed")
+			if ran := r.ran(); !ran[2] || !ran[3] {
+				t.Errorf("calls that ran: %v, want the attack (2) and the call after it (3)", ran)
+			}
 			r.sawOnStderr(t, "loopbreaker.yaml is gone")
+			r.sawOnStderr(t, "the session goes on with the one it started with")
+			st := p.status()
+			if st.State == lb.Open || !slices.Contains(st.ConfigPending, "cooldown: 45m → 30m") {
+				t.Errorf("breaker %s (%s), config pending %q; want the session's own configuration kept, the files' change pending", st.State, clip(st.Reason, 200), st.ConfigPending)
+			}
+			rw.Halted = "no: kept its configuration"
 		})
 	})
 
