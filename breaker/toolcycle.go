@@ -31,7 +31,12 @@ func (toolCycle) Reason(s *lb.BreakerState, at Moment, c Count) Reason {
 }
 
 // cycleReps is the largest number of times a block of 2–5 calls (not all
-// identical) repeats back to back at the end of the history.
+// identical) repeats back to back at the end of the history. A block
+// repeats when it holds the same calls, in whatever order: the calls of
+// a batch report in any order, and where one batch ends and the next
+// begins depends on when the results came (a CLI that runs each call as
+// soon as its own pre-tool hook answered), so the same batch again may
+// be recorded in another order.
 func cycleReps(ms []lb.ToolMark) int {
 	best := 0
 	for l := 2; l <= 5 && 2*l <= len(ms); l++ {
@@ -47,17 +52,7 @@ func cycleReps(ms []lb.ToolMark) int {
 			continue
 		}
 		reps := 1
-		for end := len(ms) - l; end-l >= 0; end -= l {
-			ok := true
-			for j := 0; j < l; j++ {
-				if !sameMark(ms[end-l+j], block[j]) {
-					ok = false
-					break
-				}
-			}
-			if !ok {
-				break
-			}
+		for end := len(ms) - l; end-l >= 0 && sameCalls(ms[end-l:end], block); end -= l {
 			reps++
 		}
 		if reps > 1 && reps > best {
@@ -65,4 +60,23 @@ func cycleReps(ms []lb.ToolMark) int {
 		}
 	}
 	return best
+}
+
+// sameCalls reports whether two blocks of at most 5 calls hold the same
+// calls, each matched once, in any order.
+func sameCalls(a, b []lb.ToolMark) bool {
+	var used [5]bool
+	for _, m := range a {
+		found := false
+		for j := range b {
+			if !used[j] && sameMark(m, b[j]) {
+				used[j], found = true, true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
