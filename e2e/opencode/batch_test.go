@@ -18,7 +18,9 @@ func TestBatches(t *testing.T) {
 		// `opencode run` auto-rejects) refuses the 4th read and ends the
 		// turn while the other three still run: the turn end comes before
 		// their results. Nothing failed that loopbreaker may count, and
-		// the three reads that ran are recorded when they report.
+		// the three reads that ran are recorded when they report. When
+		// OpenCode's guard lets all four run, they are four calls: a
+		// warning that they repeat is allowed, a halt or a failure is not.
 		t.Parallel()
 		a := guarded(t)
 		calc := filepath.Join(a.Repo, "calc.go")
@@ -35,7 +37,8 @@ func TestBatches(t *testing.T) {
 			t.Logf("OpenCode's own guard did not refuse a read this time; stderr:\n%s", r.Stderr)
 		}
 		for _, c := range a.Calls() {
-			if strings.Contains(c.Answer.Text(), "OPEN") || strings.Contains(c.Answer.Text(), "fail") {
+			text := c.Answer.Text()
+			if c.Answer.Deny || c.Answer.Stop || strings.Contains(text, "is OPEN") || strings.Contains(text, "fail") {
 				t.Errorf("loopbreaker answered %s", harness.Show(&c))
 			}
 		}
