@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -11,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // BenchmarkProcessHookResident is BenchmarkProcessHook through the thin
@@ -153,24 +157,35 @@ func procCPU(pid int) (float64, bool) {
 	return (utime + stime) / 100, true // USER_HZ is 100 on Linux
 }
 
-// stopResident stops the resident breaker and waits until its process is
-// gone (or a zombie: it no longer holds the lock), so that the next call
-// starts one.
+// stopResident stops the resident breaker and waits until its process has
+// ended (a zombie no longer holds the lock), so that the next call starts
+// one. The kernel says when: a pidfd turns readable as its process ends.
 func stopResident(b *testing.B, bin string, env []string, runDir string) {
 	b.Helper()
 	pid := residentPID(b, runDir)
+	pidfd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		if err == unix.ESRCH {
+			return // already gone
+		}
+		b.Fatalf("watching the resident breaker (pid %d): %v", pid, err)
+	}
+	defer unix.Close(pidfd)
 	stop := exec.Command(bin, "resident", "stop")
 	stop.Env = env
 	stop.Run()
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		s := string(stat)
-		if err != nil || strings.HasPrefix(strings.TrimSpace(s[strings.LastIndexByte(s, ')')+1:]), "Z") {
-			return
+	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, int((30 * time.Second).Milliseconds()))
+		if err == unix.EINTR {
+			continue
 		}
-		if time.Now().After(deadline) {
+		if err != nil {
+			b.Fatalf("waiting for the resident breaker (pid %d) to stop: %v", pid, err)
+		}
+		if n == 0 {
 			b.Fatalf("the resident breaker (pid %d) did not stop", pid)
 		}
-		time.Sleep(time.Millisecond)
+		return
 	}
 }

@@ -16,9 +16,9 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/internal/fswait"
 )
 
 // An attack is one way an agent tries to silence its breaker, spelled as
@@ -377,14 +377,8 @@ func (s *scratch) run(command string) string {
 // what.
 func (s *scratch) waitFile(path, what string) {
 	s.t.Helper()
-	for deadline := time.Now().Add(hangBound); ; {
-		if b, _ := os.ReadFile(path); strings.Contains(string(b), what) {
-			return
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("%s never said %q", path, what)
-		}
-		time.Sleep(20 * time.Millisecond) // polls for the job's file; no timing is asserted
+	if err := fswait.FileSays(path, what, hangBound); err != nil {
+		s.t.Fatal(err)
 	}
 }
 
@@ -582,16 +576,9 @@ func killInFlight(s *scratch, run func()) {
 	if err := cmd.Start(); err != nil {
 		s.t.Fatal(err)
 	}
-	running := filepath.Join(s.stateDir, "hooks", "running")
-	for deadline := time.Now().Add(hangBound); ; {
-		if entries, _ := os.ReadDir(running); len(entries) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			s.t.Fatal("the hook call left no running mark")
-		}
-		time.Sleep(10 * time.Millisecond) // polls for the mark; no timing is asserted
+	if err := fswait.NotEmpty(filepath.Join(s.stateDir, "hooks", "running"), hangBound); err != nil {
+		cmd.Process.Kill()
+		s.t.Fatalf("the hook call left no running mark: %v", err)
 	}
 	run()
 	err = cmd.Wait()

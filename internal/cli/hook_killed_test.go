@@ -11,7 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/fswait"
 )
 
 // A hook call killed before it answered (an agent's `pkill -f
@@ -47,16 +48,9 @@ func TestKilledHookReportedAtTheNextCall(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	running := filepath.Join(st.StateDir, "hooks", "running")
-	for deadline := time.Now().Add(hangBound); ; {
-		if entries, _ := os.ReadDir(running); len(entries) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the hook call left no running mark")
-		}
-		time.Sleep(10 * time.Millisecond) // polls for the mark; no timing is asserted
+	if err := fswait.NotEmpty(filepath.Join(st.StateDir, "hooks", "running"), hangBound); err != nil {
+		cmd.Process.Kill()
+		t.Fatalf("the hook call left no running mark: %v", err)
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
