@@ -10,20 +10,21 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/internal/testclock"
 	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 // fakePace is a pacer's clock and sleep: sleeping records the pause and
 // moves the clock on, nothing waits.
 type fakePace struct {
-	*clock
+	*testclock.Clock
 	mu     sync.Mutex
 	pauses []time.Duration
 	// sleeps counts the calls to sleep, one before each chunk.
 	sleeps int
 }
 
-func newFakePace() *fakePace { return &fakePace{clock: newClock()} }
+func newFakePace() *fakePace { return &fakePace{Clock: newClock()} }
 
 func (f *fakePace) sleep(d time.Duration) {
 	f.mu.Lock()

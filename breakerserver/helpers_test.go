@@ -11,30 +11,14 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/internal/testclock"
 	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 var t0 = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 
-// clock is a settable clock, safe for goroutines.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: t0} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+// newClock is a clock the tests move by hand, safe for goroutines.
+func newClock() *testclock.Clock { return testclock.New(t0) }
 
 // testConfig: a stakes:high breaker that trips at 2, a global one that
 // trips at 100, and the template trips agents and sessions at 3.
@@ -58,7 +42,7 @@ func testConfig() lb.Config {
 type env struct {
 	t       *testing.T
 	dir     string
-	clock   *clock
+	clock   *testclock.Clock
 	cfg     lb.Config
 	mode    string
 	store   *filestore.Store

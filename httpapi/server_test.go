@@ -24,28 +24,12 @@ import (
 	"github.com/loopbreaker/loopbreaker/breakerserver"
 	"github.com/loopbreaker/loopbreaker/dashboard"
 	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/internal/testclock"
 	"github.com/loopbreaker/loopbreaker/metrics"
 	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 var t0 = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
-
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 func testConfig() lb.Config {
 	cfg := lb.Defaults()
@@ -62,7 +46,7 @@ func testConfig() lb.Config {
 type api struct {
 	t     *testing.T
 	url   string
-	clock *clock
+	clock *testclock.Clock
 	m     *breakerserver.Manager
 	c     *http.Client
 }
@@ -73,7 +57,7 @@ type apiOptions struct {
 
 func newAPI(t *testing.T, o apiOptions) *api {
 	t.Helper()
-	clk := &clock{t: t0}
+	clk := testclock.New(t0)
 	cfg := testConfig()
 	st, err := filestore.Open(filepath.Join(t.TempDir(), ".loopbreaker"), filestore.Options{Now: clk.Now})
 	if err != nil {
@@ -429,7 +413,7 @@ func TestWrongContentTypeMethodAndPath(t *testing.T) {
 }
 
 func TestNoBreakerMatches(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testclock.New(t0)
 	cfg := testConfig()
 	cfg.Breakers = cfg.Breakers[1:] // no global
 	st, err := filestore.Open(t.TempDir(), filestore.Options{})

@@ -12,87 +12,23 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/testclock"
 )
 
 var t0 = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 
 // fakeClock moves only when told to; timers fire on Advance.
-type fakeClock struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	now    time.Time
-	timers map[*fakeTimer]bool
-}
+type fakeClock struct{ *testclock.Clock }
 
-type fakeTimer struct {
-	c  *fakeClock
-	at time.Time
-	ch chan time.Time
-}
+func newFakeClock() fakeClock { return fakeClock{testclock.New(t0)} }
 
-func newFakeClock() *fakeClock {
-	c := &fakeClock{now: t0, timers: map[*fakeTimer]bool{}}
-	c.cond = sync.NewCond(&c.mu)
-	return c
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) NewTimer(d time.Duration) Timer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &fakeTimer{c: c, at: c.now.Add(d), ch: make(chan time.Time, 1)}
-	if d <= 0 {
-		t.ch <- c.now
-		return t
-	}
-	c.timers[t] = true
-	c.cond.Broadcast()
-	return t
-}
-
-func (t *fakeTimer) C() <-chan time.Time { return t.ch }
-func (t *fakeTimer) Stop() bool {
-	t.c.mu.Lock()
-	defer t.c.mu.Unlock()
-	active := t.c.timers[t]
-	delete(t.c.timers, t)
-	return active
-}
-
-// Advance moves the clock and fires the timers that are due.
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	for t := range c.timers {
-		if !t.at.After(c.now) {
-			t.ch <- c.now
-			delete(c.timers, t)
-		}
-	}
-}
+func (c fakeClock) NewTimer(d time.Duration) Timer { return c.Clock.NewTimer(d) }
 
 // waitTimers blocks until n timers are pending (the worker is waiting).
-func (c *fakeClock) waitTimers(t *testing.T, n int) {
+func (c fakeClock) waitTimers(t *testing.T, n int) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		c.mu.Lock()
-		for len(c.timers) < n {
-			c.cond.Wait()
-		}
-		c.mu.Unlock()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("the notifier never waited on %d timer(s)", n)
+	if err := c.WaitTimers(n, 10*time.Second); err != nil {
+		t.Fatalf("the notifier never waited on %d timer(s): %v", n, err)
 	}
 }
 
@@ -152,7 +88,7 @@ func (r *receiver) none(t *testing.T) {
 	}
 }
 
-func start(t *testing.T, r *receiver, clk *fakeClock, opts Options) *Notifier {
+func start(t *testing.T, r *receiver, clk fakeClock, opts Options) *Notifier {
 	t.Helper()
 	opts.URL = r.srv.URL + "/hook"
 	opts.Clock = clk

@@ -5,75 +5,21 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/internal/redistest"
+	"github.com/loopbreaker/loopbreaker/internal/testclock"
 	"github.com/loopbreaker/loopbreaker/notify"
 )
 
 var gateT0 = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 
 // manualClock moves only on Advance; its timers fire then.
-type manualClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers map[*manualTimer]bool
-}
+type manualClock struct{ *testclock.Clock }
 
-type manualTimer struct {
-	c  *manualClock
-	at time.Time
-	ch chan time.Time
-}
-
-func (c *manualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *manualClock) NewTimer(d time.Duration) notify.Timer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &manualTimer{c: c, at: c.now.Add(d), ch: make(chan time.Time, 1)}
-	if d <= 0 {
-		t.ch <- c.now
-	} else {
-		c.timers[t] = true
-	}
-	return t
-}
-
-func (t *manualTimer) C() <-chan time.Time { return t.ch }
-func (t *manualTimer) Stop() bool {
-	t.c.mu.Lock()
-	defer t.c.mu.Unlock()
-	on := t.c.timers[t]
-	delete(t.c.timers, t)
-	return on
-}
-
-func (c *manualClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	for t := range c.timers {
-		if !t.at.After(c.now) {
-			t.ch <- c.now
-			delete(c.timers, t)
-		}
-	}
-}
-
-// pending is how many timers wait (a notifier that holds something).
-func (c *manualClock) pending() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.timers)
-}
+func (c manualClock) NewTimer(d time.Duration) notify.Timer { return c.Clock.NewTimer(d) }
 
 func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
@@ -102,7 +48,7 @@ func TestNotifyGateDebouncesFleetWide(t *testing.T) {
 	}))
 	defer hook.Close()
 	const interval = time.Minute
-	clocks := []*manualClock{{now: gateT0, timers: map[*manualTimer]bool{}}, {now: gateT0, timers: map[*manualTimer]bool{}}}
+	clocks := []manualClock{{testclock.New(gateT0)}, {testclock.New(gateT0)}}
 	ns := make([]*notify.Notifier, 2)
 	stores := make([]*Store, 2)
 	for i := range ns {
@@ -143,7 +89,11 @@ func TestNotifyGateDebouncesFleetWide(t *testing.T) {
 	none()
 
 	// Both servers hold something and wait for the end of the interval.
-	waitFor(t, "both notifiers wait for the interval", func() bool { return clocks[0].pending() == 1 && clocks[1].pending() == 1 })
+	for i, c := range clocks {
+		if err := c.WaitTimers(1, 10*time.Second); err != nil {
+			t.Fatalf("notifier %d does not wait for the interval: %v", i, err)
+		}
+	}
 	clocks[0].Advance(interval)
 	clocks[1].Advance(interval)
 	p := <-got
@@ -152,7 +102,7 @@ func TestNotifyGateDebouncesFleetWide(t *testing.T) {
 	}
 	waitFor(t, "both notifiers are done", func() bool {
 		s0, s1 := ns[0].Stats(), ns[1].Stats()
-		return s0.Handled+s1.Handled == 3 && clocks[0].pending() == 0 && clocks[1].pending() == 0
+		return s0.Handled+s1.Handled == 3 && clocks[0].Pending() == 0 && clocks[1].Pending() == 0
 	})
 	none()
 	if n := held(); n != 0 {

@@ -107,27 +107,10 @@ func (ss *session) getenv(key string) string {
 // only one 0.169 speaks), with no retries, and trusts the repository as
 // a user does once (else Codex ignores the project's .codex/).
 func (ss *session) writeConfig() {
-	cfg := fmt.Sprintf(`model = "gpt-5.5"
-model_provider = "fake"
-approval_policy = "never"
-sandbox_mode = "danger-full-access"
-check_for_update_on_startup = false
-
-[analytics]
-enabled = false
-
-[model_providers.fake]
-name = "fake"
-base_url = %q
-wire_api = "responses"
-env_key = "FAKE_OPENAI_API_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-supports_websockets = false
-
+	cfg := fakemodel.CodexConfig(ss.model.URL, "") + fmt.Sprintf(`
 [projects.%q]
 trust_level = "trusted"
-`, ss.model.URL, ss.repo)
+`, ss.repo)
 	harness.WriteFiles(ss.t, ss.codexHome, map[string]string{"config.toml": cfg})
 }
 

@@ -322,3 +322,27 @@ func DeveloperText(body []byte) string {
 	}
 	return strings.Join(texts, "\n")
 }
+
+// CodexConfig is a Codex CLI config.toml that sends every request to the
+// fake model at url, with nothing asked of the user and nothing sent
+// elsewhere; extra is TOML put before its tables (top-level keys).
+func CodexConfig(url, extra string) string {
+	return fmt.Sprintf(`model = "gpt-5.5"
+model_provider = "fake"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+check_for_update_on_startup = false
+%s
+[analytics]
+enabled = false
+
+[model_providers.fake]
+name = "fake"
+base_url = %q
+wire_api = "responses"
+env_key = "FAKE_OPENAI_API_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+supports_websockets = false
+`, extra, url)
+}

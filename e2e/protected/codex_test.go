@@ -22,28 +22,6 @@ func codexRequirements(pin bool) string {
 	return s
 }
 
-// codexConfig is the user's config.toml: the fake model, and extra.
-func codexConfig(url, extra string) string {
-	return fmt.Sprintf(`model = "gpt-5.5"
-model_provider = "fake"
-approval_policy = "never"
-sandbox_mode = "danger-full-access"
-check_for_update_on_startup = false
-%s
-[analytics]
-enabled = false
-
-[model_providers.fake]
-name = "fake"
-base_url = %q
-wire_api = "responses"
-env_key = "FAKE_OPENAI_API_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-supports_websockets = false
-`, extra, url)
-}
-
 // Codex CLI 0.169 reads /etc/codex/requirements.toml, whose hooks need no
 // trust. With [features] hooks = true pinned there, [features] hooks =
 // false in the user's config.toml, --disable hooks and -c
@@ -78,7 +56,7 @@ func TestCodexRequirementsHooks(t *testing.T) {
 			api := fakemodel.NewOpenAI(t, []fakemodel.Step{{Tool: "exec_command", Args: map[string]any{"cmd": "echo one"}}}, "I am done.")
 			n, out := runProbe(t, ns, probe{agent: harness.Codex0_169,
 				system: system, root: c.root,
-				user: map[string]string{".codex/config.toml": codexConfig(api.URL, c.extra)},
+				user: map[string]string{".codex/config.toml": fakemodel.CodexConfig(api.URL, c.extra)},
 				env:  []string{"FAKE_OPENAI_API_KEY=dummy"},
 				args: append(append([]string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"}, c.flags...), "run it")})
 			t.Logf("the system hooks ran %d times; %d model requests\n%s", n, len(api.Log.Main()), out)
