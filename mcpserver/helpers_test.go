@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,28 +17,11 @@ import (
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/breakerserver"
 	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/internal/testclock"
 	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 var t0 = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
-
-// clock is a settable clock; the server reads it from its goroutines.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	c.t = t
-	c.mu.Unlock()
-}
 
 // fixture is a real file store in a temporary directory, written through
 // the real breaker service and scoped manager, read by the real server
@@ -47,7 +29,7 @@ func (c *clock) Set(t time.Time) {
 type fixture struct {
 	t     *testing.T
 	dir   string
-	clock *clock
+	clock *testclock.Clock
 	cfg   lb.Config
 	store *filestore.Store
 	cs    *mcp.ClientSession
@@ -67,7 +49,7 @@ func testConfig() lb.Config {
 
 func newFixture(t *testing.T, cfg lb.Config) *fixture {
 	t.Helper()
-	f := &fixture{t: t, dir: filepath.Join(t.TempDir(), ".loopbreaker"), clock: &clock{t: t0}, cfg: cfg}
+	f := &fixture{t: t, dir: filepath.Join(t.TempDir(), ".loopbreaker"), clock: testclock.New(t0), cfg: cfg}
 	st, err := filestore.Open(f.dir, filestore.Options{Now: f.clock.Now})
 	if err != nil {
 		t.Fatal(err)

@@ -37,7 +37,19 @@ func (c *Clock) Now() time.Time {
 func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+	c.moveTo(c.now.Add(d))
+}
+
+// Set moves the clock to t and fires the timers then due.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.moveTo(t)
+}
+
+// moveTo is Advance and Set, with the lock held.
+func (c *Clock) moveTo(to time.Time) {
+	c.now = to
 	for t := range c.timers {
 		if !t.at.After(c.now) {
 			t.ch <- c.now

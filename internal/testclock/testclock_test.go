@@ -54,3 +54,15 @@ func TestWaitTimersIsWokenByTheTimer(t *testing.T) {
 		t.Fatal("waiting for a second timer that never comes returned no error")
 	}
 }
+
+func TestSetMovesToATimeAndFiresWhatIsDue(t *testing.T) {
+	c := New(t0)
+	tm := c.NewTimer(time.Hour)
+	c.Set(t0.Add(61 * time.Minute))
+	if got := <-tm.C(); !got.Equal(t0.Add(61 * time.Minute)) {
+		t.Errorf("fired at %s", got)
+	}
+	if !c.Now().Equal(t0.Add(61 * time.Minute)) {
+		t.Errorf("now %s", c.Now())
+	}
+}
