@@ -64,17 +64,7 @@ func TestConcurrentFailuresCountedOnce(t *testing.T) {
 			}
 			seen[f.DecisionID] = true
 		}
-		es, err := e.store.Journal(context.Background(), "global", 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		outcomes := 0
-		for _, en := range es {
-			if en.Type == lb.EntryEvent && en.Event.Kind == lb.EventOutcome {
-				outcomes++
-			}
-		}
-		if outcomes != callers*each {
+		if outcomes := e.outcomes("global"); outcomes != callers*each {
 			t.Fatalf("journal holds %d outcome events, want %d", outcomes, callers*each)
 		}
 	})
@@ -188,17 +178,7 @@ func TestForeignWriteIsMerged(t *testing.T) {
 	if d := e.check(s1); d.Allowed || breakerOf(t, d, "session:loop1").Failures != 3 {
 		t.Fatalf("cached state after the merge: %+v", d)
 	}
-	es, err := e.store.Journal(ctx, "session:loop1", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	outcomes := 0
-	for _, en := range es {
-		if en.Type == lb.EntryEvent && en.Event.Kind == lb.EventOutcome {
-			outcomes++
-		}
-	}
-	if outcomes != 3 {
+	if outcomes := e.outcomes("session:loop1"); outcomes != 3 {
 		t.Fatalf("journal has %d outcomes, want 3", outcomes)
 	}
 }

@@ -164,6 +164,22 @@ func (e *env) fail(c scoped.Context, n int) Decision {
 	return d
 }
 
+// outcomes counts the outcome events in scope's journal.
+func (e *env) outcomes(scope string) int {
+	e.t.Helper()
+	es, err := e.store.Journal(context.Background(), scope, 0)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	n := 0
+	for _, en := range es {
+		if en.Type == lb.EntryEvent && en.Event.Kind == lb.EventOutcome {
+			n++
+		}
+	}
+	return n
+}
+
 func (e *env) get(scope string) Breaker {
 	e.t.Helper()
 	b, err := e.m.Get(context.Background(), scope)
