@@ -240,6 +240,11 @@ type Traits struct {
 	// until the person has seen it, so that the next refused call or the
 	// turn end, which the person sees, shows it.
 	UnseenHaltEvents []string
+	// HaltUnseen, for a CLI that cannot show the person why it halted
+	// (its headless run prints nothing a hook says), says what the person
+	// sees instead; `hook status` says it beside the install, so that the
+	// person knows to ask loopbreaker.
+	HaltUnseen string
 	// TaskNotifications: a prompt that starts with <task-notification> is
 	// the CLI reporting a background task, not a person's prompt.
 	TaskNotifications bool

@@ -31,6 +31,7 @@ func (Agent) Traits() agent.Traits {
 		ProjectDirEnv:        "CLAUDE_PROJECT_DIR",
 		TaskNotifications:    true,
 		TranscriptRejections: true,
+		HaltUnseen:           "`claude -p` prints nothing a hook says in its text and json output (2.1's stream-json carries a PreToolUse or Stop halt): the run just ends, exit 0",
 	}
 }
 

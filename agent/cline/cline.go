@@ -337,7 +337,8 @@ func (Agent) Name() hook.Tool { return "cline" }
 
 // Traits of the Cline CLI: each hook file passes its own name.
 func (Agent) Traits() agent.Traits {
-	return agent.Traits{Package: "cline", Unseen: "cline started with another workspace (--cwd), or the scripts removed from .clinerules/hooks", Display: "Cline", EventArgument: true, Events: Events(), TryEvent: "PreToolUse"}
+	return agent.Traits{Package: "cline", Unseen: "cline started with another workspace (--cwd), or the scripts removed from .clinerules/hooks", Display: "Cline", EventArgument: true, Events: Events(), TryEvent: "PreToolUse",
+		HaltUnseen: "Cline has no way to show a hook's reason: the run ends with `[abort] aborted by another client`, exit 0"}
 }
 
 // Parse reads a Cline payload; the hook file's name is the event when the

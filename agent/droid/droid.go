@@ -35,6 +35,7 @@ func (Agent) Traits() agent.Traits {
 		Display:       "Droid",
 		ProjectDirEnv: "FACTORY_PROJECT_DIR",
 		Unseen:        `"hooksDisabled": true in .factory/hooks.json or .factory/settings.json, or droid started outside the project`,
+		HaltUnseen:    "`droid exec` shows no hook's stop reason: the run ends, nothing printed, exit 0",
 	}
 }
 

@@ -58,6 +58,10 @@ type toolHookStatus struct {
 	// "unknown", or a sentence.
 	Trust    string   `json:"trust,omitempty"`
 	Warnings []string `json:"warnings"`
+	// HaltUnseen, where loopbreaker's hooks are installed for a CLI that
+	// cannot show the person why it halted, says what the person sees
+	// instead.
+	HaltUnseen string `json:"halt_unseen,omitempty"`
 	// LastCall is the newest hook call of this tool's sessions.
 	LastCall *time.Time `json:"last_call,omitempty"`
 }
@@ -131,6 +135,9 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 		for _, p := range ts.Installs {
 			if p.Installed && (since.IsZero() || p.Modified.Before(since)) {
 				since = p.Modified
+			}
+			if p.Installed {
+				ts.HaltUnseen = ag.Traits().HaltUnseen
 			}
 		}
 		sessionsSeen := map[string]time.Time{}
@@ -261,6 +268,9 @@ func printHookStatus(env *Env, rep hookStatusReport) {
 		}
 		if ts.Trust != "" {
 			fmt.Fprintf(w, "  trust:      %s\n", ts.Trust)
+		}
+		if ts.HaltUnseen != "" {
+			fmt.Fprintf(w, "  halts:      not shown to the person: %s; the reason is in `loopbreaker status --session %s`, or run the agent under `loopbreaker run`, which prints it\n", ts.HaltUnseen, ts.Tool)
 		}
 		if ts.LastCall != nil {
 			fmt.Fprintf(w, "  last call:  %s (%s ago)\n", ts.LastCall.UTC().Format(time.RFC3339), now.Sub(*ts.LastCall).Round(time.Second))

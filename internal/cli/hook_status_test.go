@@ -211,3 +211,31 @@ func TestInstalledHookWithTheBinaryDeleted(t *testing.T) {
 		t.Error("uninstall left .gemini behind")
 	}
 }
+
+// A CLI whose headless run shows no hook's reason is said to be one where
+// loopbreaker's hooks are installed, with where the person finds the
+// reason; one that shows it is not.
+func TestHookStatusSaysWhereAHaltIsNotShown(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "loopbreaker.yaml"), nil, 0o644)
+	for _, tool := range []string{"claude", "gemini"} {
+		if code, out, errOut := runCLI(t, dir, "hook", "install", tool); code != 0 {
+			t.Fatalf("hook install %s: exit %d\n%s%s", tool, code, out, errOut)
+		}
+	}
+	rep := hookStatusJSON(t, dir, "/")
+	unseen := map[string]string{}
+	for _, ts := range rep.Tools {
+		unseen[string(ts.Tool)] = ts.HaltUnseen
+	}
+	if !strings.Contains(unseen["claude"], "claude -p") || unseen["gemini"] != "" || unseen["droid"] != "" || unseen["cline"] != "" {
+		t.Errorf("halt_unseen: claude %q, gemini %q, droid (not installed) %q, cline (not installed) %q", unseen["claude"], unseen["gemini"], unseen["droid"], unseen["cline"])
+	}
+	_, text, _ := runCLI(t, dir, "hook", "status")
+	if !strings.Contains(text, "halts:      not shown to the person: `claude -p`") || !strings.Contains(text, "loopbreaker status --session claude") {
+		t.Errorf("hook status does not say that Claude Code's halts are not shown:\n%s", text)
+	}
+	if strings.Count(text, "halts:") != 1 {
+		t.Errorf("hook status says halts are not shown for more than Claude Code:\n%s", text)
+	}
+}
