@@ -7,12 +7,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
+	"github.com/loopbreaker/loopbreaker/internal/waitfor"
 )
 
 // The example agents are run for real, in real git repositories, against
@@ -296,24 +298,11 @@ wait
 }
 
 // gone reports whether process pid has died. SIGKILL is delivered
-// asynchronously and an orphan is reaped by init, so this waits (bounded)
-// until the process is gone or a zombie.
+// asynchronously and an orphan is reaped by init, so this waits until the
+// process has ended, with a bound that only ends a hang.
 func gone(pid string) bool {
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		b, err := os.ReadFile("/proc/" + pid + "/stat")
-		if err != nil {
-			if _, perr := os.Stat("/proc/self"); perr != nil {
-				return exec.Command("kill", "-0", pid).Run() != nil
-			}
-			return true
-		}
-		if i := strings.LastIndexByte(string(b), ')'); i > 0 && strings.HasPrefix(string(b[i+1:]), " Z") {
-			return true
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return false
+	n, err := strconv.Atoi(pid)
+	return err == nil && waitfor.Exit(n, 30*time.Second) == nil
 }
 
 // An interrupt is forwarded to the agent, the loop waits for it, records

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/loopbreaker/loopbreaker/internal/waitfor"
 )
 
 // BenchmarkProcessHookResident is BenchmarkProcessHook through the thin
@@ -159,33 +159,14 @@ func procCPU(pid int) (float64, bool) {
 
 // stopResident stops the resident breaker and waits until its process has
 // ended (a zombie no longer holds the lock), so that the next call starts
-// one. The kernel says when: a pidfd turns readable as its process ends.
+// one.
 func stopResident(b *testing.B, bin string, env []string, runDir string) {
 	b.Helper()
 	pid := residentPID(b, runDir)
-	pidfd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		if err == unix.ESRCH {
-			return // already gone
-		}
-		b.Fatalf("watching the resident breaker (pid %d): %v", pid, err)
-	}
-	defer unix.Close(pidfd)
 	stop := exec.Command(bin, "resident", "stop")
 	stop.Env = env
 	stop.Run()
-	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
-	for {
-		n, err := unix.Poll(fds, int((30 * time.Second).Milliseconds()))
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			b.Fatalf("waiting for the resident breaker (pid %d) to stop: %v", pid, err)
-		}
-		if n == 0 {
-			b.Fatalf("the resident breaker (pid %d) did not stop", pid)
-		}
-		return
+	if err := waitfor.Exit(pid, 30*time.Second); err != nil {
+		b.Fatalf("the resident breaker did not stop: %v", err)
 	}
 }

@@ -18,7 +18,7 @@ import (
 	"testing"
 
 	"github.com/loopbreaker/loopbreaker/hook"
-	"github.com/loopbreaker/loopbreaker/internal/fswait"
+	"github.com/loopbreaker/loopbreaker/internal/waitfor"
 )
 
 // An attack is one way an agent tries to silence its breaker, spelled as
@@ -377,7 +377,7 @@ func (s *scratch) run(command string) string {
 // what.
 func (s *scratch) waitFile(path, what string) {
 	s.t.Helper()
-	if err := fswait.FileSays(path, what, hangBound); err != nil {
+	if err := waitfor.FileSays(path, what, hangBound); err != nil {
 		s.t.Fatal(err)
 	}
 }
@@ -576,7 +576,7 @@ func killInFlight(s *scratch, run func()) {
 	if err := cmd.Start(); err != nil {
 		s.t.Fatal(err)
 	}
-	if err := fswait.NotEmpty(filepath.Join(s.stateDir, "hooks", "running"), hangBound); err != nil {
+	if err := waitfor.NotEmpty(filepath.Join(s.stateDir, "hooks", "running"), hangBound); err != nil {
 		cmd.Process.Kill()
 		s.t.Fatalf("the hook call left no running mark: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/origin"
+	"github.com/loopbreaker/loopbreaker/internal/waitfor"
 	"github.com/loopbreaker/loopbreaker/session"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -148,13 +149,13 @@ func TestScripts(t *testing.T) {
 				if neg || len(args) != 1 {
 					ts.Fatalf("usage: waitfile FILE")
 				}
-				for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
-					if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
-						return
-					}
-					if time.Now().After(deadline) {
-						ts.Fatalf("waitfile: no %s after a minute", args[0])
-					}
+				path := ts.MkAbs(args[0])
+				err := waitfor.Until(filepath.Dir(path), time.Minute, func() bool {
+					_, err := os.Stat(path)
+					return err == nil
+				})
+				if err != nil {
+					ts.Fatalf("waitfile: no %s after a minute: %v", args[0], err)
 				}
 			},
 		},

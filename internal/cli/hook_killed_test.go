@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/loopbreaker/loopbreaker/internal/fswait"
+	"github.com/loopbreaker/loopbreaker/internal/waitfor"
 )
 
 // A hook call killed before it answered (an agent's `pkill -f
@@ -48,7 +48,7 @@ func TestKilledHookReportedAtTheNextCall(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if err := fswait.NotEmpty(filepath.Join(st.StateDir, "hooks", "running"), hangBound); err != nil {
+	if err := waitfor.NotEmpty(filepath.Join(st.StateDir, "hooks", "running"), hangBound); err != nil {
 		cmd.Process.Kill()
 		t.Fatalf("the hook call left no running mark: %v", err)
 	}

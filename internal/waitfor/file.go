@@ -1,9 +1,9 @@
-// Package fswait waits for something to appear on the file system, woken
-// by the kernel's change notices rather than by a polling clock: a test
-// that waits for a background job's file or a hook call's mark goes on
-// the moment it is written, however busy the machine is, and the bound it
-// takes only ends a hang.
-package fswait
+// Package waitfor waits for something to appear on the file system, or
+// for a process to end, woken by the kernel rather than by a polling
+// clock: a test that waits for a background job's file, a hook call's
+// mark or a server's exit goes on the moment it happens, however busy the
+// machine is, and the bound it takes only ends a hang.
+package waitfor
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package fswait
+package waitfor
 
 import (
 	"os"

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package fswait
+package waitfor
 
 import (
 	"os"
