@@ -62,18 +62,12 @@ func (c *call) decide(ctx context.Context, d lb.Decision) hook.Answer {
 	return c.render(hook.Allow, "")
 }
 
-// decideUnrecorded answers a call that could not be recorded while the
-// breaker's state reads OPEN (breaker.Service.OpenDespite): the agent is
-// stopped as by any OPEN answer, with the reason the state holds; the
-// memory of what the session was told is not at hand, so the whole
-// one-line reason is given each time.
-func (c *call) decideUnrecorded(d lb.Decision) hook.Answer {
-	return Unrecorded(c.Agent, c.p, c.Session, d)
-}
-
-// Unrecorded is decideUnrecorded for a call whose project could not even
-// be opened for writing (the CLI reads the state read-only then).
-func Unrecorded(a agent.Agent, p *hook.Payload, session string, d lb.Decision) hook.Answer {
+// unrecorded answers a call that could not be recorded while the
+// breaker's state reads OPEN (breaker.OpenDespite): the agent is stopped
+// as by any OPEN answer, with the reason the state holds; the memory of
+// what the session was told is not at hand, so the whole one-line reason
+// is given each time.
+func unrecorded(a agent.Agent, p *hook.Payload, session string, d lb.Decision) hook.Answer {
 	ans := a.Render(p.Event, hook.Stop, haltReminder(session, d))
 	ans.Failed = true
 	return ans

@@ -16,7 +16,6 @@ package hookpolicy
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -169,15 +168,10 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 		ans, err = c.dispatch(ctx)
 		return err
 	})
-	if err != nil && !errors.Is(err, lb.ErrCommitted) {
-		if d, open := p.Service.OpenDespite(ctx, p.Scope, err); open {
-			c.logf("loopbreaker: the breaker's state reads OPEN and this call could not be recorded: %v\n", err)
-			return c.decideUnrecorded(d)
-		}
-		return c.failure(err)
-	}
 	if err != nil {
-		c.logf("loopbreaker: warning: %v\n", err)
+		if failed, stands := OnFailure(ctx, p.Agent, payload, p.Service, p.Scope, p.Session, p.Config.OnError, err, p.Log); !stands {
+			return failed
+		}
 	}
 	return ans
 }
@@ -247,35 +241,54 @@ func (c *call) seen() {
 }
 
 func (c *call) failure(err error) hook.Answer {
-	return Failure(c.Agent, c.p, c.Session, c.Config.OnError, err, c.Log)
-}
-
-// Failure answers a hook call when loopbreaker itself failed (a
-// configuration it cannot read, a corrupt state, a bug). on_error
-// "continue" tells the person and lets the agent go on; "stop" (the
-// default, also when the configuration could not be read: pass "")
-// refuses tool calls and prompts with the error. A turn end is never
-// blocked. The message also goes to log.
-func Failure(a agent.Agent, p *hook.Payload, session, onError string, err error, log io.Writer) hook.Answer {
-	ans := failure(a, p, session, onError, err, log)
-	ans.Failed = true
+	ans, _ := OnFailure(context.Background(), c.Agent, c.p, nil, "", c.Session, c.Config.OnError, err, c.Log)
 	return ans
 }
 
-func failure(a agent.Agent, p *hook.Payload, session, onError string, err error, log io.Writer) hook.Answer {
+// OnFailure answers a hook call whose breaker failed to take it (a
+// configuration it cannot read, a corrupt state, a store that is down, a
+// bug), as breaker.Service.OnFailure decides for a session whose on_error
+// is onError ("" when the configuration could not be read): svc, which
+// may be nil, is the store the state of scope is read from. A state that
+// reads OPEN stops the agent; on_error "continue" tells the person and
+// lets the agent go on; "stop" (the default) refuses tool calls and
+// prompts with the error. A turn end is never blocked. The message also
+// goes to log. stands reports an update that was saved, whose own answer
+// stands: the error is logged as a warning, and ans is empty.
+func OnFailure(ctx context.Context, a agent.Agent, p *hook.Payload, svc *breaker.Service, scope, session, onError string, err error, log io.Writer) (ans hook.Answer, stands bool) {
+	outcome, d := svc.OnFailure(ctx, scope, onError, err)
+	if outcome == breaker.Saved {
+		if log != nil {
+			fmt.Fprintf(log, "loopbreaker: warning: %v\n", err)
+		}
+		return hook.Answer{}, true
+	}
+	if outcome == breaker.OpenDespite {
+		if log != nil {
+			fmt.Fprintf(log, "loopbreaker: the breaker's state reads OPEN and this call could not be recorded: %v\n", err)
+		}
+		return unrecorded(a, p, session, d), false
+	}
 	msg := fmt.Sprintf("loopbreaker: the breaker itself failed: %v", err)
 	if log != nil {
 		fmt.Fprintln(log, msg)
 	}
-	if onError == lb.OnErrorContinue {
-		return a.Render(p.Event, hook.Notice, msg+" (on_error: continue, so the agent goes on UNGUARDED)")
+	switch {
+	case outcome == breaker.Unguarded:
+		ans = a.Render(p.Event, hook.Notice, msg+" (on_error: continue, so the agent goes on UNGUARDED)")
+	case p.Kind == hook.KindPreTool || p.Kind == hook.KindPrompt:
+		ans = a.Render(p.Event, hook.Deny, msg+stopHint(session))
+	default:
+		ans = a.Render(p.Event, hook.Notice, msg+stopHint(session))
 	}
-	msg += fmt.Sprintf(". Tool calls are refused until this is fixed (on_error: stop): see `loopbreaker status --session %s`, `loopbreaker recover`, or set on_error: continue to go on unguarded.", session)
-	switch p.Kind {
-	case hook.KindPreTool, hook.KindPrompt:
-		return a.Render(p.Event, hook.Deny, msg)
-	}
-	return a.Render(p.Event, hook.Notice, msg)
+	ans.Failed = true
+	return ans, false
+}
+
+// stopHint says, after a failure with on_error: stop, what the person
+// can do.
+func stopHint(session string) string {
+	return fmt.Sprintf(". Tool calls are refused until this is fixed (on_error: stop): see `loopbreaker status --session %s`, `loopbreaker recover`, or set on_error: continue to go on unguarded.", session)
 }
 
 // baseDir is the directory relative paths in a payload are relative to:

@@ -394,14 +394,28 @@ func TestFailure(t *testing.T) {
 	pre := payload(t, "claude", "PreToolUse-edit.json", nil)
 	stop := payload(t, "claude", "Stop-first.json", nil)
 	err := fmt.Errorf("state unreadable")
-	if out := string(Failure(claude.New(), pre, "s", lb.OnErrorStop, err, nil).Stdout); !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "state unreadable") {
+	answer := func(p *hook.Payload, onError string) string {
+		ans, stands := OnFailure(context.Background(), claude.New(), p, nil, "", "s", onError, err, nil)
+		if stands || !ans.Failed {
+			t.Errorf("a failure answered as a decision that stands (stands %v, failed %v)", stands, ans.Failed)
+		}
+		return string(ans.Stdout)
+	}
+	if out := answer(pre, lb.OnErrorStop); !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "state unreadable") {
 		t.Errorf("stop: %s", out)
 	}
-	if out := string(Failure(claude.New(), pre, "s", lb.OnErrorContinue, err, nil).Stdout); strings.Contains(out, "deny") || !strings.Contains(out, "UNGUARDED") {
+	if out := answer(pre, lb.OnErrorContinue); strings.Contains(out, "deny") || !strings.Contains(out, "UNGUARDED") {
 		t.Errorf("continue: %s", out)
 	}
-	if out := string(Failure(claude.New(), stop, "s", lb.OnErrorStop, err, nil).Stdout); strings.Contains(out, `"decision"`) || strings.Contains(out, `"continue":`) {
+	if out := answer(pre, ""); !strings.Contains(out, `"permissionDecision":"deny"`) {
+		t.Errorf("configuration unread: %s", out)
+	}
+	if out := answer(stop, lb.OnErrorStop); strings.Contains(out, `"decision"`) || strings.Contains(out, `"continue":`) {
 		t.Errorf("turn end blocked: %s", out)
+	}
+	// Saved, only its finishing failed: the call's own answer stands.
+	if ans, stands := OnFailure(context.Background(), claude.New(), pre, nil, "", "s", lb.OnErrorStop, fmt.Errorf("%w: fsync", lb.ErrCommitted), nil); !stands || ans.Failed {
+		t.Errorf("a saved update answered as a failure: %s", ans.Stdout)
 	}
 }
 

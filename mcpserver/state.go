@@ -304,8 +304,10 @@ func (p *Project) view(ctx context.Context, r rule, now time.Time, counters bool
 		}
 		b.Known = true
 		b.Error = err.Error() + "; run `loopbreaker recover` to rebuild it from the journal"
-		// A breaker that cannot be read halts unless on_error says go on.
-		b.Allowed = p.Config.OnError == lb.OnErrorContinue || !p.Config.Enabled
+		// A breaker that cannot be read halts unless on_error says go on
+		// (no state to read: the store is given no say).
+		outcome, _ := (*breaker.Service)(nil).OnFailure(ctx, r.scope, p.Config.OnError, err)
+		b.Allowed = outcome == breaker.Unguarded || !p.Config.Enabled
 		b.Summary = summary(b, now)
 		return b, nil
 	}

@@ -20,26 +20,22 @@ func (s *Session) Apply(ctx context.Context, ev lb.Event) (breaker.Result, error
 	return s.onError(ctx, res, err)
 }
 
-// onError turns a failure of the breaker itself into what on_error says,
-// unless the state reads OPEN: that stops the agent whatever on_error
-// says (breaker.Service.OpenDespite).
+// onError turns a failure of the breaker itself into what
+// breaker.Service.OnFailure decides, worded for the loop commands.
 func (s *Session) onError(ctx context.Context, res breaker.Result, err error) (breaker.Result, error) {
 	if err == nil {
 		return res, nil
 	}
-	if errors.Is(err, lb.ErrCommitted) {
-		// Saved: the decision stands; the next update repairs the rest.
+	switch outcome, d := s.Service.OnFailure(ctx, s.Scope, s.Config.OnError, err); outcome {
+	case breaker.Saved:
+		// The decision stands; the next update repairs the rest.
 		s.warnf("loopbreaker: warning: %v\n", err)
 		return res, nil
-	}
-	if d, open := s.Service.OpenDespite(ctx, s.Scope, err); open {
+	case breaker.OpenDespite:
 		s.warnf("loopbreaker: the breaker's state reads OPEN and this call could not be recorded: %v\n", err)
 		return breaker.Result{Decision: d, Decisions: []lb.Decision{d}}, nil
-	}
-	if s.Config.OnError == lb.OnErrorContinue {
+	case breaker.Unguarded:
 		s.warnf("loopbreaker: WARNING: the breaker failed and on_error is %q, so the agent goes on UNGUARDED:\n  %v\n", s.Config.OnError, err)
-		d := lb.Decision{Scope: s.Scope, State: lb.Closed, Allowed: true, Warning: true,
-			Reason: "breaker error ignored (on_error: continue): " + err.Error()}
 		return breaker.Result{Decision: d, Decisions: []lb.Decision{d}}, nil
 	}
 	if errors.Is(err, lb.ErrCorruptState) || errors.Is(err, lb.ErrInvariant) {

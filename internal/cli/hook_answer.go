@@ -84,10 +84,10 @@ func runHookAnswer(ctx context.Context, env *Env, a agent.Agent, args []string) 
 // answerHook opens the project's breaker for the session and lets the
 // policy answer.
 func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o hookAnswerOptions) (ans hook.Answer) {
-	onError := lb.OnErrorStop
+	onError := "" // the configuration is not read yet: on_error: stop
 	defer func() {
 		if r := recover(); r != nil {
-			ans = hookpolicy.Failure(a, p, o.session, onError, fmt.Errorf("internal error: %v", r), env.Stderr)
+			ans, _ = hookpolicy.OnFailure(ctx, a, p, nil, "", o.session, onError, fmt.Errorf("internal error: %v", r), env.Stderr)
 		}
 	}()
 	project, active := hookProject(env, a, o.project)
@@ -107,10 +107,7 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 			onError = w.cfg.OnError
 		}
 		markSeen(env, project, "", p)
-		if ans, open := openDespite(ctx, env, a, c, p, err); open {
-			return ans
-		}
-		return hookpolicy.Failure(a, p, o.session, onError, err, env.Stderr)
+		return unopened(ctx, env, a, c, p, onError, err)
 	}
 	defer w.close()
 	onError = w.cfg.OnError
@@ -136,21 +133,17 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 	return ans
 }
 
-// openDespite answers a call whose project could not be opened for
-// writing (err) with the OPEN answer when the state, opened read-only,
-// reads OPEN: whatever on_error says (breaker.Service.OpenDespite).
-func openDespite(ctx context.Context, env *Env, a agent.Agent, c common, p *hook.Payload, err error) (hook.Answer, bool) {
-	r, rerr := c.openRead(env)
-	if rerr != nil {
-		return hook.Answer{}, false
+// unopened answers a call whose project could not be opened for writing
+// (err), as on_error says, unless the state, opened read-only, reads OPEN.
+func unopened(ctx context.Context, env *Env, a agent.Agent, c common, p *hook.Payload, onError string, err error) hook.Answer {
+	var svc *breaker.Service
+	scope, session := "", c.session
+	if r, rerr := c.openRead(env); rerr == nil {
+		defer r.close()
+		svc, scope, session = r.svc, r.scope, r.session
 	}
-	defer r.close()
-	d, open := r.svc.OpenDespite(ctx, r.scope, err)
-	if !open {
-		return hook.Answer{}, false
-	}
-	fmt.Fprintf(env.Stderr, "loopbreaker: the breaker's state reads OPEN and this call could not be recorded: %v\n", err)
-	return hookpolicy.Unrecorded(a, p, r.session, d), true
+	ans, _ := hookpolicy.OnFailure(ctx, a, p, svc, scope, session, onError, err, env.Stderr)
+	return ans
 }
 
 // markSeen marks a hook call that could not be recorded in the breaker
