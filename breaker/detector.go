@@ -233,6 +233,9 @@ func observersOf(kind Signals) []observer {
 func observe(s *lb.BreakerState, now time.Time, os []observer, sig Signals, ev *Evidence) {
 	s.UpdatedAt = now
 	quiet := s.Counters.Zero()
+	if quiet && sig == 0 {
+		return // the usual event: no detector has work for it
+	}
 	for i := range os {
 		if quiet && os[i].wants&sig == 0 {
 			continue

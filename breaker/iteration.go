@@ -43,7 +43,11 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 		s.Tools[n-1].TurnEnd = true
 	}
 	var seen, tested progress
-	failed := e.countTests(s, slice, it.Tests, e.iterationRun(s, it), &tested)
+	var failed []string
+	// An iteration without tests, the usual one, has none to count.
+	if run := e.iterationRun(s, it); run != nil || len(it.Tests) > 0 {
+		failed = e.countTests(s, slice, it.Tests, run, &tested)
+	}
 	e.iterationProgress(s, it, turnEdits, &seen)
 	seen.merge(&tested)
 	progress := seen.seen()
@@ -55,7 +59,10 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	}
 	at := nextBounded(&s.Attempts, maxAttempts, e.ownsStates)
 	at.Iteration, at.Time, at.Phase, at.Slice = s.Iterations, now, it.Phase, slice
-	at.Summary, at.Files, at.Failed = it.Summary, it.Files, failingTests(it.Tests, failed)
+	at.Summary, at.Files = it.Summary, it.Files
+	if len(it.Tests) > 0 {
+		at.Failed = failingTests(it.Tests, failed)
+	}
 	at.Error, at.Signature, at.Progress, at.Epoch = firstErr, sig, progress, s.Resets
 	// The reason is copied from where the rules wrote it, each copy a
 	// statement of its own (a tuple assignment copies through a temporary,
