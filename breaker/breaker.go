@@ -75,7 +75,7 @@ func (b *Breaker) RecordError(text string) {
 // Record ends an iteration: it applies it, with the errors noted since the
 // last one, and decides whether the loop may go on.
 func (b *Breaker) Record(it *lb.Iteration) (lb.Decision, error) {
-	return b.apply(lb.Event{Kind: lb.EventIteration, Iteration: it})
+	return b.decision(&lb.Event{Kind: lb.EventIteration, Iteration: it})
 }
 
 // RecordProgress records an iteration's progress: files changed, tests
@@ -86,27 +86,27 @@ func (b *Breaker) RecordProgress(filesChanged, testsPassing int, outputBytes int
 
 // RecordToolCall applies one tool call.
 func (b *Breaker) RecordToolCall(tc *lb.ToolCall) (lb.Decision, error) {
-	return b.apply(lb.Event{Kind: lb.EventToolCall, ToolCall: tc})
+	return b.decision(&lb.Event{Kind: lb.EventToolCall, ToolCall: tc})
 }
 
 // RecordOutcome applies the reviewed outcome of a decision.
 func (b *Breaker) RecordOutcome(o *lb.Outcome) (lb.Decision, error) {
-	return b.apply(lb.Event{Kind: lb.EventOutcome, Outcome: o, Caller: o.DecisionID})
+	return b.decision(&lb.Event{Kind: lb.EventOutcome, Outcome: o, Caller: o.DecisionID})
 }
 
 // Check asks whether the loop may take its next step.
 func (b *Breaker) Check() (lb.Decision, error) {
-	return b.apply(lb.Event{Kind: lb.EventCheck})
+	return b.decision(&lb.Event{Kind: lb.EventCheck})
 }
 
 // CheckAs asks on behalf of one of several callers sharing the breaker.
 func (b *Breaker) CheckAs(caller string) (lb.Decision, error) {
-	return b.apply(lb.Event{Kind: lb.EventCheck, Caller: caller})
+	return b.decision(&lb.Event{Kind: lb.EventCheck, Caller: caller})
 }
 
 // Reset is a person's reset.
 func (b *Breaker) Reset(r lb.Reset) (lb.Decision, error) {
-	return b.apply(lb.Event{Kind: lb.EventReset, Reset: &r, Caller: r.By})
+	return b.decision(&lb.Event{Kind: lb.EventReset, Reset: &r, Caller: r.By})
 }
 
 // Status is the breaker's status (getStatus in other libraries).
@@ -133,12 +133,24 @@ func (b *Breaker) State() (lb.BreakerState, error) {
 	return *cp, nil
 }
 
-func (b *Breaker) apply(ev lb.Event) (lb.Decision, error) {
+// decision applies ev and returns its decision. Small enough to be inlined
+// into Record and the others, it fills the effect in their frame, so that
+// the decision is copied once, not once per call level.
+func (b *Breaker) decision(ev *lb.Event) (lb.Decision, error) {
+	var a Applied
+	err := b.apply(ev, &a)
+	return a.Decision, err
+}
+
+// apply applies ev and fills a, a zero Applied, with its effect; on error
+// a's decision says why the breaker halted.
+func (b *Breaker) apply(ev *lb.Event, a *Applied) error {
 	b.mu.Lock()
 	if b.state == nil {
 		err := fmt.Errorf("breaker halted after an internal error (create a new one from a saved state): %w", b.broken)
 		b.mu.Unlock()
-		return lb.Decision{State: lb.Open, Reason: err.Error()}, err
+		a.Decision = lb.Decision{State: lb.Open, Reason: err.Error()}
+		return err
 	}
 	if ev.Caller == "" {
 		ev.Caller = b.caller
@@ -148,16 +160,17 @@ func (b *Breaker) apply(ev lb.Event) (lb.Decision, error) {
 		b.pending = b.pending[:0]
 	}
 	if !b.engine.Config.Enabled {
+		a.Decision = lb.Decision{State: b.state.State, Allowed: true, Reason: "the breaker is disabled"}
 		b.mu.Unlock()
-		return lb.Decision{State: b.state.State, Allowed: true, Reason: "the breaker is disabled"}, nil
+		return nil
 	}
 	// Apply changes the state in place: after a broken invariant it cannot
 	// be trusted, so the breaker stops (fails closed) rather than guess.
-	var a Applied
-	if err := b.engine.apply(b.state, &ev, &a); err != nil {
+	if err := b.engine.apply(b.state, ev, a); err != nil {
 		b.state, b.broken = nil, err
 		b.mu.Unlock()
-		return lb.Decision{State: lb.Open, Reason: err.Error()}, err
+		a.Decision = lb.Decision{State: lb.Open, Reason: err.Error()}
+		return err
 	}
 	fn := b.onTransition
 	b.mu.Unlock()
@@ -166,5 +179,5 @@ func (b *Breaker) apply(ev lb.Event) (lb.Decision, error) {
 			fn(t)
 		}
 	}
-	return a.Decision, nil
+	return nil
 }

@@ -232,7 +232,10 @@ func observersOf(kind Signals) []observer {
 // copies nothing.
 func observe(s *lb.BreakerState, now time.Time, os []observer, sig Signals, ev *Evidence) {
 	s.UpdatedAt = now
-	quiet := s.Counters == (lb.Counters{})
+	quiet := s.Counters.Zero()
+	if quiet && sig == 0 {
+		return // the usual event: no detector has work for it
+	}
 	for i := range os {
 		if quiet && os[i].wants&sig == 0 {
 			continue
@@ -245,7 +248,7 @@ func observe(s *lb.BreakerState, now time.Time, os []observer, sig Signals, ev *
 // that makes progress): every count is zero and every threshold at least
 // one, so no detector needs asking.
 func quiet(s *lb.BreakerState) bool {
-	return s.Counters == (lb.Counters{}) && len(s.ErrorCounts) == 0 && len(s.Tests) == 0 &&
+	return s.Counters.Zero() && len(s.ErrorCounts) == 0 && len(s.Tests) == 0 &&
 		len(s.SliceFailures) == 0 && len(s.Failures) == 0 && s.Spend == nil
 }
 

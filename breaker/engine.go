@@ -122,7 +122,6 @@ func (e *Engine) apply(s *lb.BreakerState, ev *lb.Event, a *Applied) error {
 	if err := s.CheckInvariants(); err != nil {
 		return fmt.Errorf("after applying %s event: %w", ev.Kind, err)
 	}
-	a.Decision.Scope = s.Scope
 	return nil
 }
 
@@ -178,10 +177,12 @@ func (e *Engine) transition(s *lb.BreakerState, now time.Time, a *Applied, to lb
 	a.Changed = true
 }
 
-// decide fills the decision from the state as it now is, for caller.
+// decide fills the decision from the state as it now is, for caller; every
+// event ends with it. The scope is named here, well before the decision is
+// copied out, not last: a copy of stores just made waits for them.
 func (e *Engine) decide(s *lb.BreakerState, caller string, a *Applied) {
 	d := &a.Decision
-	d.State, d.Mode, d.Reason, d.Detector = s.State, s.Mode, s.Reason, s.Detector
+	d.Scope, d.State, d.Mode, d.Reason, d.Detector = s.Scope, s.State, s.Mode, s.Reason, s.Detector
 	switch {
 	case s.State == lb.Closed:
 		d.Allowed = true
@@ -293,19 +294,22 @@ func appendBounded[T any](xs []T, v T, max int) []T {
 // of the newest like appendBounded, and returns it to be filled in place
 // (for large elements, which a call by value would copy twice). The
 // element is past the length of every copy sharing the array. When no
-// copy shares it (owned), the newest are moved to its front instead.
+// copy shares it (owned), the newest are moved to its front instead; the
+// elements past them are not cleared (each is zeroed when it is handed
+// out), which would cost each call as much again as the move: until then
+// they keep what the dropped elements held, no more than the array held
+// before.
 func nextBounded[T any](xs *[]T, max int, owned bool) *T {
 	s := *xs
 	if owned && len(s) >= 2*max {
-		n := copy(s, s[len(s)-max+1:])
-		clear(s[n:])
-		s = s[:n]
+		s = s[:copy(s, s[len(s)-max+1:])]
 	} else {
 		s = trimmed(s, max)
 	}
 	if len(s) < cap(s) {
 		s = s[:len(s)+1]
-		clear(s[len(s)-1:])
+		var zero T // assigned, not clear()ed: no call into the runtime
+		s[len(s)-1] = zero
 	} else {
 		s = append(s, *new(T))
 	}

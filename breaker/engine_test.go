@@ -587,3 +587,25 @@ func TestObservedRegressionAndInfra(t *testing.T) {
 		t.Fatalf("attempts %v, want A:1 B:1 pkg:0", got)
 	}
 }
+
+// Every kind of event, whatever path it takes through the engine, ends
+// with a decision that names the breaker's scope.
+func TestEveryDecisionNamesItsScope(t *testing.T) {
+	files := 1
+	for _, ev := range []lb.Event{
+		{Kind: lb.EventCheck},
+		{Kind: lb.EventIteration, Iteration: &lb.Iteration{FilesChanged: &files}},
+		{Kind: lb.EventIteration, Iteration: &lb.Iteration{}},
+		{Kind: lb.EventToolCall, ToolCall: &lb.ToolCall{Tool: "Read", ArgsHash: "a"}},
+		{Kind: lb.EventOutcome, Outcome: &lb.Outcome{DecisionID: "d", Result: lb.OutcomeFailure}},
+		{Kind: lb.EventScopeViolation, Violation: &lb.ScopeViolation{File: "x.go", Verdict: "justified"}},
+		{Kind: lb.EventScopeViolation, Violation: &lb.ScopeViolation{File: "x.go", Verdict: "violation"}},
+		{Kind: lb.EventTamper, Tamper: &lb.Tamper{Tool: "Bash", What: []string{"runs `loopbreaker reset`"}}},
+		{Kind: lb.EventReset, Reset: &lb.Reset{By: "ana"}},
+	} {
+		r := newRig(t)
+		if d := r.apply(ev).Decision; d.Scope != "session:test" {
+			t.Errorf("%s event: the decision names scope %q, want %q", ev.Kind, d.Scope, "session:test")
+		}
+	}
+}

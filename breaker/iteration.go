@@ -43,15 +43,14 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 		s.Tools[n-1].TurnEnd = true
 	}
 	var seen, tested progress
-	failed := e.countTests(s, slice, it.Tests, e.iterationRun(s, it), &tested)
+	var failed []string
+	// An iteration without tests, the usual one, has none to count.
+	if run := e.iterationRun(s, it); run != nil || len(it.Tests) > 0 {
+		failed = e.countTests(s, slice, it.Tests, run, &tested)
+	}
 	e.iterationProgress(s, it, turnEdits, &seen)
 	seen.merge(&tested)
 	progress := seen.seen()
-	reason := seen.reason()
-	a.Decision.Progress, a.Decision.ProgressReason = progress, reason
-	if progress {
-		s.LastProgressAt, s.LastProgressReason = now, reason
-	}
 	sig := iterationSignature(it.Errors)
 
 	var firstErr string
@@ -60,9 +59,17 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	}
 	at := nextBounded(&s.Attempts, maxAttempts, e.ownsStates)
 	at.Iteration, at.Time, at.Phase, at.Slice = s.Iterations, now, it.Phase, slice
-	at.Summary, at.Files, at.Failed = it.Summary, it.Files, failingTests(it.Tests, failed)
+	at.Summary, at.Files = it.Summary, it.Files
+	if len(it.Tests) > 0 {
+		at.Failed = failingTests(it.Tests, failed)
+	}
 	at.Error, at.Signature, at.Progress, at.Epoch = firstErr, sig, progress, s.Resets
-	at.ProgressReason = reason
+	// The reason is copied from where the rules wrote it, each copy a
+	// statement of its own (a tuple assignment copies through a temporary,
+	// and a copy of a copy just made waits for it), after the attempt is
+	// made room for (what the rules wrote is in memory by then).
+	reason := seen.done()
+	at.ProgressReason = *reason
 	if it.ExitCode != nil {
 		code := *it.ExitCode
 		at.ExitCode = &code
@@ -78,12 +85,14 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	} else {
 		s.Unmeasured = 0
 	}
-	evidence := Evidence{
-		Iteration: it, Config: &e.Config, Progress: progress, ErrorSig: sig, Unmeasured: unmeasured,
-		// A probe is judged on its own iteration: one that progressed is
-		// not failed by the phase failures that opened the breaker.
-		ProbeProgress: progress && s.State == lb.HalfOpen && s.Mode == lb.ModeProbe,
-	}
+	// Filled field by field: a literal is built aside and copied, and that
+	// copy of stores just made stalled the processor on every record.
+	var evidence Evidence
+	evidence.Iteration, evidence.Config, evidence.Progress = it, &e.Config, progress
+	evidence.ErrorSig, evidence.Unmeasured = sig, unmeasured
+	// A probe is judged on its own iteration: one that progressed is not
+	// failed by the phase failures that opened the breaker.
+	evidence.ProbeProgress = progress && s.State == lb.HalfOpen && s.Mode == lb.ModeProbe
 	e.spend(s, it.Usage, slice, progress, now)
 	if it.Usage != nil && !it.Usage.Empty() {
 		// An iteration whose agent reported using its model is one call
@@ -93,6 +102,12 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	}
 	observe(s, now, iterationObservers, evidence.iterationSignals(), &evidence)
 	e.settle(s, ev, it.Phase, progress, a)
+	a.Decision.Progress = progress
+	a.Decision.ProgressReason = *reason
+	if progress {
+		s.LastProgressAt = now
+		s.LastProgressReason = *reason
+	}
 }
 
 // ProgressMeasured tells whether an iteration measured any signal progress
@@ -129,7 +144,9 @@ func (e *Engine) iterationRun(s *lb.BreakerState, it *lb.Iteration) *testRun {
 			prevPassing = *s.LastTestsPassing
 		}
 		if *it.TestsPassing > prevPassing {
-			run.improved.see(lb.ProgressReason{Rule: lb.RuleMorePassing, N: count32(*it.TestsPassing), Before: count32(prevPassing)})
+			if run.improved.first(lb.RuleMorePassing) {
+				run.improved.N, run.improved.Before = count32(*it.TestsPassing), count32(prevPassing)
+			}
 		}
 		if counted && s.LastTestsPassing != nil && s.LastTestsFailing != nil {
 			improved, same := countsImproved(*it.TestsPassing, *it.TestsFailing, *s.LastTestsPassing, *s.LastTestsFailing)

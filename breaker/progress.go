@@ -15,13 +15,24 @@ import (
 // and what it saw there, formatted only when shown (lb.ProgressReason).
 // Its methods take pointers: a reason is several words, and this runs on
 // every record.
+//
+// A rule fills in what it saw field by field (first): a reason built
+// aside and copied in, then copied again to the decision, the state and
+// the attempt log, stalled the processor at each copy (a copy of 72 bytes
+// ends with two overlapping 16-byte stores, which the next copy cannot
+// load from until they are written out), and that was a third of the
+// engine's own time on a record.
 type progress struct{ lb.ProgressReason }
 
-// see records that a rule saw progress, unless an earlier rule did.
-func (p *progress) see(r lb.ProgressReason) {
-	if !p.seen() {
-		p.ProgressReason = r
+// first records that rule saw progress and reports whether it is the
+// first to (the caller then fills in what it saw); a later rule changes
+// nothing.
+func (p *progress) first(rule lb.ProgressRule) bool {
+	if p.seen() {
+		return false
 	}
+	p.Rule = rule
+	return true
 }
 
 func (p *progress) merge(q *progress) {
@@ -33,6 +44,16 @@ func (p *progress) merge(q *progress) {
 // seen reports whether a rule saw progress (the rules here never give
 // RuleNone, and no rule is 0).
 func (p *progress) seen() bool { return p.Rule != 0 }
+
+// done ends the rules: p becomes the reason the event gives, RuleNone when
+// no rule saw progress (seen no longer tells), returned to be copied from
+// where it was filled in.
+func (p *progress) done() *lb.ProgressReason {
+	if !p.seen() {
+		p.Rule = lb.RuleNone
+	}
+	return &p.ProgressReason
+}
 
 // reason is the rule that saw progress, or, without progress, RuleNone
 // (what was looked for).
@@ -49,20 +70,24 @@ func (p *progress) reason() lb.ProgressReason {
 // turnEdits is the number of edits the turn's tool calls made (hooks).
 func (e *Engine) iterationProgress(s *lb.BreakerState, it *lb.Iteration, turnEdits int, p *progress) {
 	if it.Complete {
-		p.see(lb.ProgressReason{Rule: lb.RuleComplete})
+		p.first(lb.RuleComplete)
 	}
 	if e.Config.NoProgress.FilesCount {
 		if it.FilesChanged != nil && *it.FilesChanged > 0 {
-			p.see(lb.ProgressReason{Rule: lb.RuleFilesChanged, N: count32(*it.FilesChanged), Files: it.Files})
+			if p.first(lb.RuleFilesChanged) {
+				p.N, p.Files = count32(*it.FilesChanged), it.Files
+			}
 		}
 		if it.HeadMoved {
-			p.see(lb.ProgressReason{Rule: lb.RuleHeadMoved})
+			p.first(lb.RuleHeadMoved)
 		}
 		if turnEdits > 0 {
-			p.see(lb.ProgressReason{Rule: lb.RuleTurnEdits, N: count32(turnEdits)})
+			if p.first(lb.RuleTurnEdits) {
+				p.N = count32(turnEdits)
+			}
 		}
 		if it.RefsMoved {
-			p.see(lb.ProgressReason{Rule: lb.RuleRefsMoved})
+			p.first(lb.RuleRefsMoved)
 		}
 	}
 	if it.TestsPassing != nil {
@@ -72,12 +97,16 @@ func (e *Engine) iterationProgress(s *lb.BreakerState, it *lb.Iteration, turnEdi
 			last = *s.LastTestsPassing
 		}
 		if *it.TestsPassing > last {
-			p.see(lb.ProgressReason{Rule: lb.RuleMorePassing, N: count32(*it.TestsPassing), Before: count32(last)})
+			if p.first(lb.RuleMorePassing) {
+				p.N, p.Before = count32(*it.TestsPassing), count32(last)
+			}
 		}
 		if it.TestsFailing != nil && s.LastTestsPassing != nil && s.LastTestsFailing != nil &&
 			*it.TestsFailing < *s.LastTestsFailing &&
 			*it.TestsPassing+*it.TestsFailing == *s.LastTestsPassing+*s.LastTestsFailing {
-			p.see(lb.ProgressReason{Rule: lb.RuleFewerFailing, N: count32(*it.TestsFailing), Before: count32(*s.LastTestsFailing), Of: count32(*it.TestsPassing + *it.TestsFailing)})
+			if p.first(lb.RuleFewerFailing) {
+				p.N, p.Before, p.Of = count32(*it.TestsFailing), count32(*s.LastTestsFailing), count32(*it.TestsPassing+*it.TestsFailing)
+			}
 		}
 		v := *it.TestsPassing
 		s.LastTestsPassing = &v
@@ -93,7 +122,9 @@ func (e *Engine) iterationProgress(s *lb.BreakerState, it *lb.Iteration, turnEdi
 			continue
 		}
 		if i := findTest(s.Tests, t.Name); i >= 0 && !s.Tests[i].Passed {
-			p.see(lb.ProgressReason{Rule: lb.RuleTestFixed, Name: t.Name})
+			if p.first(lb.RuleTestFixed) {
+				p.Name = t.Name
+			}
 		}
 	}
 	if len(it.Metrics) == 0 {
@@ -104,7 +135,9 @@ func (e *Engine) iterationProgress(s *lb.BreakerState, it *lb.Iteration, turnEdi
 		dir := metricDirection(it.Phase, name)
 		last, seen := s.LastMetrics[name]
 		if seen && dir*(v-last) > 0 || !seen && dir > 0 && v > 0 {
-			p.see(lb.ProgressReason{Rule: lb.RuleMetric, Name: name, From: last, To: v, Seen: seen})
+			if p.first(lb.RuleMetric) {
+				p.Name, p.From, p.To, p.Seen = name, last, v, seen
+			}
 		}
 		if s.LastMetrics == nil {
 			s.LastMetrics = make(map[string]float64, len(it.Metrics))
@@ -130,9 +163,13 @@ func countsImproved(passing, failing, prevPassing, prevFailing int) (p progress,
 	same = passing+failing == prevPassing+prevFailing && failing < prevFailing
 	switch {
 	case passing > prevPassing:
-		p.see(lb.ProgressReason{Rule: lb.RuleMorePassing, N: count32(passing), Before: count32(prevPassing)})
+		if p.first(lb.RuleMorePassing) {
+			p.N, p.Before = count32(passing), count32(prevPassing)
+		}
 	case same:
-		p.see(lb.ProgressReason{Rule: lb.RuleFewerFailing, N: count32(failing), Before: count32(prevFailing), Of: count32(passing + failing)})
+		if p.first(lb.RuleFewerFailing) {
+			p.N, p.Before, p.Of = count32(failing), count32(prevFailing), count32(passing+failing)
+		}
 	}
 	return p, same
 }
@@ -157,7 +194,9 @@ func passAbsent(s *lb.BreakerState, slice string, tests []lb.TestResult, coversR
 			continue
 		}
 		ta.Passed = true
-		p.see(lb.ProgressReason{Rule: lb.RuleTestAbsent, Name: ta.Name})
+		if p.first(lb.RuleTestAbsent) {
+			p.Name = ta.Name
+		}
 	}
 	return p
 }

@@ -43,7 +43,9 @@ func (e *Engine) countTests(s *lb.BreakerState, slice string, tests []lb.TestRes
 	for _, t := range tests {
 		if t.Passed {
 			if i := findTest(s.Tests, t.Name); i >= 0 && !s.Tests[i].Passed {
-				seen.see(lb.ProgressReason{Rule: lb.RuleTestFixed, Name: t.Name})
+				if seen.first(lb.RuleTestFixed) {
+					seen.Name = t.Name
+				}
 			}
 		}
 	}
