@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/shell"
 )
 
 // RescueRefPrefix starts every rescue ref.
@@ -296,20 +298,7 @@ func rescueSeq(ref string) int {
 type Command []string
 
 // String quotes the arguments for a POSIX shell.
-func (c Command) String() string {
-	quoted := make([]string, len(c))
-	for i, arg := range c {
-		quoted[i] = shellQuote(arg)
-	}
-	return strings.Join(quoted, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%_+=:,./-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func (c Command) String() string { return shell.QuoteAll(c...) }
 
 // rollbackStart is what Rollback and PlanRollback both do first: find the
 // checkpoint, refuse one that tracks loopbreaker's state, and read HEAD and

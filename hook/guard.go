@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/shell"
 )
 
 // Command is the command line installed for tool. The agent CLIs run it
@@ -27,10 +28,10 @@ func Command(program string, tool Tool) string { return EventCommand(program, to
 // guard, for a CLI whose payloads do not name their event (Copilot CLI).
 // An empty event is Command.
 func EventCommand(program string, tool Tool, event string) string {
-	q := ShellQuote(program)
+	q := shell.Quote(program)
 	words := string(tool)
 	if event != "" {
-		words += " " + ShellQuote(event)
+		words += " " + shell.Quote(event)
 	}
 	test := "[ -x " + q + " ]"
 	if !strings.ContainsAny(program, `/\`) {
@@ -39,7 +40,7 @@ func EventCommand(program string, tool Tool, event string) string {
 	js, _ := MarshalNoEscape(MissingProgramWarning(program, tool))
 	inner := string(js[1 : len(js)-1]) // JSON-escaped, without the quotes
 	return fmt.Sprintf(`%s && exec %s hook %s || { cat >/dev/null; %s m=%s; printf '{"systemMessage":"%%s"}\n' "$m"; printf '%%s\n' "$m" >&2; exit 0; }`,
-		test, q, words, unguardedMark(tool), ShellQuote(inner))
+		test, q, words, unguardedMark(tool), shell.Quote(inner))
 }
 
 // unguardedMark is the fallback's shell words that append the tool's name
@@ -52,7 +53,7 @@ func unguardedMark(tool Tool) string {
 // PlainCommand is `PROGRAM hook TOOL` without the guard: what older
 // versions installed, and what a person types to try a payload by hand.
 func PlainCommand(program string, tool Tool) string {
-	return ShellQuote(program) + " hook " + string(tool)
+	return shell.Quote(program) + " hook " + string(tool)
 }
 
 // MissingProgramWarning is what an installed hook says when its program
@@ -71,16 +72,6 @@ func MissingProgramWarning(program string, tool Tool) string {
 // ours is known whatever its program is called.
 func guardSignature(tool Tool) string {
 	return "this " + string(tool) + " hook did nothing and the agent runs UNGUARDED"
-}
-
-// ShellQuote quotes s for a POSIX shell, leaving a plain word as it is.
-func ShellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./:@%+=,-~", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // IsOurs reports whether a handler's command is loopbreaker's hook for
@@ -102,19 +93,25 @@ func IsOurs(tool Tool, command, ours string) bool {
 // PROGRAM: a wrapper, a copy under another name).
 func ProgramOf(tool Tool, command string) (string, bool) {
 	guarded := strings.Contains(command, guardSignature(tool))
-	f := shellFields(command)
-	for i := 0; i+2 < len(f); i++ {
-		if i > 0 && f[i-1] != "exec" {
-			continue
+	for n, c := range shell.Commands(command) {
+		f := make([]string, 0, len(c.Args))
+		for _, w := range c.Args {
+			f = append(f, w.Text)
 		}
-		if f[i+1] != "hook" || strings.TrimRight(f[i+2], ";") != string(tool) {
+		i := 0
+		if len(f) > 0 && f[0] == "exec" {
+			i = 1
+		} else if n > 0 {
+			continue // a command of the person's own that runs ours after something else
+		}
+		if len(f) < i+3 || f[i+1] != "hook" || f[i+2] != string(tool) {
 			continue
 		}
 		prog := f[i]
 		if j := strings.LastIndexAny(prog, `/\`); j >= 0 {
 			prog = prog[j+1:]
 		}
-		if prog == "loopbreaker" || prog == "loopbreaker.exe" || guarded && i > 0 && f[i-1] == "exec" {
+		if prog == "loopbreaker" || prog == "loopbreaker.exe" || guarded && i == 1 {
 			return f[i], true
 		}
 	}

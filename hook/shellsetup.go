@@ -1,6 +1,10 @@
 package hook
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/shell"
+)
 
 // ShellSetup reports whether a shell command changes the setup other
 // commands run in: a configuration set (`git config user.name x`, `jj
@@ -10,8 +14,8 @@ import "strings"
 // failing call again. It reads the command's words (no I/O): the rule is
 // the shape of a subcommand, not a list of tools.
 func ShellSetup(command string) bool {
-	for _, words := range simpleCommands(command) {
-		if setupWords(words) {
+	for _, c := range shell.Commands(command) {
+		if words := texts(c); len(words) > 0 && setupWords(words) {
 			return true
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
+	"github.com/loopbreaker/loopbreaker/internal/shell"
 )
 
 // Agents change files and history through shell commands as much as
@@ -111,8 +112,8 @@ func (w ShellWrites) Edit() bool { return w.Unnamed || len(w.Files) > 0 }
 // ShellEdit reads what a shell command writes: files and history.
 func ShellEdit(command string) ShellWrites {
 	var w ShellWrites
-	for _, words := range simpleCommands(command) {
-		files, unnamed := wordsEdit(words)
+	for _, c := range shell.Commands(command) {
+		files, unnamed := commandEdit(c)
 		w.Unnamed = w.Unnamed || unnamed
 		for _, name := range files {
 			if !slices.Contains(w.Files, name) {
@@ -131,27 +132,15 @@ func ShellEdit(command string) ShellWrites {
 	return w
 }
 
-// wordsEdit is ShellEdit for one simple command, split into words; a
-// redirection is the word ">" or ">>" followed by its target.
-func wordsEdit(words []string) (files []string, unnamed bool) {
-	var args []string
-	for i := 0; i < len(words); i++ {
-		if w := words[i]; w == ">" || w == ">>" {
-			if i+1 < len(words) {
-				i++
-				if t := words[i]; t != "/dev/null" && !strings.HasPrefix(t, "&") {
-					files = append(files, t)
-				}
-			}
-			continue
+// commandEdit is ShellEdit for one simple command. A redirection of a
+// numbered descriptor (2> errors.log) is a log of the command, not work.
+func commandEdit(c shell.Command) (files []string, unnamed bool) {
+	for _, r := range c.Redirs {
+		if t := r.Target.Text; r.FD == "" && t != "/dev/null" && t != "" {
+			files = append(files, t)
 		}
-		args = append(args, words[i])
 	}
-	// Wrappers that run the command that follows them.
-	for len(args) > 0 && (strings.Contains(args[0], "=") && !strings.HasPrefix(args[0], "-") ||
-		args[0] == "sudo" || args[0] == "env" || args[0] == "command" || args[0] == "time" || args[0] == "nohup" || args[0] == "exec") {
-		args = args[1:]
-	}
+	args := texts(c)
 	if len(args) == 0 {
 		return files, false
 	}
@@ -211,15 +200,6 @@ func gitSubcommand(args []string) (string, []string) {
 		}
 	}
 	return "", nil
-}
-
-func firstNonOption(args []string) string {
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			return a
-		}
-	}
-	return ""
 }
 
 // nonOptions are the arguments that are not options ("--" ends options).
@@ -284,125 +264,14 @@ func editorFiles(args []string) []string {
 	return files
 }
 
-// simpleCommands splits a command line into its simple commands (split at
-// unquoted ;, &, |, newlines, parentheses) and each into words, honouring
-// quotes and backslashes; unquoted > and >> become words of their own, and
-// a redirection that names a file descriptor (2>, 2>&1) is dropped. It
-// reads commands well enough to see what they write, not to run them.
-func simpleCommands(s string) [][]string { return splitShell(s, true) }
-
-// splitShell splits s into words, and with ops into simple commands too
-// (see simpleCommands); without, it is one command of words.
-func splitShell(s string, ops bool) [][]string {
-	var cmds [][]string
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	var quote byte
-	flushWord := func() {
-		if inWord {
-			words = append(words, cur.String())
-			cur.Reset()
-			inWord = false
-		}
+// texts are the words of the program a command runs, as ShellEdit and
+// ShellSetup read them: past its wrappers (sudo, env, nohup...), an
+// unknown word as written.
+func texts(c shell.Command) []string {
+	args, _, _ := c.Program()
+	out := make([]string, len(args))
+	for i, w := range args {
+		out[i] = w.Text
 	}
-	flushCmd := func() {
-		flushWord()
-		if len(words) > 0 {
-			cmds = append(cmds, words)
-			words = nil
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else if c == '\\' && quote == '"' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
-				i++
-				cur.WriteByte(s[i])
-			} else {
-				cur.WriteByte(c)
-			}
-		case c == '\'' || c == '"':
-			quote, inWord = c, true
-		case c == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			inWord = true
-		case !ops && !isSpace(c):
-			cur.WriteByte(c)
-			inWord = true
-		case ops && (c == ';' || c == '&' || c == '|' || c == '\n' || c == '(' || c == ')'):
-			if c == '&' && i > 0 && s[i-1] == '>' {
-				continue
-			}
-			flushCmd()
-		case c == '>':
-			fd := inWord && isDigits(cur.String())
-			if fd {
-				cur.Reset()
-				inWord = false
-			}
-			flushWord()
-			op := ">"
-			if i+1 < len(s) && s[i+1] == '>' {
-				op, i = ">>", i+1
-			}
-			if i+1 < len(s) && s[i+1] == '&' {
-				// >&2, 2>&1: a descriptor, not a file.
-				i++
-				for i+1 < len(s) && (s[i+1] >= '0' && s[i+1] <= '9' || s[i+1] == '-') {
-					i++
-				}
-				continue
-			}
-			if fd {
-				// 2> file: a log of the command's errors, not work.
-				for i+1 < len(s) && isSpace(s[i+1]) {
-					i++
-				}
-				for i+1 < len(s) && !isSpace(s[i+1]) && strings.IndexByte(";&|\n", s[i+1]) < 0 {
-					i++
-				}
-				continue
-			}
-			words = append(words, op)
-		case c == '<':
-			flushWord()
-		case isSpace(c):
-			flushWord()
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	flushCmd()
-	return cmds
+	return out
 }
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// shellFields splits a command line into words, honouring single and
-// double quotes and backslash escapes, well enough to recognise a
-// loopbreaker command. Operators (;, |, >) are parts of words here.
-func shellFields(s string) []string {
-	if cmds := splitShell(s, false); len(cmds) > 0 {
-		return cmds[0]
-	}
-	return nil
-}
-
-// isSpace reports a blank that separates the words of a command line.
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

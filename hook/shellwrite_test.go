@@ -91,3 +91,19 @@ func TestShellEdit(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkShellEdit: what reading one Bash command costs a hook call,
+// which reads each command for edits and for setup changes.
+func BenchmarkShellEdit(b *testing.B) {
+	cmds := []string{
+		"go test ./... 2>&1 | tail -20",
+		"cd src && sed -i 's/old/new/' a.go b.go && git commit -qam 'fix: a > b'",
+		"cat > reproduce.py << 'EOF'\nimport sys\nprint(sys.argv)\nEOF\npython reproduce.py",
+	}
+	for b.Loop() {
+		for _, c := range cmds {
+			hook.ShellEdit(c)
+			hook.ShellSetup(c)
+		}
+	}
+}

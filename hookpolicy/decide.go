@@ -13,6 +13,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/internal/shell"
 	"github.com/loopbreaker/loopbreaker/report"
 )
 
@@ -102,9 +103,9 @@ func (c *call) haltMessage(ctx context.Context, d lb.Decision, st *lb.BreakerSta
 	if d.RetryAt != nil {
 		fmt.Fprintf(&b, " or the cooldown ends (%s)", d.RetryAt.UTC().Format(time.RFC3339))
 	}
-	fmt.Fprintf(&b, ".\nReport: loopbreaker report --session %s", ShellWord(c.Session))
+	fmt.Fprintf(&b, ".\nReport: loopbreaker report --session %s", shell.Quote(c.Session))
 	if !strings.Contains(b.String(), "loopbreaker reset ") {
-		fmt.Fprintf(&b, "\nReset: loopbreaker reset --session %s --guidance \"what to do differently\"", ShellWord(c.Session))
+		fmt.Fprintf(&b, "\nReset: loopbreaker reset --session %s --guidance \"what to do differently\"", shell.Quote(c.Session))
 	}
 	return b.String()
 }
@@ -117,7 +118,7 @@ func (c *call) haltMessage(ctx context.Context, d lb.Decision, st *lb.BreakerSta
 func (c *call) harmlessInput(note string) map[string]string {
 	switch c.p.ToolName {
 	case "Bash":
-		return map[string]string{"command": "printf '%s\\n' " + ShellWord(note)}
+		return map[string]string{"command": "printf '%s\\n' " + shell.Quote(note)}
 	case "Read", "Write":
 		rel := c.noteName(fmt.Sprintf(".halted-%d.txt", c.now().UnixNano()))
 		name := filepath.Join(c.StateDir, filepath.FromSlash(rel))
@@ -145,15 +146,5 @@ func (c *call) haltReminder(d lb.Decision) string { return haltReminder(c.Sessio
 
 func haltReminder(session string, d lb.Decision) string {
 	return fmt.Sprintf("loopbreaker: refused: the circuit breaker of session %s is still OPEN (%s). End your turn; the reason and what to do were given above. Report: loopbreaker report --session %s",
-		session, d.Reason, ShellWord(session))
-}
-
-// ShellWord quotes s for a POSIX shell when it needs quoting.
-func ShellWord(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./:@%+=,-", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		session, d.Reason, shell.Quote(session))
 }

@@ -10,6 +10,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/loopbreaker/loopbreaker/internal/shell"
+
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/config"
 	"github.com/loopbreaker/loopbreaker/internal/jsonenc"
@@ -150,7 +152,7 @@ func (c *call) configInForce() error {
 		cfg, what, err = config.InForce(c.onDisk, raw)
 	}
 	if err != nil {
-		return fmt.Errorf("session %s: %v; a person accepts the files' configuration with `loopbreaker reset --session %s`", c.Session, err, ShellWord(c.Session))
+		return fmt.Errorf("session %s: %v; a person accepts the files' configuration with `loopbreaker reset --session %s`", c.Session, err, shell.Quote(c.Session))
 	}
 	c.tx.UseEngine(c.EngineFor(cfg))
 	c.Config = cfg
@@ -162,6 +164,6 @@ func (c *call) configInForce() error {
 		what = append(what[:4], fmt.Sprintf("and %d more", len(what)-4))
 	}
 	c.logf("loopbreaker: loopbreaker's configuration changed during session %s (%s); the session goes on with the one it started with. A person applies the new one from their terminal: loopbreaker reset --session %s\n",
-		c.Session, strings.Join(what, "; "), ShellWord(c.Session))
+		c.Session, strings.Join(what, "; "), shell.Quote(c.Session))
 	return nil
 }

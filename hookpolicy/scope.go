@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/loopbreaker/loopbreaker/internal/shell"
+
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/scopelock"
@@ -54,7 +56,7 @@ func (c *call) scopeMessage(m scopelock.Match, file, test string, st *lb.Breaker
 		return fmt.Sprintf("loopbreaker: scope lock: editing %s is refused (%s). The edit was not made and counts as an attempt. Leave this file alone and work within the files of slice %s.",
 			file, m.Rule, slice)
 	}
-	testArg := ShellWord(test)
+	testArg := shell.Quote(test)
 	forTest := "the failing test"
 	if test == "" {
 		testArg = "TEST"
@@ -65,5 +67,5 @@ func (c *call) scopeMessage(m scopelock.Match, file, test string, st *lb.Breaker
 		"If this file must change to make %s pass, record a one-sentence justification tied to that test, then retry the edit:\n"+
 		"  loopbreaker scope justify --session %s %s --test %s --reason \"<one sentence: why %s must change for the test>\"\n"+
 		"Otherwise, stay within the slice's files.",
-		file, slice, m.Rule, forTest, ShellWord(c.Session), ShellWord(file), testArg, file)
+		file, slice, m.Rule, forTest, shell.Quote(c.Session), shell.Quote(file), testArg, file)
 }

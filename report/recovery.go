@@ -3,7 +3,8 @@ package report
 import (
 	"cmp"
 	"fmt"
-	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/shell"
 )
 
 // recoveryOptions lists the ways out, each with the exact command to run.
@@ -12,7 +13,7 @@ func recoveryOptions(r *Report, opts Options, recommend string) []RecoveryOption
 	prog := opts.Program
 	session := ""
 	if opts.Session != "" {
-		session = " --session " + shellQuote(opts.Session)
+		session = " --session " + shell.Quote(opts.Session)
 	}
 	slice := r.Slice
 	var out []RecoveryOption
@@ -21,7 +22,7 @@ func recoveryOptions(r *Report, opts Options, recommend string) []RecoveryOption
 		out = append(out, RecoveryOption{
 			ID: "rollback", Available: true,
 			Label:   "Roll back to checkpoint " + opts.CheckpointTag,
-			Command: prog + " rollback --slice " + shellQuote(slice),
+			Command: prog + " rollback --slice " + shell.Quote(slice),
 			Note:    "resets the work tree to git tag " + opts.CheckpointTag + "; uncommitted work and later commits are saved in a rescue ref first",
 		})
 	} else {
@@ -57,8 +58,8 @@ func recoveryOptions(r *Report, opts Options, recommend string) []RecoveryOption
 		out = append(out, RecoveryOption{
 			ID: "skip_test", Available: true,
 			Label: "Skip " + r.Test + " and continue with the remaining tests",
-			Command: prog + " reset" + session + " --reason " + shellQuote("skip "+r.Test) +
-				" --guidance " + shellQuote(fmt.Sprintf("Skip %s for now: make no more changes for it and continue with the remaining tests of slice %s.", r.Test, cmp.Or(slice, "(unknown)"))),
+			Command: prog + " reset" + session + " --reason " + shell.Quote("skip "+r.Test) +
+				" --guidance " + shell.Quote(fmt.Sprintf("Skip %s for now: make no more changes for it and continue with the remaining tests of slice %s.", r.Test, cmp.Or(slice, "(unknown)"))),
 		})
 	}
 	out = append(out, RecoveryOption{
@@ -90,16 +91,6 @@ func violationFiles(vs []ViolationRow) string {
 		}
 	}
 	return listOr(files, "none")
-}
-
-// shellQuote quotes s for a POSIX shell when it needs quoting.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./:@%+=,-", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // nextCommand is the one command to run next: the recommended option's,

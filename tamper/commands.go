@@ -7,159 +7,33 @@ import (
 	"github.com/loopbreaker/loopbreaker/hook"
 )
 
-// argv reads one command: wrappers (env, sudo, command, exec, nohup,
-// timeout...) are looked through, shells' -c strings and eval are read
-// as scripts, and the command itself is checked by its name.
-func (a *analyzer) argv(args []arg, heredocs []string, depth int) {
-	for len(args) > 0 {
-		name := args[0]
-		if !name.ok {
-			return
-		}
-		base := filepath.Base(name.s)
-		rest := args[1:]
-		switch base {
-		case "env":
-			args = a.env(rest)
-			continue
-		case "sudo", "doas":
-			args = skipOptions(rest, "ugpChDrtUTR")
-			continue
-		case "command", "builtin", "nohup", "setsid", "time", "caffeinate":
-			args = skipOptions(rest, "")
-			continue
-		case "exec":
-			args = skipOptions(rest, "a")
-			continue
-		case "nice", "ionice":
-			args = skipOptions(rest, "nct")
-			continue
-		case "stdbuf":
-			args = skipOptions(rest, "ioe")
-			continue
-		case "timeout":
-			args = skipOptions(rest, "sk")
-			if len(args) > 0 {
-				args = args[1:] // the duration
-			}
-			continue
-		case "xargs":
-			args = skipOptions(rest, "IndPLEsa")
-			continue
-		case "flock":
-			args = skipOptions(rest, "wEs")
-			if len(args) > 0 {
-				args = args[1:] // the lock file
-			}
-			continue
-		case "busybox":
-			args = rest
-			continue
-		case "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish":
-			if src, ok := shellString(rest); ok {
-				a.script(src, depth+1)
-			}
-			return
-		case "eval":
-			var parts []string
-			for _, w := range rest {
-				if !w.ok {
-					return
-				}
-				parts = append(parts, w.s)
-			}
-			a.script(strings.Join(parts, " "), depth+1)
-			return
-		case "cd", "pushd":
-			if len(rest) == 0 {
-				a.cwd = a.prot.Home
-			} else {
-				a.cd(rest)
-			}
-			return
-		case "export", "declare", "typeset", "local", "readonly", "unset":
-			for _, w := range rest {
-				if w.ok {
-					n, _, _ := strings.Cut(w.s, "=")
-					a.assign(n, base)
-				}
-			}
-			return
-		}
-		a.named(base, name.s, rest, heredocs)
+// argv reads one command, its wrappers already looked through
+// (shell.Command.Program; the scripts of `sh -c` and eval the reader reads
+// too): a change of directory, a declaration, or a command checked by its
+// name.
+func (a *analyzer) argv(args []arg, heredocs []string) {
+	if len(args) == 0 || !args[0].Known {
 		return
 	}
-}
-
-// env reads env's options and assignments and returns the command.
-func (a *analyzer) env(args []arg) []arg {
-	for len(args) > 0 {
-		w := args[0]
-		if !w.ok {
-			return nil
+	name, rest := args[0], args[1:]
+	base := filepath.Base(name.Text)
+	switch base {
+	case "cd", "pushd":
+		if len(rest) == 0 {
+			a.cwd = a.prot.Home
+		} else {
+			a.cd(rest)
 		}
-		switch {
-		case w.s == "--":
-			return args[1:]
-		case w.s == "-u" || w.s == "--unset":
-			if len(args) > 1 && args[1].ok {
-				a.assign(args[1].s, "env -u")
-			}
-			args = args[2:]
-			continue
-		case strings.HasPrefix(w.s, "--unset="):
-			a.assign(strings.TrimPrefix(w.s, "--unset="), "env -u")
-		case w.s == "-C" || w.s == "--chdir":
-			if len(args) > 1 {
-				args = args[1:]
-			}
-		case w.s == "-S" || w.s == "--split-string":
-			if len(args) > 1 && args[1].ok {
-				return append(tokens(args[1].s), args[2:]...)
-			}
-			return nil
-		case strings.HasPrefix(w.s, "-"):
-		case strings.Contains(w.s, "="):
-			n, _, _ := strings.Cut(w.s, "=")
-			a.assign(n, "env")
-		default:
-			return args
+	case "export", "declare", "typeset", "local", "readonly", "unset":
+		// The name before = is as written even when the value is not
+		// known (export LOOPBREAKER_X=$(…)).
+		for _, w := range rest {
+			n, _, _ := strings.Cut(w.Text, "=")
+			a.assign(n, base)
 		}
-		args = args[1:]
+	default:
+		a.named(base, name.Text, rest, heredocs)
 	}
-	return nil
-}
-
-// skipOptions drops leading options; the letters of withValue take the
-// next word as their value.
-func skipOptions(args []arg, withValue string) []arg {
-	for len(args) > 0 && args[0].ok && strings.HasPrefix(args[0].s, "-") && args[0].s != "-" {
-		w := args[0].s
-		args = args[1:]
-		if w == "--" {
-			break
-		}
-		if !strings.HasPrefix(w, "--") && len(w) == 2 && strings.ContainsRune(withValue, rune(w[1])) && len(args) > 0 {
-			args = args[1:]
-		}
-	}
-	return args
-}
-
-// shellString is the script of `sh -c SCRIPT` (also -lc, -ec...).
-func shellString(args []arg) (string, bool) {
-	for i, w := range args {
-		if !w.ok || !strings.HasPrefix(w.s, "-") || strings.HasPrefix(w.s, "--") {
-			return "", false
-		}
-		if strings.ContainsRune(w.s, 'c') {
-			if i+1 < len(args) && args[i+1].ok {
-				return args[i+1].s, true
-			}
-			return "", false
-		}
-	}
-	return "", false
 }
 
 // named checks a command by its name once wrappers are gone.
@@ -202,8 +76,8 @@ func (a *analyzer) named(base, name string, args []arg, heredocs []string) {
 		}
 	case "dd":
 		for _, w := range args {
-			if v, ok := strings.CutPrefix(w.s, "of="); ok && w.ok {
-				a.word(arg{s: v, ok: true, glob: w.glob}, modeWrite, "dd")
+			if v, ok := strings.CutPrefix(w.Text, "of="); ok && w.Known {
+				a.word(arg{Text: v, Known: true, Glob: w.Glob}, modeWrite, "dd")
 			}
 		}
 	case "git":
@@ -215,7 +89,7 @@ func (a *analyzer) named(base, name string, args []arg, heredocs []string) {
 			return
 		}
 		for _, w := range args {
-			if w.ok && strings.Contains(w.s, "loopbreaker") {
+			if w.Known && strings.Contains(w.Text, "loopbreaker") {
 				a.add(Finding{Kind: KindKill, Target: "loopbreaker", Via: base})
 				return
 			}
@@ -227,8 +101,8 @@ func (a *analyzer) named(base, name string, args []arg, heredocs []string) {
 			}
 		}
 		for _, w := range args {
-			if w.ok {
-				for _, f := range hook.PatchFiles(w.s) {
+			if w.Known {
+				for _, f := range hook.PatchFiles(w.Text) {
 					a.path(f, modeWrite, "apply_patch")
 				}
 			}
@@ -244,9 +118,9 @@ func operands(args []arg) []arg {
 		switch {
 		case dashes:
 			out = append(out, w)
-		case w.ok && w.s == "--":
+		case w.Known && w.Text == "--":
 			dashes = true
-		case w.ok && strings.HasPrefix(w.s, "-") && w.s != "-":
+		case w.Known && strings.HasPrefix(w.Text, "-") && w.Text != "-":
 		default:
 			out = append(out, w)
 		}
@@ -259,13 +133,13 @@ func operands(args []arg) []arg {
 func (a *analyzer) copyLike(base string, args []arg, move bool) {
 	var dest *arg
 	for i, w := range args {
-		if !w.ok {
+		if !w.Known {
 			continue
 		}
-		if w.s == "-t" && i+1 < len(args) {
+		if w.Text == "-t" && i+1 < len(args) {
 			dest = &args[i+1]
-		} else if v, ok := strings.CutPrefix(w.s, "--target-directory="); ok {
-			dest = &arg{s: v, ok: true}
+		} else if v, ok := strings.CutPrefix(w.Text, "--target-directory="); ok {
+			dest = &arg{Text: v, Known: true}
 		}
 	}
 	ops := operands(args)
@@ -294,13 +168,13 @@ func (a *analyzer) copyLike(base string, args []arg, move bool) {
 // inPlace: sed -i, perl -pi, yq -i edit their files.
 func inPlace(args []arg) bool {
 	for _, w := range args {
-		if !w.ok || !strings.HasPrefix(w.s, "-") || strings.HasPrefix(w.s, "--") {
-			if w.ok && (w.s == "--in-place" || strings.HasPrefix(w.s, "--in-place=") || w.s == "--inplace") {
+		if !w.Known || !strings.HasPrefix(w.Text, "-") || strings.HasPrefix(w.Text, "--") {
+			if w.Known && (w.Text == "--in-place" || strings.HasPrefix(w.Text, "--in-place=") || w.Text == "--inplace") {
 				return true
 			}
 			continue
 		}
-		if strings.ContainsRune(w.s[1:], 'i') {
+		if strings.ContainsRune(w.Text[1:], 'i') {
 			return true
 		}
 	}
@@ -311,19 +185,19 @@ func inPlace(args []arg) bool {
 func (a *analyzer) git(args []arg) {
 	cwd := a.cwd
 	defer func() { a.cwd = cwd }()
-	for len(args) > 0 && args[0].ok && strings.HasPrefix(args[0].s, "-") {
-		if args[0].s == "-C" && len(args) > 1 {
+	for len(args) > 0 && args[0].Known && strings.HasPrefix(args[0].Text, "-") {
+		if args[0].Text == "-C" && len(args) > 1 {
 			a.cd(args[1:2])
 			args = args[1:]
-		} else if args[0].s == "-c" && len(args) > 1 {
+		} else if args[0].Text == "-c" && len(args) > 1 {
 			args = args[1:]
 		}
 		args = args[1:]
 	}
-	if len(args) == 0 || !args[0].ok {
+	if len(args) == 0 || !args[0].Known {
 		return
 	}
-	sub, rest := args[0].s, args[1:]
+	sub, rest := args[0].Text, args[1:]
 	switch sub {
 	case "checkout", "restore":
 		for _, w := range operands(rest) {
@@ -336,14 +210,14 @@ func (a *analyzer) git(args []arg) {
 	case "clean":
 		dry, ignored := false, false
 		for _, w := range rest {
-			if !w.ok || !strings.HasPrefix(w.s, "-") || strings.HasPrefix(w.s, "--") {
-				if w.ok && w.s == "--dry-run" {
+			if !w.Known || !strings.HasPrefix(w.Text, "-") || strings.HasPrefix(w.Text, "--") {
+				if w.Known && w.Text == "--dry-run" {
 					dry = true
 				}
 				continue
 			}
-			dry = dry || strings.ContainsRune(w.s, 'n')
-			ignored = ignored || strings.ContainsAny(w.s, "xX")
+			dry = dry || strings.ContainsRune(w.Text, 'n')
+			ignored = ignored || strings.ContainsAny(w.Text, "xX")
 		}
 		if dry {
 			return
@@ -355,7 +229,7 @@ func (a *analyzer) git(args []arg) {
 			// local settings file usually are.
 			m = modeDelete
 			if len(paths) == 0 {
-				paths = []arg{{s: ".", ok: true}}
+				paths = []arg{{Text: ".", Known: true}}
 			}
 		}
 		for _, w := range paths {
@@ -379,17 +253,17 @@ func isLoopbreaker(base string, args []arg) bool {
 // goRunArgs are the program's arguments of `go run .../cmd/loopbreaker
 // ARGS`, nil for another go command.
 func goRunArgs(args []arg) []arg {
-	if len(args) == 0 || !args[0].ok || args[0].s != "run" {
+	if len(args) == 0 || !args[0].Known || args[0].Text != "run" {
 		return nil
 	}
 	for i, w := range args[1:] {
-		if !w.ok {
+		if !w.Known {
 			return nil
 		}
-		if strings.HasPrefix(w.s, "-") {
+		if strings.HasPrefix(w.Text, "-") {
 			continue
 		}
-		pkg, _, _ := strings.Cut(w.s, "@")
+		pkg, _, _ := strings.Cut(w.Text, "@")
 		if strings.HasSuffix(strings.TrimSuffix(pkg, "/"), "cmd/loopbreaker") {
 			return append([]arg{}, args[i+2:]...)
 		}
@@ -417,25 +291,25 @@ var readOnly = map[string]bool{
 func (a *analyzer) elsewhere(dir arg, args []arg) bool {
 	for i := 0; i < len(args); i++ {
 		w := args[i]
-		if !w.ok {
+		if !w.Known {
 			return false
 		}
 		switch {
-		case w.s == "-C" || w.s == "--C":
+		case w.Text == "-C" || w.Text == "--C":
 			if i+1 >= len(args) {
 				return false
 			}
 			dir = args[i+1]
 			i++
-		case strings.HasPrefix(w.s, "-C=") || strings.HasPrefix(w.s, "--C="):
-			_, v, _ := strings.Cut(w.s, "=")
-			dir = arg{s: v, ok: true}
+		case strings.HasPrefix(w.Text, "-C=") || strings.HasPrefix(w.Text, "--C="):
+			_, v, _ := strings.Cut(w.Text, "=")
+			dir = arg{Text: v, Known: true}
 		}
 	}
-	if !dir.ok || dir.glob || a.prot.Project == "" {
+	if !dir.Known || dir.Glob || a.prot.Project == "" {
 		return false
 	}
-	d := a.expandTilde(dir.s)
+	d := a.expandTilde(dir.Text)
 	if !filepath.IsAbs(d) {
 		if a.cwd == "" {
 			return false
@@ -455,9 +329,9 @@ func within(path, dir string) bool {
 // loopbreaker checks the arguments of a loopbreaker command.
 func (a *analyzer) loopbreaker(args []arg) {
 	// Global flags before the command: -C DIR, --set KEY=VALUE.
-	dir := arg{s: a.cwd, ok: a.cwd != ""}
-	for len(args) > 0 && args[0].ok && strings.HasPrefix(args[0].s, "-") && args[0].s != "-h" && args[0].s != "--help" {
-		name, value, hasValue := strings.Cut(strings.TrimLeft(args[0].s, "-"), "=")
+	dir := arg{Text: a.cwd, Known: a.cwd != ""}
+	for len(args) > 0 && args[0].Known && strings.HasPrefix(args[0].Text, "-") && args[0].Text != "-h" && args[0].Text != "--help" {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(args[0].Text, "-"), "=")
 		args = args[1:]
 		if (name == "C" || name == "set") && !hasValue && len(args) > 0 {
 			if name == "C" {
@@ -465,30 +339,30 @@ func (a *analyzer) loopbreaker(args []arg) {
 			}
 			args = args[1:]
 		} else if name == "C" {
-			dir = arg{s: value, ok: true}
+			dir = arg{Text: value, Known: true}
 		}
 	}
 	if len(args) == 0 {
 		return
 	}
 	sub := args[0]
-	if !sub.ok {
+	if !sub.Known {
 		a.add(Finding{Kind: KindCommand, Target: "loopbreaker <a command computed at run time>"})
 		return
 	}
-	if readOnly[sub.s] {
+	if readOnly[sub.Text] {
 		return
 	}
-	if sub.s == "init" && a.elsewhere(dir, args[1:]) {
+	if sub.Text == "init" && a.elsewhere(dir, args[1:]) {
 		return
 	}
-	target := "loopbreaker " + sub.s
-	if len(args) > 1 && args[1].ok && (sub.s == "hook" || sub.s == "checkpoint") {
-		next := args[1].s
+	target := "loopbreaker " + sub.Text
+	if len(args) > 1 && args[1].Known && (sub.Text == "hook" || sub.Text == "checkpoint") {
+		next := args[1].Text
 		switch {
-		case sub.s == "hook" && (next == "status" || next == "-h" || next == "--help" || next == "help"):
+		case sub.Text == "hook" && (next == "status" || next == "-h" || next == "--help" || next == "help"):
 			return
-		case sub.s == "checkpoint" && (next == "create" || next == "list"):
+		case sub.Text == "checkpoint" && (next == "create" || next == "list"):
 			return
 		}
 		target += " " + next

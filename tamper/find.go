@@ -20,7 +20,7 @@ import (
 // test.
 func (a *analyzer) find(args []arg) {
 	i := 0
-	for i < len(args) && !(args[i].ok && (strings.HasPrefix(args[i].s, "-") || args[i].s == "(" || args[i].s == "!")) {
+	for i < len(args) && !(args[i].Known && (strings.HasPrefix(args[i].Text, "-") || args[i].Text == "(" || args[i].Text == "!")) {
 		i++
 	}
 	starts, expr := args[:i], args[i:]
@@ -28,15 +28,15 @@ func (a *analyzer) find(args []arg) {
 	var names []string
 	for j := 0; j < len(expr); j++ {
 		w := expr[j]
-		if !w.ok {
+		if !w.Known {
 			continue
 		}
-		switch w.s {
+		switch w.Text {
 		case "-delete":
 			deletes = true
 		case "-exec", "-execdir", "-ok", "-okdir":
-			if j+1 < len(expr) && expr[j+1].ok {
-				switch filepath.Base(expr[j+1].s) {
+			if j+1 < len(expr) && expr[j+1].Known {
+				switch filepath.Base(expr[j+1].Text) {
 				case "rm", "rmdir", "unlink", "shred":
 					deletes = true
 				}
@@ -46,8 +46,8 @@ func (a *analyzer) find(args []arg) {
 		case "-name", "-iname":
 			if j+1 < len(expr) {
 				j++
-				if expr[j].ok {
-					names = append(names, expr[j].s)
+				if expr[j].Known {
+					names = append(names, expr[j].Text)
 				} else {
 					readable = false
 				}
@@ -58,10 +58,10 @@ func (a *analyzer) find(args []arg) {
 		return
 	}
 	if len(starts) == 0 {
-		starts = []arg{{s: ".", ok: true}}
+		starts = []arg{{Text: ".", Known: true}}
 	}
 	for _, st := range starts {
-		if len(names) == 0 || !readable || st.glob {
+		if len(names) == 0 || !readable || st.Glob {
 			a.word(st, modeDelete, "find -delete")
 			continue
 		}
@@ -72,10 +72,10 @@ func (a *analyzer) find(args []arg) {
 // findNamed checks a starting point of a find that deletes only what
 // names matches.
 func (a *analyzer) findNamed(start arg, names []string) {
-	if !start.ok {
+	if !start.Known {
 		return
 	}
-	name := a.expandTilde(start.s)
+	name := a.expandTilde(start.Text)
 	if !filepath.IsAbs(name) {
 		if a.cwd == "" {
 			// Relative to an unknown directory: as a path.

@@ -25,7 +25,9 @@ type analyzer struct {
 	entries []entry
 	// cwd is the working directory of the command being read; "" when
 	// unknown (after `cd $DIR`).
-	cwd   string
+	cwd string
+	// cwds are the directories the subshells being read started in.
+	cwds  []string
 	found []Finding
 }
 
@@ -37,16 +39,16 @@ func (a *analyzer) add(f Finding) {
 
 // path checks a literal path a command or tool changes.
 func (a *analyzer) path(name string, m mode, via string) {
-	a.word(arg{s: name, ok: true}, m, via)
+	a.word(arg{Text: name, Known: true}, m, via)
 }
 
 // word checks a word naming a path; an unknown word (an expansion the
 // classifier cannot see) says nothing.
 func (a *analyzer) word(w arg, m mode, via string) {
-	if !w.ok || w.s == "" {
+	if !w.Known || w.Text == "" {
 		return
 	}
-	name := a.expandTilde(w.s)
+	name := a.expandTilde(w.Text)
 	var comps []string
 	relative := !filepath.IsAbs(name)
 	switch {
@@ -59,7 +61,7 @@ func (a *analyzer) word(w arg, m mode, via string) {
 		comps = strings.Split(filepath.ToSlash(filepath.Clean(name)), "/")
 	}
 	for _, e := range a.entries {
-		if matches(comps, relative, w.glob, e, m) {
+		if matches(comps, relative, w.Glob, e, m) {
 			a.add(Finding{Kind: e.kind, Target: "/" + path.Join(e.path...), Via: via})
 		}
 	}

@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/loopbreaker/loopbreaker/internal/shell"
+
 	lb "github.com/loopbreaker/loopbreaker"
 )
 
@@ -172,15 +174,15 @@ func Check(call Call, p Protected) []Finding {
 	for _, w := range call.Writes {
 		a.path(w, modeWrite, call.Via)
 	}
+	r := &shell.Reader{Vars: p.Vars, Visitor: a}
 	for _, argv := range call.Argv {
-		args := make([]arg, len(argv))
-		for i, s := range argv {
-			args[i] = arg{s: s, ok: true}
-		}
-		a.argv(args, nil, 0)
+		r.Argv(argv)
 	}
 	for _, src := range call.Shell {
-		a.script(src, 0)
+		// Each command line starts in the call's directory.
+		a.Subshell(true)
+		r.Script(src)
+		a.Subshell(false)
 	}
 	return a.found
 }

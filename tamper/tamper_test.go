@@ -2,8 +2,9 @@ package tamper
 
 import (
 	"slices"
-	"strings"
 	"testing"
+
+	"github.com/loopbreaker/loopbreaker/internal/shell"
 
 	"github.com/loopbreaker/loopbreaker/agent/all"
 )
@@ -341,12 +342,10 @@ func TestNoProject(t *testing.T) {
 func TestNestingBounded(t *testing.T) {
 	cmd := "true"
 	for range 12 {
-		cmd = "bash -c " + shellQuote(cmd)
+		cmd = "bash -c " + shell.Quote(cmd)
 	}
 	Check(Call{Shell: []string{cmd}}, fixture())
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func TestFindingString(t *testing.T) {
 	got := Check(Call{Cwd: "/home/dev/proj", Shell: []string{"rm loopbreaker.yaml"}}, fixture())

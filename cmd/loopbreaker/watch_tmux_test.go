@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/internal/shell"
 )
 
 // `loopbreaker watch` on a real terminal (tmux, 80 columns): it shows the
@@ -55,7 +55,7 @@ func TestWatchOnATerminal(t *testing.T) {
 	// stays up once the session is gone (exit-empty off), so that a
 	// signal sent before the test waits is still there to be seen.
 	tmux(append(append([]string{"new-session", "-d", "-s", "w", "-x", "80", "-y", "40", "-c", dir}, envArgs...),
-		hook.ShellQuote(bin)+" watch --interval 200ms; tmux wait-for -S quit", ";", "set-option", "-g", "exit-empty", "off")...)
+		shell.Quote(bin)+" watch --interval 200ms; tmux wait-for -S quit", ";", "set-option", "-g", "exit-empty", "off")...)
 
 	// The screen is polled until it shows what is expected (watch redraws
 	// every 200 ms); the deadline only bounds a hang, far beyond any

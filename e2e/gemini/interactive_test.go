@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/shell"
+
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
@@ -85,9 +87,9 @@ func TestInteractiveSameFailingGoTest(t *testing.T) {
 		if k == "TERM" {
 			v = "xterm-256color"
 		}
-		fmt.Fprintf(&script, "export %s=%s\n", k, shellQuote(v))
+		fmt.Fprintf(&script, "export %s=%s\n", k, shell.Quote(v))
 	}
-	fmt.Fprintf(&script, "cd %s\nexec %s --yolo -i %s\n", shellQuote(a.Repo), shellQuote(a.bin), shellQuote("fix the failing test"))
+	fmt.Fprintf(&script, "cd %s\nexec %s --yolo -i %s\n", shell.Quote(a.Repo), shell.Quote(a.bin), shell.Quote("fix the failing test"))
 	start := filepath.Join(t.TempDir(), "start.sh")
 	if err := os.WriteFile(start, []byte(script.String()), 0o755); err != nil {
 		t.Fatal(err)
@@ -163,8 +165,4 @@ func returnDisplayKind(c harness.Call) string {
 		return "string"
 	}
 	return "other"
-}
-
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/internal/shell"
 )
 
 // Namespace runs shell scripts as root in a private mount namespace of
@@ -100,7 +100,7 @@ func (n *Namespace) Install(src string) string {
 func (n *Namespace) AsAgent(env []string) string {
 	words := []string{"setpriv", "--reuid=" + n.User, "--regid=" + n.User, "--init-groups", "env", "-i"}
 	for _, kv := range env {
-		words = append(words, hook.ShellQuote(kv))
+		words = append(words, shell.Quote(kv))
 	}
 	return strings.Join(words, " ")
 }
@@ -119,13 +119,13 @@ func (n *Namespace) Run(owned []string, script string, env ...string) Result {
 		}
 	}
 	var pre []string
-	pre = append(pre, fmt.Sprintf("mount -t overlay overlay -o lowerdir=/etc,upperdir=%s,workdir=%s /etc", hook.ShellQuote(upper), hook.ShellQuote(work)))
+	pre = append(pre, fmt.Sprintf("mount -t overlay overlay -o lowerdir=/etc,upperdir=%s,workdir=%s /etc", shell.Quote(upper), shell.Quote(work)))
 	for _, m := range n.mounts {
-		pre = append(pre, fmt.Sprintf("mount --bind %s %s", hook.ShellQuote(m[0]), hook.ShellQuote(m[1])))
+		pre = append(pre, fmt.Sprintf("mount --bind %s %s", shell.Quote(m[0]), shell.Quote(m[1])))
 	}
-	pre = append(pre, fmt.Sprintf("useradd -M -d %s -s /bin/sh %s", hook.ShellQuote(n.Home), n.User))
+	pre = append(pre, fmt.Sprintf("useradd -M -d %s -s /bin/sh %s", shell.Quote(n.Home), n.User))
 	for _, p := range append([]string{n.Home}, owned...) {
-		pre = append(pre, fmt.Sprintf("chown -R %s: %s", n.User, hook.ShellQuote(p)))
+		pre = append(pre, fmt.Sprintf("chown -R %s: %s", n.User, shell.Quote(p)))
 	}
 	full := strings.Join(pre, "\n") + "\n" + script
 	return Run(n.T, Cmd{Path: "unshare", Args: []string{"--mount", "--propagation", "private", "sh", "-euc", full}, Env: append(os.Environ(), env...)})

@@ -8,10 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopbreaker/loopbreaker/internal/shell"
+
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
-	"github.com/loopbreaker/loopbreaker/hook"
 )
 
 // attack is one way the agent's user tries to switch the hooks off:
@@ -116,7 +117,7 @@ func runAttacked(t *testing.T, ns *harness.Namespace, claude, program string, a 
 	}
 	env = append(env, a.env...)
 	as := ns.AsAgent(env)
-	q := hook.ShellQuote
+	q := shell.Quote
 	var s strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&s, format+"\n", args...) }
 	line("cd %s", q(repo))

@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopbreaker/loopbreaker/internal/shell"
+
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
-	"github.com/loopbreaker/loopbreaker/hook"
 )
 
 // probe is one run of a CLI with a managed (system) scope, as the agent's
@@ -60,7 +61,7 @@ func runProbe(t *testing.T, ns *harness.Namespace, p probe) (int, string) {
 		"HOME=" + ns.Home, "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1",
 	}, p.env...)
 	as := ns.AsAgent(env)
-	q := hook.ShellQuote
+	q := shell.Quote
 	var s strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&s, format+"\n", args...) }
 	line("cd %s", q(repo))

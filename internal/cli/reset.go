@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"os/user"
 
+	"github.com/loopbreaker/loopbreaker/internal/shell"
+
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/agent/all"
-	"github.com/loopbreaker/loopbreaker/hookpolicy"
 	"github.com/loopbreaker/loopbreaker/internal/origin"
 )
 
@@ -75,7 +76,7 @@ func refuseUnderAgent(env *Env, command, session string) (origin.Origin, error) 
 	if from.Agent != "" {
 		return from, fmt.Errorf("%s refused: this command runs under an agent, %s. The agent under guard does not reset its own breaker. "+
 			"A person runs it from a terminal outside the agent session (not its shell tool, nor a process it started): loopbreaker %s --session %s",
-			command, from.Agent, command, hookpolicy.ShellWord(session))
+			command, from.Agent, command, shell.Quote(session))
 	}
 	return from, nil
 }

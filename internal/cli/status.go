@@ -12,8 +12,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/shell"
+
 	lb "github.com/loopbreaker/loopbreaker"
-	"github.com/loopbreaker/loopbreaker/hookpolicy"
 	"github.com/loopbreaker/loopbreaker/redisstore"
 	"github.com/loopbreaker/loopbreaker/session"
 )
@@ -85,7 +86,7 @@ func printWhere(w io.Writer, o statusOutput) {
 	for _, s := range o.StaleStates {
 		fmt.Fprintf(w, "note: %s holds the state of %s, which no longer exists; if this project was moved from there:\n"+
 			"  `loopbreaker migrate --from %s` copies its breakers here, or `mv %s %s` takes all of it (before this project writes state)\n",
-			s.StateDir, s.Project, hookpolicy.ShellWord(s.Project), hookpolicy.ShellWord(s.StateDir), hookpolicy.ShellWord(o.StateDir))
+			s.StateDir, s.Project, shell.Quote(s.Project), shell.Quote(s.StateDir), shell.Quote(o.StateDir))
 	}
 }
 
@@ -197,9 +198,9 @@ func printStatus(w io.Writer, o output, now time.Time) {
 		fmt.Fprintln(w, "enabled:     false (nothing is checked or recorded)")
 	}
 	if len(o.ConfigPending) > 0 {
-		reset := "--scope " + hookpolicy.ShellWord(o.Scope)
+		reset := "--scope " + shell.Quote(o.Scope)
 		if name, ok := strings.CutPrefix(o.Scope, "session:"); ok {
-			reset = "--session " + hookpolicy.ShellWord(name)
+			reset = "--session " + shell.Quote(name)
 		}
 		fmt.Fprintf(w, "config:      the session runs with the configuration it started with; the files now say otherwise: %s.\n             A person applies them with `loopbreaker reset %s`\n", strings.Join(o.ConfigPending, "; "), reset)
 	}

@@ -8,12 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/shell"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
-	"github.com/loopbreaker/loopbreaker/hookpolicy"
 	"github.com/loopbreaker/loopbreaker/termsafe"
 )
 
@@ -218,7 +219,7 @@ func renderWatch(views []watchView, now time.Time, width int, style watchStyle) 
 func nextSteps(scope string) string {
 	which := "--scope " + scope
 	if name, ok := strings.CutPrefix(scope, "session:"); ok {
-		which = "--session " + hookpolicy.ShellWord(name)
+		which = "--session " + shell.Quote(name)
 	}
 	return fmt.Sprintf("loopbreaker report %s says why; loopbreaker reset %s --guidance \"what to do differently\" lets the agent go on", which, which)
 }
