@@ -13,8 +13,11 @@ import (
 // A command retried after such a change is a fresh attempt, not the same
 // failing call again. It reads the command's words (no I/O): the rule is
 // the shape of a subcommand, not a list of tools.
-func ShellSetup(command string) bool {
-	for _, c := range shell.Commands(command) {
+func ShellSetup(command string) bool { return shellSetup(shell.Commands(command)) }
+
+// shellSetup is ShellSetup of a command already read.
+func shellSetup(cs []shell.Command) bool {
+	for _, c := range cs {
 		if words := texts(c); len(words) > 0 && setupWords(words) {
 			return true
 		}

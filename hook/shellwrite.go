@@ -110,9 +110,12 @@ type ShellWrites struct {
 func (w ShellWrites) Edit() bool { return w.Unnamed || len(w.Files) > 0 }
 
 // ShellEdit reads what a shell command writes: files and history.
-func ShellEdit(command string) ShellWrites {
+func ShellEdit(command string) ShellWrites { return shellEdit(command, shell.Commands(command)) }
+
+// shellEdit is ShellEdit of a command already read.
+func shellEdit(command string, cs []shell.Command) ShellWrites {
 	var w ShellWrites
-	for _, c := range shell.Commands(command) {
+	for _, c := range cs {
 		files, unnamed := commandEdit(c)
 		w.Unnamed = w.Unnamed || unnamed
 		for _, name := range files {

@@ -84,6 +84,22 @@ func TestShellEdit(t *testing.T) {
 		{"find . -name '*.py'", false, nil},
 		{"echo hi | tee", false, nil},
 		{"echo 'git commit -am x'", false, nil},
+		// Read better by the shell parser than by the hand tokeniser it
+		// replaced: a here-document's body is text, not commands; a
+		// comment is no redirection; a command substitution, a bash -c
+		// string and a command behind sudo's options or timeout run.
+		{"cat <<'EOF' > notes.md\nrm -rf build > gone.txt\nEOF", true, []string{"notes.md"}},
+		{"cat <<'EOF'\nrm -rf build\nEOF", false, nil},
+		{"ls # > notes.txt", false, nil},
+		{`echo "$(rm stale.txt)"`, true, []string{"stale.txt"}},
+		{`bash -lc "sed -i 's/a/b/' x.py"`, true, []string{"x.py"}},
+		{"sudo -u dev rm -f old.log", true, []string{"old.log"}},
+		{"timeout 60 git commit -qm wip", true, nil},
+		{`rm "my file.txt" it\'s.txt`, true, []string{"my file.txt", "it's.txt"}},
+		{"go vet ./... &> vet.log", true, []string{"vet.log"}},
+		{"tr a b <<< 'x > y'", false, nil},
+		// Text the parser refuses is read conservatively, not dropped.
+		{"sed -i 's/a/b/' x.py; echo 'unterminated", true, []string{"x.py"}},
 	} {
 		w := hook.ShellEdit(c.cmd)
 		if w.Edit() != c.edit || !slices.Equal(w.Files, c.files) {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loopbreaker/loopbreaker/internal/shell"
+
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/errsig"
 	"github.com/loopbreaker/loopbreaker/testparse"
@@ -285,9 +287,10 @@ func callOf(p *Payload, root, base string) lb.ToolCall {
 		// does (a failed one is unmarked by BuildToolCall). What it writes
 		// outside the project (a log in /tmp) is not the project's work.
 		cmd := p.ShellCommand()
-		w := ShellEdit(cmd)
+		cs := shell.Commands(cmd) // read once for both questions
+		w := shellEdit(cmd, cs)
 		tc.Edit = w.Unnamed
-		tc.Setup = ShellSetup(cmd)
+		tc.Setup = shellSetup(cs)
 		for _, f := range w.Files {
 			f = relTo(root, base, f)
 			if root != "" && filepath.IsAbs(filepath.FromSlash(f)) {

@@ -8,7 +8,7 @@ func FuzzCheck(f *testing.F) {
 	for _, s := range []string{
 		"loopbreaker reset", "bash -c 'eval \"rm -rf ~/.loopbreaker\"'", "echo $(( 1 + ", "cat <<EOF\n",
 		"a=(1 2); ${a[@]} > loopbreaker.yaml", "Remove-Item -Path \"$env:HOME\\x\"", "cd ~/..; rm -rf *",
-		"env -S 'loopbreaker reset'", "git -C", "sudo -u", "timeout", "xargs -I", `\`, "'", "\"",
+		"env -S 'loopbreaker reset'", "env -u", "rm loop\x00breaker.yaml", "$($($(", "git -C", "sudo -u", "timeout", "xargs -I", `\`, "'", "\"",
 		"rm [", "rm .[!", "cp -t", "dd of=", ">", "2>&", "coproc loopbreaker reset", "f() { loopbreaker reset; }; f",
 	} {
 		f.Add(s)

@@ -72,6 +72,9 @@ type Reader struct {
 	Vars map[string]string
 	// Visitor receives the commands.
 	Visitor Visitor
+	// parser is made once per Reader: making one costs more than reading
+	// a short command line with it.
+	parser *syntax.Parser
 }
 
 // Commands are the simple commands of a command line, scripts nested in
@@ -105,7 +108,10 @@ func (r *Reader) script(src string, depth int) {
 	if depth > MaxDepth {
 		return
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if r.parser == nil {
+		r.parser = syntax.NewParser(syntax.Variant(syntax.LangBash))
+	}
+	f, err := r.parser.Parse(strings.NewReader(src), "")
 	if err != nil {
 		for _, c := range Fallback(src) {
 			r.emit(c, depth)
