@@ -24,7 +24,7 @@ func (a *analyzer) argv(args []arg, heredocs []string) {
 		} else {
 			a.cd(rest)
 		}
-	case "export", "declare", "typeset", "local", "readonly", "unset":
+	case "export", "declare", "typeset", "local", "readonly", "nameref", "unset":
 		// The name before = is as written even when the value is not
 		// known (export LOOPBREAKER_X=$(…)).
 		for _, w := range rest {

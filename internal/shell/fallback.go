@@ -10,7 +10,8 @@ import "strings"
 // removed and a backslash taking the next character (but in single
 // quotes), a word with a $ unknown. A word that starts with > (after a
 // descriptor's digits) is a redirection, its target the rest of the word
-// or the next word. Every command comes with Guessed set.
+// or the next word (2>&1 is cut at its &: a > with no target, dropped).
+// Every command comes with Guessed set.
 func Fallback(src string) []Command {
 	var out []Command
 	for _, text := range strings.FieldsFunc(src, func(r rune) bool {
@@ -34,7 +35,9 @@ func Fallback(src string) []Command {
 			} else {
 				r.Target = Word{Text: target, Known: w.Known, Glob: w.Glob}
 			}
-			c.Redirs = append(c.Redirs, r)
+			if r.Target.Text != "" {
+				c.Redirs = append(c.Redirs, r)
+			}
 		}
 		if len(c.Args) > 0 || len(c.Redirs) > 0 {
 			out = append(out, c)

@@ -325,7 +325,12 @@ func (p parsed) word(w *syntax.Word) Word {
 	p.parts(w.Parts, &b, &out, false)
 	out.Text = b.String()
 	if !out.Known {
-		out.Text = p.src[w.Pos().Offset():w.End().Offset()]
+		out.Text = ""
+		// Offsets past what the parser can count (a line of gigabytes)
+		// leave the word's text empty rather than wrong.
+		if from, to := w.Pos().Offset(), w.End().Offset(); from <= to && to <= uint(len(p.src)) {
+			out.Text = p.src[from:to]
+		}
 	}
 	return out
 }

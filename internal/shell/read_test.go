@@ -75,6 +75,7 @@ func TestCommands(t *testing.T) {
 		{"if true; then (cd x; rm y); fi; { a; b; } > log", []string{"true", "cd x", "rm y", ">log", "a", "b"}},
 		// Text the parser refuses goes to Fallback.
 		{"echo \"unterminated; rm loopbreaker.yaml", []string{"~ echo unterminated", "~ rm loopbreaker.yaml"}},
+		{"echo 'open >&2 2>&1 >log", []string{"~ echo open >", "~ 2", "~ 1 >log"}},
 		{`Remove-Item -Path (Join-Path $HOME "x") 2>err; Set-Content a.txt >out`, []string{"~ Remove-Item -Path", "~ Join-Path <$HOME> x", "~ 2>err", "~ Set-Content a.txt >out"}},
 	} {
 		if got := show(Commands(c.line)); !slices.Equal(got, c.want) {
