@@ -155,6 +155,8 @@ func TestShellRefused(t *testing.T) {
 		{"rm /etc/lb/team.yaml", KindConfig},
 		{"Set-Content -Path loopbreaker.yaml -Value 'enabled: false'", KindConfig},
 		{"echo \"unterminated; rm loopbreaker.yaml", KindConfig},
+		{"echo \"$(rm loopbreaker.yaml)\"; cd /tmp", KindConfig},
+		{"rm loopbreaker.yaml\x00", KindConfig},
 
 		// The agent CLIs' hook settings, project and user.
 		{"ln -sf /dev/null .claude/settings.json", KindHooks},

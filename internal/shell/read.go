@@ -120,7 +120,8 @@ func (r *Reader) script(src string, depth int) {
 	}
 	// Command substitutions run wherever they appear (arguments,
 	// redirections, assignments, tests): each is read as a subshell of its
-	// own, after the line's own commands.
+	// own, before the line's own commands, so that it starts where the
+	// line does (a cd later in the line does not move it out of reach).
 	var substs [][]*syntax.Stmt
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -132,12 +133,12 @@ func (r *Reader) script(src string, depth int) {
 		return true
 	})
 	p := parsed{r: r, src: src, depth: depth}
-	p.stmts(f.Stmts)
 	for _, s := range substs {
 		r.Visitor.Subshell(true)
 		p.stmts(s)
 		r.Visitor.Subshell(false)
 	}
+	p.stmts(f.Stmts)
 }
 
 // emit gives a command to the visitor, then reads the script it runs, if

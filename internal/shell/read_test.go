@@ -62,14 +62,14 @@ func TestCommands(t *testing.T) {
 		{"cat <<'EOF' > notes.md\nrm -rf build > gone.txt\nEOF", []string{"cat >notes.md <<rm -rf build > gone.txt\n"}},
 		{"grep x <<< 'a > b'", []string{"grep x <<a > b"}},
 		// Command substitutions run: each is read as a command line.
-		{`echo "$(rm stale.txt)" $(date)`, []string{"echo <\"$(rm stale.txt)\"> <$(date)>", "rm stale.txt", "date"}},
-		{"diff <(sort a) b", []string{"diff <<(sort a)> b", "sort a"}},
+		{`echo "$(rm stale.txt)" $(date)`, []string{"rm stale.txt", "date", "echo <\"$(rm stale.txt)\"> <$(date)>"}},
+		{"diff <(sort a) b", []string{"sort a", "diff <<(sort a)> b"}},
 		// sh -c and eval strings are read as scripts of their own.
 		{`bash -lc "sed -i s/a/b/ x.py && git commit -qam x"`, []string{"bash -lc sed -i s/a/b/ x.py && git commit -qam x", "sed -i s/a/b/ x.py", "git commit -qam x"}},
 		{`sudo -u dev sh -c 'rm x'`, []string{"sudo -u dev sh -c rm x", "rm x"}},
 		{`eval "rm" y`, []string{"eval rm y", "rm y"}},
 		// Assignments before a command, and declarations.
-		{"X=1 Y=$(pwd) make", []string{"X= Y= make", "pwd"}},
+		{"X=1 Y=$(pwd) make", []string{"pwd", "X= Y= make"}},
 		{"export A=1 B=$HOME", []string{"export A=1 <B=$HOME>"}},
 		// Compound commands: their commands, and their redirections.
 		{"if true; then (cd x; rm y); fi; { a; b; } > log", []string{"true", "cd x", "rm y", ">log", "a", "b"}},
@@ -110,7 +110,7 @@ func (e *events) Subshell(enter bool) {
 func TestSubshells(t *testing.T) {
 	var e events
 	(&Reader{Visitor: &e}).Script("(cd /tmp; rm a); echo $(ls) && bash -c 'cd /; rm b'")
-	want := []string{"(", "cd /tmp", "rm a", ")", "echo <$(ls)>", "bash -c cd /; rm b", "(", "cd /", "rm b", ")", "(", "ls", ")"}
+	want := []string{"(", "ls", ")", "(", "cd /tmp", "rm a", ")", "echo <$(ls)>", "bash -c cd /; rm b", "(", "cd /", "rm b", ")"}
 	if !slices.Equal(e, want) {
 		t.Errorf("got %q\nwant %q", e, want)
 	}
