@@ -136,10 +136,11 @@ func shellEdit(command string, cs []shell.Command) ShellWrites {
 }
 
 // commandEdit is ShellEdit for one simple command. A redirection of a
-// numbered descriptor (2> errors.log) is a log of the command, not work.
+// descriptor other than the output (2> errors.log) is a log of the
+// command, not work.
 func commandEdit(c shell.Command) (files []string, unnamed bool) {
 	for _, r := range c.Redirs {
-		if t := r.Target.Text; r.FD == "" && t != "/dev/null" && t != "" {
+		if t := r.Target.Text; (r.FD == "" || r.FD == "1") && t != "/dev/null" && t != "" {
 			files = append(files, t)
 		}
 	}

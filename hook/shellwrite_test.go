@@ -97,6 +97,7 @@ func TestShellEdit(t *testing.T) {
 		{"timeout 60 git commit -qm wip", true, nil},
 		{`rm "my file.txt" it\'s.txt`, true, []string{"my file.txt", "it's.txt"}},
 		{"go vet ./... &> vet.log", true, []string{"vet.log"}},
+		{"echo x 1> out.txt 2> err.txt", true, []string{"out.txt"}},
 		{"tr a b <<< 'x > y'", false, nil},
 		// Text the parser refuses is read conservatively, not dropped.
 		{"sed -i 's/a/b/' x.py; echo 'unterminated", true, []string{"x.py"}},
