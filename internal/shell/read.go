@@ -230,8 +230,9 @@ func (p parsed) stmt(s *syntax.Stmt) {
 				c.Assigns = append(c.Assigns, as.Name.Value)
 			}
 		}
-		for _, w := range x.Args {
-			c.Args = append(c.Args, p.word(w))
+		c.Args = make([]Word, len(x.Args))
+		for i, w := range x.Args {
+			c.Args[i] = p.word(w)
 		}
 		p.r.emit(c, p.depth)
 		return
@@ -320,6 +321,9 @@ func (p parsed) redirect(r *syntax.Redirect) (Redirect, bool) {
 func (p parsed) word(w *syntax.Word) Word {
 	if w == nil {
 		return Word{Known: true}
+	}
+	if lit, ok := w.Parts[0].(*syntax.Lit); ok && len(w.Parts) == 1 && !strings.ContainsAny(lit.Value, `\*?[`) {
+		return Word{Text: lit.Value, Known: true} // the usual word, plain
 	}
 	var b strings.Builder
 	out := Word{Known: true}
