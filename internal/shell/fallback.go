@@ -53,7 +53,7 @@ func tokens(s string) []Word {
 	var b strings.Builder
 	cur := Word{Known: true}
 	in := false
-	var quote rune
+	var quote byte
 	flush := func() {
 		if in {
 			cur.Text = b.String()
@@ -62,30 +62,31 @@ func tokens(s string) []Word {
 		b.Reset()
 		cur, in = Word{Known: true}, false
 	}
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
+	// Byte by byte: every character that means something here is ASCII,
+	// and a byte that is not UTF-8 stays as it was.
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		switch {
-		case quote != 0 && r == quote:
+		case quote != 0 && c == quote:
 			quote = 0
 		case quote == '\'':
-			b.WriteRune(r)
-		case r == '\\' && i+1 < len(rs):
+			b.WriteByte(c)
+		case c == '\\' && i+1 < len(s):
 			i++
-			b.WriteRune(rs[i])
+			b.WriteByte(s[i])
 			in = true
-		case quote == 0 && (r == '\'' || r == '"'):
-			quote, in = r, true
-		case quote == 0 && (r == ' ' || r == '\t' || r == '\r'):
+		case quote == 0 && (c == '\'' || c == '"'):
+			quote, in = c, true
+		case quote == 0 && (c == ' ' || c == '\t' || c == '\r'):
 			flush()
 		default:
-			if r == '$' {
+			if c == '$' {
 				cur.Known = false
 			}
-			if quote == 0 && strings.ContainsRune("*?[", r) {
+			if quote == 0 && strings.IndexByte("*?[", c) >= 0 {
 				cur.Glob = true
 			}
-			b.WriteRune(r)
+			b.WriteByte(c)
 			in = true
 		}
 	}

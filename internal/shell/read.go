@@ -322,8 +322,10 @@ func (p parsed) word(w *syntax.Word) Word {
 	if w == nil {
 		return Word{Known: true}
 	}
-	if lit, ok := w.Parts[0].(*syntax.Lit); ok && len(w.Parts) == 1 && !strings.ContainsAny(lit.Value, `\*?[`) {
-		return Word{Text: lit.Value, Known: true} // the usual word, plain
+	if len(w.Parts) == 1 {
+		if lit, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(lit.Value, `\*?[`) {
+			return Word{Text: lit.Value, Known: true} // the usual word, plain
+		}
 	}
 	var b strings.Builder
 	out := Word{Known: true}
