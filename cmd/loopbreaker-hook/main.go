@@ -7,10 +7,17 @@
 // the same answer at the in-process cost, and says so once per agent
 // session: it never lets a call through unchecked.
 //
+// With --protected ROOT (what protected mode's managed hooks run) it asks
+// the protected breaker, a system service, on ROOT/run/loopbreaker, and
+// nothing else: when it cannot, the tool call is denied (fail closed),
+// never answered in-process, where the agent's user could reach the
+// state.
+//
 // It imports the standard library and internal/residentwire only, so that
 // it starts in about the time of a hello-world.
 //
 //	loopbreaker-hook [hook] claude|codex|... [ARGS...] < payload.json
+//	loopbreaker-hook [hook] claude|codex|... --protected ROOT [ARGS...] < payload.json
 package main
 
 import (
@@ -44,6 +51,9 @@ func main() { os.Exit(run(os.Args[1:])) }
 func run(args []string) int {
 	if len(args) > 0 && args[0] == "hook" {
 		args = args[1:]
+	}
+	if root, rest, ok := protectedRoot(args); ok {
+		return protected(root, rest)
 	}
 	fwd := append([]string{"hook"}, args...)
 	bin, err := mainBinary()
