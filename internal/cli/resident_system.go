@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/agent/all"
+	"github.com/loopbreaker/loopbreaker/hookinstall"
 	"github.com/loopbreaker/loopbreaker/internal/resident"
 	"github.com/loopbreaker/loopbreaker/internal/residentwire"
 )
@@ -217,6 +218,22 @@ func (s *systemMode) exposed() []string {
 		if why := residentwire.OwnedBy(p, 0); why != "" {
 			out = append(out, why)
 		}
+	}
+	return out
+}
+
+// protectedExposed is what `hook status` lists for managed hooks of
+// protected mode that ask the breaker below root: what the breaker decides
+// by (exposed), and the loopbreaker beside each client program, which the
+// breaker runs.
+func protectedExposed(root string, clients []string) []string {
+	s, err := newSystemMode(root, resident.Rule{})
+	if err != nil {
+		return []string{err.Error()}
+	}
+	out := s.exposed()
+	for _, c := range clients {
+		out = append(out, hookinstall.Exposed(filepath.Join(filepath.Dir(c), "loopbreaker"), managedOwner)...)
 	}
 	return out
 }
