@@ -132,6 +132,11 @@ func ask(dir string, req *residentwire.Request, bin string) (*residentwire.Respo
 func exchange(c net.Conn, req *residentwire.Request) (*residentwire.Response, error) {
 	defer c.Close()
 	if err := residentwire.WriteRequest(c, req); err != nil {
+		// A server that refuses the caller answers at once and closes:
+		// its answer says why, better than the broken pipe.
+		if resp, rerr := residentwire.ReadResponse(c); rerr == nil && resp.Err != "" {
+			return resp, nil
+		}
 		return nil, fmt.Errorf("sending the call: %w", err)
 	}
 	resp, err := residentwire.ReadResponse(c)

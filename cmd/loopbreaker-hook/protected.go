@@ -18,11 +18,13 @@ import (
 // that hangs denies the call instead of holding the agent.
 const protectedWait = 60 * time.Second
 
-// blockingEvents are the events whose exit code 2 stops what the agent was
-// about to do (the tool call, the prompt), in the protocol Claude Code
-// defined and the CLIs with a managed scope share; on any other event
-// exit 2 would make the agent go on (Stop) or mean nothing.
-var blockingEvents = []string{"PreToolUse", "UserPromptSubmit", "PermissionRequest", "BeforeTool"}
+// blockingEvents are the events whose exit code 2 refuses the tool call
+// the agent was about to make, in the protocol Claude Code defined and
+// the CLIs with a managed scope share. A prompt is let through: the
+// agent's tool calls are denied with the reason, which it can pass on to
+// the person. On any other event exit 2 would make the agent go on
+// (Stop) or mean nothing.
+var blockingEvents = []string{"PreToolUse", "PermissionRequest", "BeforeTool"}
 
 // protectedRoot takes `--protected ROOT` (or `--protected=ROOT`) out of
 // the arguments after the CLI's name.
@@ -80,7 +82,7 @@ func protected(root string, args []string) int {
 }
 
 // denied is the answer when the protected breaker could not answer: the
-// tool call (or prompt) is refused with exit code 2 and the reason on
+// tool call is refused with exit code 2 and the reason on
 // stderr; on other events the reason is shown as a hook error (exit 1),
 // which neither runs nor stops anything.
 func denied(args []string, stdin []byte, why error) int {

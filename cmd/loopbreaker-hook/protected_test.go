@@ -4,6 +4,8 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -245,5 +247,40 @@ func TestProtectedClientRefusesAnAgentsSocketDir(t *testing.T) {
 	r := w.hook(payload(t, "PreToolUse-edit.json", nil))
 	if r.code != 2 || !strings.Contains(r.stderr, "belongs to this user") {
 		t.Fatalf("%+v, want denied naming the directory's owner", r)
+	}
+}
+
+// A garbled answer, and a refusal of the caller, deny the call too.
+func TestProtectedClientDeniesGarbleAndRefusal(t *testing.T) {
+	w := newProtectedWorld(t)
+	edit := payload(t, "PreToolUse-edit.json", nil)
+	// A caller of no configured user: refused by the breaker.
+	r := w.as(personUID+1, w.project, edit, filepath.Join(bins, "loopbreaker-hook"), "hook", "claude", "--protected", w.root)
+	if r.code != 2 || !strings.Contains(r.stderr, "refused") || !strings.Contains(r.stderr, "neither an agent's user nor a person's") {
+		t.Fatalf("a stranger's call: %+v, want denied with the refusal", r)
+	}
+	// Something else listening on the socket, answering garbage.
+	w.server.Process.Kill()
+	w.server.Wait()
+	w.server = nil
+	sock := filepath.Join(w.root, residentwire.SystemRunDir, residentwire.SocketName)
+	os.Remove(sock)
+	ln, err := net.Listen("unix", sock)
+	must(t, err)
+	defer ln.Close()
+	must(t, os.Chmod(sock, 0o666))
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			io.WriteString(c, "HTTP/1.1 200 OK\r\n\r\n{}")
+			c.Close()
+		}
+	}()
+	r = w.hook(edit)
+	if r.code != 2 || !strings.Contains(r.stderr, "cannot be reached") || r.stdout != "" {
+		t.Fatalf("a garbled answer: %+v, want denied (exit 2)", r)
 	}
 }

@@ -76,13 +76,20 @@ func TestProtectSetupAndTeardown(t *testing.T) {
 			t.Fatalf("hook status %s: %+v, want installed and nothing exposed", tool, p)
 		}
 	}
-	// The state made the agent's: hook status says so.
+	// No breaker runs: protect status says so, and finds nothing exposed.
+	if code, out, _ := runCLI(t, t.TempDir(), "protect", "status", "--root", root); code != 0 || !strings.Contains(out, "does NOT answer") || strings.Contains(out, "exposed") {
+		t.Errorf("protect status: exit %d\n%s", code, out)
+	}
+	// The state made the agent's: hook status and protect status say so.
 	state := filepath.Join(root, residentwire.SystemStateDir)
 	if err := os.Chown(state, 64991, 64991); err != nil {
 		t.Fatal(err)
 	}
 	if p := managedPlace(hookStatusJSON(t, t.TempDir(), root), "claude"); p == nil || !strings.Contains(strings.Join(p.Exposed, "\n"), state) {
 		t.Errorf("hook status with the state the agent's: %+v, want it exposed", p)
+	}
+	if _, out, _ := runCLI(t, t.TempDir(), "protect", "status", "--root", root); !strings.Contains(out, "exposed: "+state) {
+		t.Errorf("protect status with the state the agent's:\n%s", out)
 	}
 	// ... and setup refuses it.
 	if code, out, errOut := protectSetup(t, root, program); code == 0 || !strings.Contains(errOut, "refused") || !strings.Contains(errOut, state) {
