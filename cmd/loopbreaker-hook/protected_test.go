@@ -284,3 +284,27 @@ func TestProtectedClientDeniesGarbleAndRefusal(t *testing.T) {
 		t.Fatalf("a garbled answer: %+v, want denied (exit 2)", r)
 	}
 }
+
+// The turn's end is measured in the agent's repository, which belongs to
+// the agent's user, by the breaker's: git reads it (the breaker's own git
+// configuration lets it) and counts the file the turn changed.
+func TestProtectedBreakerMeasuresTheAgentsRepository(t *testing.T) {
+	w := newProtectedWorld(t)
+	w.hook(payload(t, "SessionStart-startup.json", nil))
+	w.hook(payload(t, "PreToolUse-bash-echo.json", nil))
+	w.as(agentUID, w.project, nil, "sh", "-c", "echo x > a.txt")
+	w.hook(payload(t, "PostToolUse-bash-echo.json", nil))
+	if r := w.hook(payload(t, "Stop-first.json", nil)); r.code != 0 || r.stderr != "" {
+		t.Fatalf("the turn's end: %+v", r)
+	}
+	// Read as root from the breaker's places.
+	cmd := exec.Command(filepath.Join(bins, "loopbreaker"), "history", "--session", "claude")
+	cmd.Dir = w.project
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.base,
+		"LOOPBREAKER_STATE_DIR=" + filepath.Join(w.root, residentwire.SystemStateDir),
+		"LOOPBREAKER_CONFIG=" + filepath.Join(w.root, residentwire.SystemConfigDir, residentwire.SystemConfigName)}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "iteration   files 1,") {
+		t.Fatalf("the breaker's history: %v\n%s\nwant the turn's iteration with its one changed file", err, out)
+	}
+}

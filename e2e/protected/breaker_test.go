@@ -17,7 +17,8 @@ import (
 // protected mode; the protected breaker runs as its own user; the real
 // Claude Code runs as the agent's user, which tries every way it has to
 // switch the breaker off (a reset through the breaker, deleting its state,
-// editing its configuration, removing the project's loopbreaker.yaml,
+// editing its configuration, making the hook client non-executable,
+// removing the project's loopbreaker.yaml,
 // disableAllHooks in every settings file it can write) and fails; a
 // person's reset works; and with the breaker killed, a tool call is
 // denied, not run.
@@ -65,6 +66,7 @@ func TestProtectedBreakerWithClaude(t *testing.T) {
 	fail(as+" rm -r /var/lib/loopbreaker 2>/dev/null", "the agent's user DELETED the breaker's state")
 	fail(as+" sh -c 'echo enabled: false > /etc/loopbreaker/loopbreaker.yaml' 2>/dev/null", "the agent's user EDITED the configuration in force")
 	fail(as+" sh -c 'echo > /run/loopbreaker/resident.sock.x' 2>/dev/null", "the agent's user WROTE in the socket's directory")
+	fail(as+" chmod -x "+q(filepath.Join(filepath.Dir(program), "loopbreaker-hook"))+" 2>/dev/null", "the agent's user made the hook client NON-EXECUTABLE")
 	line("%s rm -f %s", as, q(filepath.Join(repo, "loopbreaker.yaml")))
 	for _, f := range []string{filepath.Join(ns.Home, ".claude/settings.json"), filepath.Join(ns.Home, ".claude/settings.local.json"),
 		filepath.Join(repo, ".claude/settings.json"), filepath.Join(repo, ".claude/settings.local.json")} {
