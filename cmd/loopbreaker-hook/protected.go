@@ -88,7 +88,8 @@ func protected(root string, args []string) int {
 func denied(args []string, stdin []byte, why error) int {
 	event := eventOf(args, stdin)
 	fmt.Fprintf(os.Stderr, "loopbreaker: the protected breaker cannot be reached (%v), so this %s is denied: protected mode fails closed. A person checks it with `loopbreaker protect status` and restarts it with `sudo systemctl restart loopbreaker-protected` (or `sudo loopbreaker protect setup` again).\n", why, describe(event))
-	if slices.Contains(blockingEvents, event) {
+	// A payload that names no event may be a tool call's: refused too.
+	if event == "" || slices.Contains(blockingEvents, event) {
 		return 2
 	}
 	return 1

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/resident"
@@ -64,10 +65,20 @@ Example:
 // action) for the project of the working directory, and prints its
 // answer.
 func runProtectCall(env *Env, command string, args []string) error {
+	// --root is protect's; every other flag is the command's, which the
+	// breaker reads.
 	root := "/"
-	rest := args
-	if len(rest) >= 2 && rest[0] == "--root" {
-		root, rest = rest[1], rest[2:]
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		switch v, ok := strings.CutPrefix(args[i], "--root="); {
+		case ok:
+			root = v
+		case args[i] == "--root" && i+1 < len(args):
+			root = args[i+1]
+			i++
+		default:
+			rest = append(rest, args[i])
+		}
 	}
 	root, err := filepath.Abs(root)
 	if err != nil {

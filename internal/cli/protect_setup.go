@@ -87,9 +87,23 @@ func runProtectSetup(ctx context.Context, env *Env, args []string) error {
 		var old protectRecord
 		if json.Unmarshal(data, &old) == nil {
 			rec.CreatedUser, rec.Created = old.CreatedUser, old.Created
+			for _, c := range old.CLIs {
+				if !slices.Contains(rec.CLIs, c) {
+					rec.CLIs = append(rec.CLIs, c)
+				}
+			}
 		}
 	}
-	if rec.UID, err = breakerUser(env, o.user, root, rec); err != nil {
+	// The record's directory first, and the record as soon as the user
+	// exists: a set-up refused halfway is still undone by teardown.
+	if err := protectDir(filepath.Dir(recPath), 0, 0o755, rec); err != nil {
+		return err
+	}
+	rec.UID, err = breakerUser(env, o.user, root, rec)
+	if werr := writeRecord(recPath, rec); err == nil {
+		err = werr
+	}
+	if err != nil {
 		return err
 	}
 	if rec.UID == 0 || slices.Contains(sys.rule.Agents, rec.UID) || slices.Contains(sys.rule.People, rec.UID) {
@@ -100,7 +114,6 @@ func runProtectSetup(ctx context.Context, env *Env, args []string) error {
 		owner int
 		mode  os.FileMode
 	}{
-		{filepath.Dir(recPath), 0, 0o755},
 		{sys.run, rec.UID, 0o755},
 		{sys.state, rec.UID, 0o750},
 	} {
