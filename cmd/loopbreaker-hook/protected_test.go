@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/internal/residentwire"
 )
 
@@ -193,11 +194,15 @@ func TestProtectedBreaker(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(w.root, "home/agent/state")); err == nil {
 		t.Fatal("a state was written where the agent's variables point")
 	}
+	// The witness of erased states is the breaker's too.
+	if owner := residentwire.OwnerOf(filepath.Join(w.root, residentwire.SystemStateDir, lb.WitnessDirName)); owner != breakerUID {
+		t.Fatalf("the witness belongs to uid %d, want the breaker's %d", owner, breakerUID)
+	}
 
 	// The agent's attacks: a reset through the breaker, deleting the
 	// state, editing the configuration.
-	lb := filepath.Join(bins, "loopbreaker")
-	r := w.as(agentUID, w.project, nil, lb, "protect", "reset", "--root", w.root, "--session", "claude")
+	prog := filepath.Join(bins, "loopbreaker")
+	r := w.as(agentUID, w.project, nil, prog, "protect", "reset", "--root", w.root, "--session", "claude")
 	if r.code == 0 || !strings.Contains(r.stderr, "only a person lowers") {
 		t.Fatalf("the agent's reset: %+v, want refused", r)
 	}
@@ -216,7 +221,7 @@ func TestProtectedBreaker(t *testing.T) {
 	}
 
 	// The person's reset lets the agent go on.
-	r = w.as(personUID, w.project, nil, lb, "protect", "reset", "--root", w.root, "--session", "claude")
+	r = w.as(personUID, w.project, nil, prog, "protect", "reset", "--root", w.root, "--session", "claude")
 	if r.code != 0 || !strings.Contains(r.stdout, "reset") {
 		t.Fatalf("the person's reset: %+v", r)
 	}

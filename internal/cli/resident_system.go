@@ -95,6 +95,9 @@ func (s *systemMode) environ(req *residentwire.Request, peer resident.Peer) []st
 		"XDG_CONFIG_HOME="+s.cfgHome,
 		"LOOPBREAKER_CONFIG="+s.config,
 		"LOOPBREAKER_STATE_DIR="+s.state,
+		// The witness that tells an erased state from a new one lives
+		// beside the state root: the breaker's too, not the agent's.
+		"XDG_STATE_HOME="+s.state,
 	)
 }
 
