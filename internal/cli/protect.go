@@ -113,7 +113,8 @@ func runProtectCall(env *Env, command string, args []string) error {
 }
 
 // runProtectStatus says whether the protected breaker answers and who
-// owns what it decides by.
+// owns what it decides by; it exits 1 unless it answers and nothing is
+// exposed.
 func runProtectStatus(env *Env, args []string) error {
 	fs := newFlagSet("protect status", env)
 	root := fs.String("root", "/", "the system `root` (an image, a test)")
@@ -124,16 +125,24 @@ func runProtectStatus(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if residentwire.OwnerOf(sys.run) < 0 {
+		fmt.Fprintf(env.Stdout, "protected breaker: not set up here (no %s): `sudo loopbreaker protect setup` sets it up (docs/protected.md)\n", sys.run)
+		return &exitError{code: ExitError}
+	}
 	sock, _ := residentwire.SocketPath(sys.run)
-	state := "answers"
+	state, ok := "answers", true
 	if c, err := net.DialTimeout("unix", sock, 2*time.Second); err != nil {
-		state = fmt.Sprintf("does NOT answer (%v): every tool call of the agents is denied; restart it with `sudo systemctl restart loopbreaker-protected`", err)
+		state, ok = fmt.Sprintf("does NOT answer (%v): every tool call of the agents is denied; restart it with `sudo systemctl restart loopbreaker-protected`", err), false
 	} else {
 		c.Close()
 	}
 	fmt.Fprintf(env.Stdout, "protected breaker: %s\nsocket: %s\n", state, sock)
 	for _, why := range sys.exposed() {
 		fmt.Fprintf(env.Stdout, "exposed: %s\n", why)
+		ok = false
+	}
+	if !ok {
+		return &exitError{code: ExitError}
 	}
 	return nil
 }

@@ -77,8 +77,11 @@ func TestProtectSetupAndTeardown(t *testing.T) {
 		}
 	}
 	// No breaker runs: protect status says so, and finds nothing exposed.
-	if code, out, _ := runCLI(t, t.TempDir(), "protect", "status", "--root", root); code != 0 || !strings.Contains(out, "does NOT answer") || strings.Contains(out, "exposed") {
+	if code, out, _ := runCLI(t, t.TempDir(), "protect", "status", "--root", root); code != 1 || !strings.Contains(out, "does NOT answer") || strings.Contains(out, "exposed") {
 		t.Errorf("protect status: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCLI(t, t.TempDir(), "protect", "status", "--root", t.TempDir()); code != 1 || !strings.Contains(out, "not set up here") {
+		t.Errorf("protect status where nothing is set up: exit %d\n%s", code, out)
 	}
 	// The state made the agent's: hook status and protect status say so.
 	state := filepath.Join(root, residentwire.SystemStateDir)
