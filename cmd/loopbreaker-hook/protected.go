@@ -66,8 +66,9 @@ func protected(root string, args []string) int {
 	if err != nil {
 		return denied(args, stdin, err)
 	}
+	defer c.Close()
 	c.SetDeadline(time.Now().Add(protectedWait))
-	resp, err := exchange(c, &residentwire.Request{Args: append([]string{"hook"}, args...), Env: os.Environ(), Dir: wd, Stdin: stdin})
+	resp, err := exchange(nopClose{c}, &residentwire.Request{Args: append([]string{"hook"}, args...), Env: os.Environ(), Dir: wd, Stdin: stdin})
 	switch {
 	case err != nil:
 		return denied(args, stdin, err)
@@ -78,8 +79,17 @@ func protected(root string, args []string) int {
 	}
 	os.Stdout.Write(resp.Stdout)
 	os.Stderr.Write(resp.Stderr)
+	// Passed on: the breaker forgets the call. Killed before this, the
+	// call is one the breaker reports at the next (its answer was lost).
+	residentwire.WriteAck(c)
 	return resp.Code
 }
+
+// nopClose keeps exchange from closing the connection the
+// acknowledgement still goes on.
+type nopClose struct{ net.Conn }
+
+func (nopClose) Close() error { return nil }
 
 // denied is the answer when the protected breaker could not answer: the
 // tool call is refused with exit code 2 and the reason on

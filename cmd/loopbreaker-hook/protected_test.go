@@ -313,3 +313,63 @@ func TestProtectedBreakerMeasuresTheAgentsRepository(t *testing.T) {
 		t.Fatalf("the breaker's history: %v\n%s\nwant the turn's iteration with its one changed file", err, out)
 	}
 }
+
+// TestProtectedKilledClientHelper is a client killed once it read its
+// answer, before it passed it on: run by
+// TestProtectedBreakerReportsAKilledClient as the agent's user.
+func TestProtectedKilledClientHelper(t *testing.T) {
+	sock := os.Getenv("LB_KILLED_CLIENT_SOCK")
+	if sock == "" {
+		t.Skip("run by TestProtectedBreakerReportsAKilledClient as the agent's user")
+	}
+	c, err := net.Dial("unix", sock)
+	must(t, err)
+	must(t, residentwire.WriteRequest(c, &residentwire.Request{Args: []string{"hook", "claude"}, Dir: os.Getenv("LB_KILLED_CLIENT_DIR"), Stdin: []byte(os.Getenv("LB_KILLED_CLIENT_PAYLOAD"))}))
+	if _, err := residentwire.ReadResponse(c); err != nil {
+		t.Fatal(err)
+	}
+	os.Exit(0) // no acknowledgement: the answer never reached the CLI
+}
+
+// A client killed before it passed its answer on lets its tool call
+// through, as a killed hook does: the protected breaker sees that the
+// answer was never acknowledged, and the project's next call says so.
+func TestProtectedBreakerReportsAKilledClient(t *testing.T) {
+	w := newProtectedWorld(t)
+	w.hook(payload(t, "SessionStart-startup.json", nil))
+	bin := filepath.Join(w.base, "killed.test")
+	src, err := os.ReadFile(os.Args[0])
+	must(t, err)
+	must(t, os.WriteFile(bin, src, 0o755))
+	cmd := exec.Command(bin, "-test.run=^TestProtectedKilledClientHelper$")
+	cmd.Dir = w.project
+	cmd.Env = []string{"LB_KILLED_CLIENT_SOCK=" + filepath.Join(w.root, residentwire.SystemRunDir, residentwire.SocketName), "LB_KILLED_CLIENT_DIR=" + w.project,
+		"LB_KILLED_CLIENT_PAYLOAD=" + string(payload(t, "PreToolUse-edit.json", nil))}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: agentUID, Gid: agentUID}}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the killed client: %v\n%s", err, out)
+	}
+	// The project's next calls, through the real client, which
+	// acknowledges: once the breaker has seen the killed client's
+	// connection end unacknowledged (at once, normally), a call reports
+	// it, once; no acknowledged call is ever reported.
+	read := payload(t, "PreToolUse-read.json", nil)
+	deadline := time.Now().Add(hang)
+	for {
+		r := w.hook(read)
+		if strings.Contains(r.stderr, "of Read") {
+			t.Fatalf("an acknowledged call was reported as killed: %+v", r)
+		}
+		if strings.Contains(r.stderr, "a hook call was killed before it answered: claude PreToolUse of Edit") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the killed client's call was never reported; the last call: %+v", r)
+		}
+	}
+	for range 3 {
+		if r := w.hook(read); strings.Contains(r.stderr, "killed") {
+			t.Fatalf("reported again, or an acknowledged call reported: %+v", r)
+		}
+	}
+}

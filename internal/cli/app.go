@@ -84,6 +84,17 @@ type Env struct {
 	// run --system): the project is guarded even without its own
 	// loopbreaker.yaml, whose settings are not read.
 	system *systemMode
+	// mark, on the protected breaker's hook calls, names the call's
+	// running mark by the client's process and keeps it after the call:
+	// the breaker removes it once the client acknowledged the answer.
+	mark *callMark
+}
+
+// callMark is a running mark held past its call.
+type callMark struct {
+	pid    int
+	path   string
+	remove func()
 }
 
 // globalFlags are the flags accepted before the command name.

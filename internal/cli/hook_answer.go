@@ -114,8 +114,19 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 	}
 	defer w.close()
 	onError = w.cfg.OnError
-	unseen := append(killedHooks(w.stateDir), unguardedHooks(env)...)
-	defer markRunning(w.stateDir, p, env.Now())()
+	var killed []string
+	if env.system != nil {
+		killed = findKilled(w.stateDir, true, env.system.awaited)
+	} else {
+		killed = killedHooks(w.stateDir)
+	}
+	unseen := append(killed, unguardedHooks(env)...)
+	if env.mark != nil {
+		env.mark.path, env.mark.remove = markRunning(w.stateDir, p, env.Now(), env.mark.pid)
+	} else {
+		_, remove := markRunning(w.stateDir, p, env.Now(), os.Getpid())
+		defer remove()
+	}
 	pol := &hookpolicy.Policy{
 		Agent:   a,
 		Service: w.svc, Scope: w.scope, Session: w.session, Caller: w.caller,

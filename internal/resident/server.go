@@ -50,8 +50,13 @@ type Server struct {
 	Authorise func(Peer, *residentwire.Request) error
 	// Fixed keeps the server whatever build a client would run: a system
 	// service is replaced by its unit, never by a call an agent could
-	// make.
+	// make. Its clients acknowledge each answer once they passed it on
+	// (residentwire.Ack), and Delivered is told whether they did.
 	Fixed bool
+	// Delivered, with Fixed, is called after each answered call: acked
+	// says whether the client acknowledged the answer. A client killed
+	// before it passed the answer on lets its tool call through.
+	Delivered func(req *residentwire.Request, peer Peer, acked bool)
 	// Handle answers one call. The answer is written only when Handle
 	// has returned, so an answer the client read was saved first.
 	Handle func(ctx context.Context, req *residentwire.Request, peer Peer) *residentwire.Response
@@ -227,8 +232,13 @@ func (s *Server) serve(ctx context.Context, c *net.UnixConn) (replaced bool) {
 		return true
 	}
 	resp := s.handle(ctx, req, peer)
-	if err := residentwire.WriteResponse(c, resp); err != nil {
+	err = residentwire.WriteResponse(c, resp)
+	if err != nil {
 		s.logf("uid %d pid %d: the answer could not be sent (the client falls back): %v", peer.UID, peer.PID, err)
+	}
+	if s.Fixed && s.Delivered != nil {
+		acked := err == nil && residentwire.ReadAck(c, readTimeout) == nil
+		s.Delivered(req, peer, acked)
 	}
 	return false
 }
