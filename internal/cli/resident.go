@@ -110,12 +110,14 @@ func runResidentServer(ctx context.Context, env *Env, args []string) error {
 	} else if *agents != "" || *people != "" || named(fs, "root") {
 		return usagef("resident run: --root, --agent-user and --person-user go with --system")
 	}
-	dir, err := residentwire.Dir(env.Getenv)
+	var dir string
 	if sys != nil {
 		dir = sys.run
-	}
-	if err != nil && sys == nil {
-		return err
+	} else {
+		var err error
+		if dir, err = residentwire.Dir(env.Getenv); err != nil {
+			return err
+		}
 	}
 	exe, err := os.Executable()
 	if err != nil {
