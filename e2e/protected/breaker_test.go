@@ -77,6 +77,8 @@ func TestProtectedBreakerWithClaude(t *testing.T) {
 	// What the breaker saw, read as root from its own places.
 	line("LOOPBREAKER_CONFIG=/etc/loopbreaker/loopbreaker.yaml LOOPBREAKER_STATE_DIR=/var/lib/loopbreaker %s hook status --json > %s", q(program), out("status.json"))
 	line("ls -ln /var/lib/loopbreaker/projects > %s", out("state.ls"))
+	// And what the agent's user is told of its managed hooks.
+	line("%s %s hook status --json > %s", as, q(program), out("status-agent.json"))
 	// The person's reset.
 	line("setpriv --reuid=lbperson --regid=lbperson --init-groups env -i PATH=/usr/bin:/bin %s protect reset --session claude > %s 2>&1", q(program), out("person-reset.out"))
 	// Killed: every tool call denied.
@@ -108,8 +110,10 @@ func TestProtectedBreakerWithClaude(t *testing.T) {
 	if calls := rep.calls("claude"); calls < 6 {
 		t.Fatalf("%d hook calls recorded by the protected breaker, want at least 6\nstate: %s\n%s", calls, read("state.ls"), all)
 	}
-	if exposed := rep.managedExposed("claude"); exposed != "" {
-		t.Errorf("hook status calls the protected install exposed: %q", exposed)
+	for _, name := range []string{"status.json", "status-agent.json"} {
+		if exposed, found := readHookStatus(t, filepath.Join(ns.Dir, name)).managedExposed("claude"); !found || exposed != "" {
+			t.Errorf("hook status (%s): managed install listed %v, exposed %q; want listed and nothing exposed", name, found, exposed)
+		}
 	}
 	if !strings.Contains(read("claude-down.out"), "protected breaker cannot be reached") {
 		t.Errorf("claude's run with the breaker down does not show the denial:\n%s", read("claude-down.out"))

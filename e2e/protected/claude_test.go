@@ -139,7 +139,7 @@ func runAttacked(t *testing.T, ns *harness.Namespace, claude, program string, a 
 	if managed {
 		// The hooks run as the agent's user and keep the breaker's state
 		// in its home: hook status says so.
-		if exposed := rep.managedExposed("claude"); !strings.Contains(exposed, ns.Home) || !strings.Contains(exposed, "state") {
+		if exposed, _ := rep.managedExposed("claude"); !strings.Contains(exposed, ns.Home) || !strings.Contains(exposed, "state") {
 			t.Errorf("hook status run by the agent's user does not name its state directory as exposed: %q", exposed)
 		}
 	}

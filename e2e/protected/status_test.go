@@ -74,15 +74,17 @@ func (h hookStatus) calls(tool string) int {
 }
 
 // managedExposed is what hook status lists as exposed of tool's managed
-// install, one per line.
-func (h hookStatus) managedExposed(tool string) string {
+// install, one per line, and whether it lists such an install at all.
+func (h hookStatus) managedExposed(tool string) (string, bool) {
 	var out []string
+	found := false
 	for _, ts := range h.Tools {
 		for _, in := range ts.Installs {
 			if ts.Tool == tool && in.Level == "managed" {
 				out = append(out, in.Exposed...)
+				found = true
 			}
 		}
 	}
-	return strings.Join(out, "\n")
+	return strings.Join(out, "\n"), found
 }
