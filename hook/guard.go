@@ -43,6 +43,30 @@ func EventCommand(program string, tool Tool, event string) string {
 		test, q, words, unguardedMark(tool), shell.Quote(inner))
 }
 
+// ProtectedCommand is the command of protected mode's managed hooks:
+// the thin client asks the protected breaker below root (`PROGRAM hook
+// TOOL --protected ROOT`), and denies the call when it cannot. When the
+// program itself is gone the guard denies too: a tool call (its payload
+// names PreToolUse) exits 2 with the reason, any other event exits 1, a
+// hook error that blocks nothing (exit 2 at Stop would make the agent go
+// on).
+func ProtectedCommand(program, root string, tool Tool) string {
+	q := shell.Quote(program)
+	test := "[ -x " + q + " ]"
+	if !strings.ContainsAny(program, `/\`) {
+		test = "command -v " + q + " >/dev/null 2>&1"
+	}
+	msg := fmt.Sprintf("loopbreaker: %s is missing: %s. A person runs `sudo loopbreaker protect setup` again.", program, protectedSignature(tool))
+	return fmt.Sprintf(`%s && exec %s hook %s --protected %s || { p=$(cat); printf '%%s\n' %s >&2; case "$p" in *PreToolUse*) exit 2;; esac; exit 1; }`,
+		test, q, tool, shell.Quote(root), shell.Quote(msg))
+}
+
+// protectedSignature is the words of ProtectedCommand's guard that tell a
+// protected hook of loopbreaker's whatever its program is called.
+func protectedSignature(tool Tool) string {
+	return "this protected " + string(tool) + " hook denies the tool call"
+}
+
 // unguardedMark is the fallback's shell words that append the tool's name
 // to lb.UnguardedFile, which the next hook call that runs reports
 // (internal/cli); a failure is silent (the warning still goes out).
@@ -92,7 +116,7 @@ func IsOurs(tool Tool, command, ours string) bool {
 // its name inside loopbreaker's own guard (an install with --command
 // PROGRAM: a wrapper, a copy under another name).
 func ProgramOf(tool Tool, command string) (string, bool) {
-	guarded := strings.Contains(command, guardSignature(tool))
+	guarded := strings.Contains(command, guardSignature(tool)) || strings.Contains(command, protectedSignature(tool))
 	for n, c := range shell.Commands(command) {
 		f := make([]string, 0, len(c.Args))
 		for _, w := range c.Args {

@@ -140,3 +140,35 @@ func TestProgramOfACustomCommand(t *testing.T) {
 		}
 	}
 }
+
+// Protected mode's command fails closed: with its program gone a tool
+// call is denied (exit 2) and any other event is a hook error (exit 1),
+// never an allow; with the program there it runs it with --protected
+// ROOT; and it is recognised as loopbreaker's.
+func TestProtectedCommandFailsClosed(t *testing.T) {
+	dir := t.TempDir()
+	gone := filepath.Join(dir, "gone", "loopbreaker-hook")
+	command := ProtectedCommand(gone, "/", "claude")
+	out, errOut, code := runHookCommand(t, command, []string{"PATH=/usr/bin:/bin"})
+	if code != 2 || out != "" || !strings.Contains(errOut, "denies the tool call") {
+		t.Errorf("a tool call with the program gone: exit %d, out %q, err %q; want a denial (exit 2)", code, out, errOut)
+	}
+	cmd := exec.Command("sh", "-c", command)
+	cmd.Stdin = strings.NewReader(`{"hook_event_name":"Stop"}`)
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	if err := cmd.Run(); cmd.ProcessState.ExitCode() != 1 {
+		t.Errorf("a Stop with the program gone: %v, want exit 1 (exit 2 would make the agent go on)", err)
+	}
+	if got, ok := ProgramOf("claude", command); !ok || got != gone {
+		t.Errorf("ProgramOf = %q %v, want %q", got, ok, gone)
+	}
+	prog := filepath.Join(dir, "bin", "loopbreaker-hook")
+	os.MkdirAll(filepath.Dir(prog), 0o755)
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\necho \"args=$*\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code = runHookCommand(t, ProtectedCommand(prog, "/srv/it's", "claude"), []string{"PATH=/usr/bin:/bin"})
+	if code != 0 || out != "args=hook claude --protected /srv/it's\n" {
+		t.Errorf("program present: exit %d, out %q", code, out)
+	}
+}

@@ -7,10 +7,17 @@
 // the same answer at the in-process cost, and says so once per agent
 // session: it never lets a call through unchecked.
 //
+// With --protected ROOT (what protected mode's managed hooks run) it asks
+// the protected breaker, a system service, on ROOT/run/loopbreaker, and
+// nothing else: when it cannot, the tool call is denied (fail closed),
+// never answered in-process, where the agent's user could reach the
+// state.
+//
 // It imports the standard library and internal/residentwire only, so that
 // it starts in about the time of a hello-world.
 //
 //	loopbreaker-hook [hook] claude|codex|... [ARGS...] < payload.json
+//	loopbreaker-hook [hook] claude|codex|... --protected ROOT [ARGS...] < payload.json
 package main
 
 import (
@@ -44,6 +51,9 @@ func main() { os.Exit(run(os.Args[1:])) }
 func run(args []string) int {
 	if len(args) > 0 && args[0] == "hook" {
 		args = args[1:]
+	}
+	if root, rest, ok := protectedRoot(args); ok {
+		return protected(root, rest)
 	}
 	fwd := append([]string{"hook"}, args...)
 	bin, err := mainBinary()
@@ -122,6 +132,11 @@ func ask(dir string, req *residentwire.Request, bin string) (*residentwire.Respo
 func exchange(c net.Conn, req *residentwire.Request) (*residentwire.Response, error) {
 	defer c.Close()
 	if err := residentwire.WriteRequest(c, req); err != nil {
+		// A server that refuses the caller answers at once and closes:
+		// its answer says why, better than the broken pipe.
+		if resp, rerr := residentwire.ReadResponse(c); rerr == nil && resp.Err != "" {
+			return resp, nil
+		}
 		return nil, fmt.Errorf("sending the call: %w", err)
 	}
 	resp, err := residentwire.ReadResponse(c)

@@ -31,6 +31,11 @@ const hang = 30 * time.Second
 var bins string
 
 func TestMain(m *testing.M) {
+	if os.Getenv("LB_KILLED_CLIENT_SOCK") != "" {
+		// The test binary as a killed client (protected_test.go): it
+		// needs none of the binaries.
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "lbhbin")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -187,23 +192,23 @@ func payload(t *testing.T, name string, edit func(string) string) []byte {
 	return b
 }
 
+// failingSeries is a session whose test run fails three times in a row:
+// enough, with the default configuration, to open the breaker.
+func failingSeries(t *testing.T) [][]byte {
+	calls := [][]byte{payload(t, "SessionStart-startup.json", nil)}
+	for range 3 {
+		calls = append(calls, payload(t, "PreToolUse-bash-gotest.json", nil), payload(t, "PostToolUseFailure-bash-gotest-fail.json", nil))
+	}
+	return append(calls, payload(t, "PreToolUse-bash-gotest.json", nil))
+}
+
 // A series of calls through the client gets, call by call, what the
 // in-process hook gives on a twin project: the same answer, the same
 // messages and exit code, the same state for `status`.
 func TestClientAnswersAsTheInProcessHook(t *testing.T) {
 	w := newWorld(t)
 	viaClient, inProc := w.project("a"), w.project("b")
-	calls := [][]byte{
-		payload(t, "SessionStart-startup.json", nil),
-		payload(t, "PreToolUse-bash-gotest.json", nil),
-		payload(t, "PostToolUseFailure-bash-gotest-fail.json", nil),
-		payload(t, "PreToolUse-bash-gotest.json", nil),
-		payload(t, "PostToolUseFailure-bash-gotest-fail.json", nil),
-		payload(t, "PreToolUse-bash-gotest.json", nil),
-		payload(t, "PostToolUseFailure-bash-gotest-fail.json", nil),
-		payload(t, "PreToolUse-bash-gotest.json", nil),
-		payload(t, "PreToolUse-edit.json", nil),
-	}
+	calls := append(failingSeries(t), payload(t, "PreToolUse-edit.json", nil))
 	nonEmpty := 0
 	for i, p := range calls {
 		got, want := w.client(viaClient, p), w.inProcess(inProc, p)

@@ -44,23 +44,45 @@ func Build(dir string) (Binaries, error) {
 		{b.Loopbreaker, "./cmd/loopbreaker"},
 		{b.HookWrap, "./e2e/harness/hookwrap"},
 	} {
-		cmd := exec.Command("go", "build", "-o", step.out, step.pkg)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return Binaries{}, fmt.Errorf("go build %s: %v\n%s", step.pkg, err, out)
+		if err := goBuild(root, step.out, step.pkg); err != nil {
+			return Binaries{}, err
 		}
 	}
 	if os.Getenv("LOOPBREAKER_E2E_HOOK_CLIENT") == "1" {
 		b.HookClient = filepath.Join(dir, "bin", "loopbreaker-hook")
-		cmd := exec.Command("go", "build", "-o", b.HookClient, "./cmd/loopbreaker-hook")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return Binaries{}, fmt.Errorf("go build ./cmd/loopbreaker-hook: %v\n%s", err, out)
+		if err := goBuild(root, b.HookClient, "./cmd/loopbreaker-hook"); err != nil {
+			return Binaries{}, err
 		}
 	}
 	return b, nil
+}
+
+// BuildHookClient compiles the thin hook client into dir/bin (beside the
+// loopbreaker Install puts there) and returns its path, for the tests
+// that run it whatever LOOPBREAKER_E2E_HOOK_CLIENT says.
+func BuildHookClient(t testing.TB, dir string) string {
+	t.Helper()
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "bin", "loopbreaker-hook")
+	if err := goBuild(root, out, "./cmd/loopbreaker-hook"); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// goBuild builds pkg of the module at root into out, static as users
+// build it.
+func goBuild(root, out, pkg string) error {
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+	}
+	return nil
 }
 
 // Binaries are the programs Build made.

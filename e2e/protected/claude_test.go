@@ -1,18 +1,15 @@
 package protected
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/loopbreaker/loopbreaker/internal/shell"
-
-	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
+	"github.com/loopbreaker/loopbreaker/internal/shell"
 )
 
 // attack is one way the agent's user tries to switch the hooks off:
@@ -57,15 +54,7 @@ var attacks = []attack{
 // with the hooks in the user's own settings shows that the same
 // disableAllHooks silences them there.
 func TestClaudeManagedHooksOutliveTheAgentsSwitches(t *testing.T) {
-	claude := harness.Require(t, harness.ClaudeCode2_1)
-	ns := harness.NewNamespace(t)
-	agents, err := harness.AgentsDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	claudeDir := ns.Bind(filepath.Join(agents, harness.ClaudeCode2_1.Dir), "claude")
-	claude = filepath.Join(claudeDir, strings.TrimPrefix(claude, filepath.Join(agents, harness.ClaudeCode2_1.Dir)))
-	program := ns.Install(bins.Loopbreaker)
+	ns, claude, program := claudeInNamespace(t)
 
 	for _, a := range attacks {
 		t.Run(a.name, func(t *testing.T) {
@@ -109,13 +98,7 @@ func runAttacked(t *testing.T, ns *harness.Namespace, claude, program string, a 
 	os.Chmod(filepath.Dir(repo), 0o755)
 	fake := fakemodel.NewAnthropic(fakemodel.Bash("echo one"), fakemodel.Bash("echo two"), fakemodel.Bash("echo three"), fakemodel.Text("done"))
 	t.Cleanup(fake.Close)
-	env := []string{
-		"HOME=" + ns.Home, "XDG_STATE_HOME=" + filepath.Join(ns.Home, ".local", "state"),
-		"PATH=" + filepath.Dir(program) + ":/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1",
-		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"ANTHROPIC_API_KEY=dummy", "ANTHROPIC_BASE_URL=" + fake.URL,
-	}
-	env = append(env, a.env...)
+	env := append(claudeEnv(ns, program, fake.URL), a.env...)
 	as := ns.AsAgent(env)
 	q := shell.Quote
 	var s strings.Builder
@@ -152,43 +135,13 @@ func runAttacked(t *testing.T, ns *harness.Namespace, claude, program string, a 
 	if len(fake.Log.Main()) < 4 {
 		t.Fatalf("claude asked the model %d times, want 4 (three calls and the answer)\n%s", len(fake.Log.Main()), out)
 	}
-	data, err := os.ReadFile(filepath.Join(ns.Dir, "status.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep struct {
-		Sessions []lb.SeenSession `json:"sessions"`
-		Tools    []struct {
-			Tool     string `json:"tool"`
-			Installs []struct {
-				Level   string   `json:"level"`
-				Exposed []string `json:"exposed"`
-			} `json:"installs"`
-		} `json:"tools"`
-	}
-	if err := json.Unmarshal(data, &rep); err != nil {
-		t.Fatalf("hook status --json: %v\n%s", err, data)
-	}
+	rep := readHookStatus(t, filepath.Join(ns.Dir, "status.json"))
 	if managed {
 		// The hooks run as the agent's user and keep the breaker's state
 		// in its home: hook status says so.
-		exposed := ""
-		for _, tool := range rep.Tools {
-			for _, in := range tool.Installs {
-				if tool.Tool == "claude" && in.Level == "managed" {
-					exposed = strings.Join(in.Exposed, "\n")
-				}
-			}
-		}
-		if !strings.Contains(exposed, ns.Home) || !strings.Contains(exposed, "state") {
+		if exposed, _ := rep.managedExposed("claude"); !strings.Contains(exposed, ns.Home) || !strings.Contains(exposed, "state") {
 			t.Errorf("hook status run by the agent's user does not name its state directory as exposed: %q", exposed)
 		}
 	}
-	calls := 0
-	for _, se := range rep.Sessions {
-		if se.Tool == "claude" {
-			calls += se.Calls
-		}
-	}
-	return calls, out
+	return rep.calls("claude"), out
 }

@@ -1,6 +1,7 @@
 // Package protected runs the real agent CLIs as they run in protected
 // mode: loopbreaker's hooks installed by root in the CLI's managed
-// settings (`hook install --managed`), the agent run by an unprivileged
+// settings (`hook install --managed`, `protect setup` with the protected
+// breaker running as its own user), the agent run by an unprivileged
 // user that tries to switch them off, in a private mount namespace
 // (harness.Namespace) so that the machine's /etc is left untouched.
 // Without root or a namespace every test skips with one line saying why.

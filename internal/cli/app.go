@@ -79,6 +79,22 @@ type Env struct {
 	// command runs under an agent (nil: up to init); the tests stop it at
 	// the test binary, which may itself run under an agent CLI.
 	originStop func(origin.Proc) bool
+
+	// system is set on the calls the protected breaker answers (resident
+	// run --system): the project is guarded even without its own
+	// loopbreaker.yaml, whose settings are not read.
+	system *systemMode
+	// mark, on the protected breaker's hook calls, names the call's
+	// running mark by the client's process and keeps it after the call:
+	// the breaker removes it once the client acknowledged the answer.
+	mark *callMark
+}
+
+// callMark is a running mark held past its call.
+type callMark struct {
+	pid    int
+	path   string
+	remove func()
 }
 
 // globalFlags are the flags accepted before the command name.
@@ -149,6 +165,8 @@ func commands() []command {
 			"loopbreaker compact", runCompact},
 		{"resident", "the per-user resident breaker that answers the hook calls of loopbreaker-hook: run, stop, status, unit", "resident run|stop|status|unit ...",
 			"loopbreaker resident status", runResident},
+		{"protect", "protected mode: the breaker as a system service the agent's user cannot reach: setup, teardown, status, reset", "protect setup|teardown|status|reset ...",
+			"sudo loopbreaker protect setup --agent-user agent --person-user \"$USER\" --cli claude", runProtect},
 		{"version", "print the version and the VCS revision the binary was built from", "",
 			"loopbreaker version", runVersion},
 	}

@@ -96,7 +96,7 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 			p.Tool, config.ProjectFile, project)
 		return a.Render(p.Event, hook.Allow, "")
 	}
-	if !session.HasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" {
+	if !session.HasProjectMarker(project) && env.Getenv("LOOPBREAKER_DIR") == "" && env.system == nil {
 		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: %s is gone from %s, which loopbreaker guards: the hook goes on guarding it, each session with the configuration it started with, until a person restores the file (or runs `loopbreaker init`), or accepts the defaults with `loopbreaker reset`\n",
 			p.Tool, config.ProjectFile, project)
 	}
@@ -111,8 +111,19 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 	}
 	defer w.close()
 	onError = w.cfg.OnError
-	unseen := append(killedHooks(w.stateDir), unguardedHooks(env)...)
-	defer markRunning(w.stateDir, p, env.Now())()
+	var killed []string
+	if env.system != nil {
+		killed = findKilled(w.stateDir, true, env.system.awaited)
+	} else {
+		killed = killedHooks(w.stateDir)
+	}
+	unseen := append(killed, unguardedHooks(env)...)
+	if env.mark != nil {
+		env.mark.path, env.mark.remove = markRunning(w.stateDir, p, env.Now(), env.mark.pid)
+	} else {
+		_, remove := markRunning(w.stateDir, p, env.Now(), os.Getpid())
+		defer remove()
+	}
 	pol := &hookpolicy.Policy{
 		Agent:   a,
 		Service: w.svc, Scope: w.scope, Session: w.session, Caller: w.caller,
@@ -175,7 +186,7 @@ func markSeen(env *Env, project, stateDir string, p *hook.Payload) {
 // files, and a loopbreaker.yaml deleted or moved away is seen (the
 // configuration's fingerprint changes), never obeyed silently. Else, or
 // with LOOPBREAKER_DIR, it is the nearest marked directory (inactive
-// without one).
+// without one, except for the protected breaker).
 func hookProject(env *Env, a agent.Agent, flag string) (string, bool) {
 	start := flag
 	if v := a.Traits().ProjectDirEnv; start == "" && v != "" {
@@ -195,7 +206,9 @@ func hookProject(env *Env, a agent.Agent, flag string) (string, bool) {
 		}
 		dir = parent
 	}
-	return start, env.Getenv("LOOPBREAKER_DIR") != ""
+	// The protected breaker guards every project of the agents' users:
+	// the configuration in force is the system's, not the project's.
+	return start, env.Getenv("LOOPBREAKER_DIR") != "" || env.system != nil
 }
 
 // guardedHere reports whether dir is a project loopbreaker guarded even

@@ -118,7 +118,7 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 		}
 	}
 	if o.managed {
-		return runManagedInstall(env, a, verb, o.root, project, program)
+		return runManagedInstall(env, a, verb, o.root, project, program, "")
 	}
 	res, err := a.Install(ctx, &agent.InstallRequest{
 		Env: agentEnv(env), Project: project, User: o.user, Path: path, Program: program,

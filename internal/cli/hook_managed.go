@@ -12,6 +12,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/config"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
+	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 )
 
 // managedOwner is who must own a managed install and everything it runs:
@@ -40,7 +41,10 @@ func managedScope(verb string, a agent.Agent) (agent.ManagedScope, error) {
 // user other than root could change, and, for a CLI without a
 // managed-only switch, a copy of the hooks in the project's or the user's
 // settings (the CLI would run both).
-func runManagedInstall(env *Env, a agent.Agent, verb, root, project, program string) error {
+// With protected (protect setup's root) the hooks run the thin client in
+// protected mode, which asks the protected breaker below that root and
+// denies a call it cannot answer.
+func runManagedInstall(env *Env, a agent.Agent, verb, root, project, program, protected string) error {
 	scope, err := managedScope(verb, a)
 	if err != nil {
 		return err
@@ -58,7 +62,7 @@ func runManagedInstall(env *Env, a agent.Agent, verb, root, project, program str
 	if err := managedRefusals(env, a, scope, path, project, program); err != nil {
 		return err
 	}
-	res, err := editManaged(scope, path, scope.Format.Command(program, ""), true)
+	res, err := editManaged(scope, path, managedCommand(scope, program, protected, tool), true)
 	if err != nil {
 		return err
 	}
@@ -71,9 +75,36 @@ func runManagedInstall(env *Env, a agent.Agent, verb, root, project, program str
 	if !scope.ManagedOnly {
 		fmt.Fprintf(env.Stdout, "  %s has no managed-only switch: a copy of these hooks in a project's or a user's settings runs twice (`loopbreaker hook status` there says so)\n", a.Traits().Display)
 	}
+	if protected != "" {
+		fmt.Fprintf(env.Stdout, "  the hooks ask the protected breaker below %s and deny a tool call it does not answer\n", protected)
+		return nil
+	}
 	fmt.Fprintln(env.Stdout, "  the hooks act only in projects with loopbreaker.yaml (run `loopbreaker init` there as the agent's user)")
 	fmt.Fprintln(env.Stdout, "  not protected yet: the hooks run as the agent's user and keep the breaker's state and configuration where that user can write; `loopbreaker hook status` names what is still exposed")
 	return nil
+}
+
+// managedCommand is the command the managed hooks of scope run: the
+// CLI's own (the guard that fails open), or protected mode's, which fails
+// closed.
+func managedCommand(scope agent.ManagedScope, program, protected string, tool hook.Tool) string {
+	if protected != "" {
+		return hook.ProtectedCommand(program, protected, tool)
+	}
+	return scope.Format.Command(program, "")
+}
+
+// protectedFlag finds `--protected ROOT` in a managed file: the root of
+// the protected breaker its hooks ask ("" for hooks that are not
+// protected mode's).
+var protectedFlag = lazyre.New(`hook [a-z-]+ --protected ('[^']*'|[^\s'"\\]+)`)
+
+func protectedRootIn(data []byte) string {
+	m := protectedFlag.FindSubmatch(data)
+	if m == nil {
+		return ""
+	}
+	return strings.ReplaceAll(strings.Trim(string(m[1]), "'"), `'\''`, "'")
 }
 
 // editManaged installs or uninstalls the hooks running command in the
@@ -175,7 +206,8 @@ func managedStatus(env *Env, a agent.Agent, root, project, stateDir string) (*ho
 	}
 	var exposed []string
 	data, _ := os.ReadFile(path)
-	if scope.Own != nil && len(in.Programs) > 0 && !bytes.Equal(data, scope.Own(scope.Format.Command(in.Programs[0], "")).Content) {
+	protected := protectedRootIn(data)
+	if scope.Own != nil && len(in.Programs) > 0 && !bytes.Equal(data, scope.Own(managedCommand(scope, in.Programs[0], protected, a.Name())).Content) {
 		exposed = append(exposed, fmt.Sprintf("%s is not as loopbreaker wrote it (its pins may be gone): install again", path))
 	}
 	for _, p := range hookinstall.PinsHeld(scope.Format.Pins, data) {
@@ -193,9 +225,15 @@ func managedStatus(env *Env, a agent.Agent, root, project, stateDir string) (*ho
 			warnings = append(warnings, fmt.Sprintf("loopbreaker's hooks are in %s as well as in %s: %s runs each twice; `loopbreaker hook uninstall %s` there", c, path, a.Traits().Display, a.Name()))
 		}
 	}
-	for _, p := range []string{filepath.Join(project, config.ProjectFile), stateDir} {
-		for _, why := range hookinstall.Exposed(p, managedOwner) {
-			exposed = append(exposed, why+" (the breaker's configuration or state: today's hooks run as the agent's user and keep them within its reach)")
+	if protected != "" {
+		// The protected breaker reads neither the project's file nor the
+		// agent's state: its own are checked instead.
+		exposed = append(exposed, protectedExposed(protected, in.Programs)...)
+	} else {
+		for _, p := range []string{filepath.Join(project, config.ProjectFile), stateDir} {
+			for _, why := range hookinstall.Exposed(p, managedOwner) {
+				exposed = append(exposed, why+" (the breaker's configuration or state: today's hooks run as the agent's user and keep them within its reach)")
+			}
 		}
 	}
 	place.Exposed = exposed

@@ -42,29 +42,32 @@ type runningMark struct {
 
 func runningDir(stateDir string) string { return filepath.Join(stateDir, "hooks", runningDirName) }
 
-// markRunning leaves this process's mark and returns what removes it. A
-// mark that cannot be written is not an error: the call still answers.
-func markRunning(stateDir string, p *hook.Payload, now time.Time) (done func()) {
+// markRunning leaves the mark of process pid (this one's, or a protected
+// breaker's client's) and returns its path and what removes it. A mark
+// that cannot be written is not an error: the call still answers.
+func markRunning(stateDir string, p *hook.Payload, now time.Time, pid int) (path string, done func()) {
 	dir := runningDir(stateDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return func() {}
+		return "", func() {}
 	}
-	name := filepath.Join(dir, processKey(os.Getpid()))
+	name := filepath.Join(dir, processKey(pid))
 	b, _ := json.Marshal(runningMark{Tool: string(p.Tool), Session: p.SessionID, Event: p.Event, ToolName: p.ToolName, Started: now.UTC()})
 	if err := os.WriteFile(name, b, 0o644); err != nil {
-		return func() {}
+		return "", func() {}
 	}
-	return func() { os.Remove(name) }
+	return name, func() { os.Remove(name) }
 }
 
 // killedHooks lists, and removes, the marks of hook calls whose process
 // is gone without removing its mark: each is described in one line.
-func killedHooks(stateDir string) []string { return findKilled(stateDir, true) }
+func killedHooks(stateDir string) []string { return findKilled(stateDir, true, nil) }
 
 // findKilled lists the marks of hook calls killed before they answered;
 // with remove it also removes them (the hook reports them once; `hook
-// status` only looks).
-func findKilled(stateDir string, remove bool) []string {
+// status` only looks). A mark for which held is true belongs to a call
+// whose client may still acknowledge its answer (the protected breaker):
+// it is left for a later call.
+func findKilled(stateDir string, remove bool, held func(path string) bool) []string {
 	dir := runningDir(stateDir)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -78,6 +81,9 @@ func findKilled(stateDir string, remove bool) []string {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
+		if held != nil && held(path) {
+			continue
+		}
 		var m runningMark
 		if data, err := safeopen.ReadFile(path, safeopen.NoLinks, 4096); err == nil {
 			_ = json.Unmarshal(data, &m)

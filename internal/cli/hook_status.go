@@ -110,7 +110,7 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("cannot read the sessions' hook calls from the breakers: %v", err))
 	}
-	for _, what := range append(findKilled(rep.StateDir, false), findUnguarded(env, false)...) {
+	for _, what := range append(findKilled(rep.StateDir, false, nil), findUnguarded(env, false)...) {
 		// Reported to the breaker by the next hook call that runs.
 		rep.Warnings = append(rep.Warnings, what+"; the next hook call records it")
 	}

@@ -54,6 +54,12 @@ Usage:
       never). The thin client loopbreaker-hook starts it on the first hook
       call; --wait waits for a resident breaker already running to go away
       instead of exiting (for systemd and launchd).
+  loopbreaker resident run --system --agent-user U --person-user P [--root /]
+      the protected breaker: a system service, run as a user of its own,
+      on /run/loopbreaker/resident.sock, with its state in
+      /var/lib/loopbreaker and the configuration in force in
+      /etc/loopbreaker/loopbreaker.yaml; it answers the hook events of the
+      agents' users and the resets of the people's (docs/protected.md).
   loopbreaker resident stop
       ask the running resident breaker to exit (the next hook call starts
       a new one).
@@ -85,12 +91,33 @@ func runResidentServer(ctx context.Context, env *Env, args []string) error {
 	fs.DurationVar(&idle, "idle", idle, "exit after this long without a call; 0 never (env LOOPBREAKER_RESIDENT_IDLE)")
 	wait := fs.Bool("wait", false, "wait for a resident breaker already running to go away, instead of exiting")
 	readyFD := fs.Int("ready-fd", 0, "write one byte to this inherited `fd` and close it once the socket listens (how loopbreaker-hook learns it may call)")
+	system := fs.Bool("system", false, "serve as the protected breaker, a system service running as a user of its own (see docs/protected.md)")
+	root := fs.String("root", "/", "with --system: the system `root` below which run/loopbreaker, var/lib/loopbreaker and etc/loopbreaker are (an image, a test)")
+	agents := fs.String("agent-user", "", "with --system: the agents' `users` (names or uids, comma-separated), whose hook events it answers")
+	people := fs.String("person-user", "", "with --system: the people's `users` (names or uids, comma-separated), who may reset (root always may)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	dir, err := residentwire.Dir(env.Getenv)
-	if err != nil {
-		return err
+	var sys *systemMode
+	if *system {
+		var err error
+		if sys, err = systemFromFlags(*root, *agents, *people); err != nil {
+			return err
+		}
+		if !named(fs, "idle") && env.Getenv("LOOPBREAKER_RESIDENT_IDLE") == "" {
+			idle = 0 // a service: its unit starts and stops it
+		}
+	} else if *agents != "" || *people != "" || named(fs, "root") {
+		return usagef("resident run: --root, --agent-user and --person-user go with --system")
+	}
+	var dir string
+	if sys != nil {
+		dir = sys.run
+	} else {
+		var err error
+		if dir, err = residentwire.Dir(env.Getenv); err != nil {
+			return err
+		}
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -116,6 +143,11 @@ func runResidentServer(ctx context.Context, env *Env, args []string) error {
 	}
 	if *wait {
 		s.LockWait = 100 * 365 * 24 * time.Hour
+	}
+	if sys != nil {
+		if err := sys.serve(s, env); err != nil {
+			return err
+		}
 	}
 	if *readyFD > 2 {
 		ready := os.NewFile(uintptr(*readyFD), "ready")

@@ -22,9 +22,9 @@ import (
 )
 
 // Peer is who is at the other end of a connection, as the kernel says
-// (SO_PEERCRED on Linux, LOCAL_PEERCRED on macOS and the BSDs): a later
-// protected mode accepts events from the agent's user and resets from the
-// person's.
+// (SO_PEERCRED on Linux, LOCAL_PEERCRED on macOS and the BSDs): protected
+// mode takes events from the agent's user and resets from the person's
+// (Rule).
 type Peer struct {
 	UID, GID int
 	PID      int // 0 where the system does not say
@@ -45,6 +45,18 @@ type Server struct {
 	// Accept decides whether a peer may call (nil: only this process's
 	// own user).
 	Accept func(Peer) error
+	// Authorise, when set, decides whether the peer may make this call
+	// (protected mode's Rule.Call); a refusal is logged and answered.
+	Authorise func(Peer, *residentwire.Request) error
+	// Fixed keeps the server whatever build a client would run: a system
+	// service is replaced by its unit, never by a call an agent could
+	// make. Its clients acknowledge each answer once they passed it on
+	// (residentwire.Ack), and Delivered is told whether they did.
+	Fixed bool
+	// Delivered, with Fixed, is called after each answered call: acked
+	// says whether the client acknowledged the answer. A client killed
+	// before it passed the answer on lets its tool call through.
+	Delivered func(req *residentwire.Request, peer Peer, acked bool)
 	// Handle answers one call. The answer is written only when Handle
 	// has returned, so an answer the client read was saved first.
 	Handle func(ctx context.Context, req *residentwire.Request, peer Peer) *residentwire.Response
@@ -79,7 +91,14 @@ const lockWait = 3 * time.Second
 // client of another build takes over. It returns ErrRunning, without
 // touching the socket, when another server holds the lock.
 func (s *Server) Run(ctx context.Context) error {
-	if err := residentwire.MakePrivate(s.Dir); err != nil {
+	if s.Fixed {
+		// The system breaker's directory is made by its set-up (it
+		// cannot make one in /run); the agents' users reach the socket
+		// in it, so only its owner's writing is checked.
+		if err := residentwire.CheckService(s.Dir); err != nil {
+			return err
+		}
+	} else if err := residentwire.MakePrivate(s.Dir); err != nil {
 		return err
 	}
 	sock, err := residentwire.SocketPath(s.Dir)
@@ -104,6 +123,14 @@ func (s *Server) Run(ctx context.Context) error {
 		return fmt.Errorf("listening on %s: %w", sock, err)
 	}
 	ln.SetUnlinkOnClose(false)
+	if s.Fixed {
+		// Every user may connect: the peer's credentials decide (Accept,
+		// Authorise).
+		if err := os.Chmod(sock, 0o666); err != nil {
+			ln.Close()
+			return fmt.Errorf("opening %s to the agents' users: %w", sock, err)
+		}
+	}
 	var closeOnce sync.Once
 	stop := func() {
 		closeOnce.Do(func() {
@@ -193,13 +220,25 @@ func (s *Server) serve(ctx context.Context, c *net.UnixConn) (replaced bool) {
 		residentwire.WriteResponse(c, &residentwire.Response{Err: err.Error()})
 		return false
 	}
-	if req.Build != s.Build {
+	if s.Authorise != nil {
+		if err := s.Authorise(peer, req); err != nil {
+			s.logf("uid %d pid %d: refused: %v", peer.UID, peer.PID, err)
+			residentwire.WriteResponse(c, &residentwire.Response{Err: "refused: " + err.Error()})
+			return false
+		}
+	}
+	if req.Build != s.Build && !s.Fixed {
 		residentwire.WriteResponse(c, &residentwire.Response{Replaced: true})
 		return true
 	}
 	resp := s.handle(ctx, req, peer)
-	if err := residentwire.WriteResponse(c, resp); err != nil {
+	err = residentwire.WriteResponse(c, resp)
+	if err != nil {
 		s.logf("uid %d pid %d: the answer could not be sent (the client falls back): %v", peer.UID, peer.PID, err)
+	}
+	if s.Fixed && s.Delivered != nil {
+		acked := err == nil && residentwire.ReadAck(c, readTimeout) == nil
+		s.Delivered(req, peer, acked)
 	}
 	return false
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -60,7 +61,13 @@ func startServer(t *testing.T, s *Server) *running {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(root) })
-	r := &running{dir: filepath.Join(root, "loopbreaker"), done: make(chan error, 1), clock: newIdleClock()}
+	return startServerIn(t, filepath.Join(root, "loopbreaker"), s)
+}
+
+// startServerIn runs s with its socket in dir.
+func startServerIn(t *testing.T, dir string, s *Server) *running {
+	t.Helper()
+	r := &running{dir: dir, done: make(chan error, 1), clock: newIdleClock()}
 	r.sock = filepath.Join(r.dir, residentwire.SocketName)
 	s.Dir, s.After = r.dir, r.clock.After
 	if s.Build == "" {
@@ -82,6 +89,18 @@ func startServer(t *testing.T, s *Server) *running {
 		t.Fatal("the server did not listen")
 	}
 	return r
+}
+
+// syncWriter lets the server's goroutines log into one buffer.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
 }
 
 func echo(_ context.Context, req *residentwire.Request, p Peer) *residentwire.Response {

@@ -26,3 +26,15 @@ func Fingerprint(path string) (string, error) {
 	}
 	return fmt.Sprintf("%d:%d", fi.Size(), fi.ModTime().UnixNano()), nil
 }
+
+// CheckSystem reports that there is no protected breaker here.
+func CheckSystem(string) error { return errNoResident }
+
+// CheckService reports that there is no protected breaker here.
+func CheckService(string) error { return errNoResident }
+
+// OwnedBy reports that there is no protected breaker here.
+func OwnedBy(string, ...int) string { return errNoResident.Error() }
+
+// OwnerOf reports that no owner can be read here.
+func OwnerOf(string) int { return -1 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 )
 
 // Magic opens every frame: a peer that speaks something else (a stray
@@ -110,6 +111,33 @@ func ReadResponse(r io.Reader) (*Response, error) {
 		return nil, fmt.Errorf("a malformed answer: %w", err)
 	}
 	return resp, nil
+}
+
+// Ack is the byte a client of the protected breaker sends once it passed
+// an answer on to its agent CLI: an answer never acknowledged was lost
+// with a client killed before it could pass it on.
+const Ack = 'k'
+
+// WriteAck acknowledges an answer.
+func WriteAck(w io.Writer) error {
+	_, err := w.Write([]byte{Ack})
+	return err
+}
+
+// ReadAck waits up to wait for a client's acknowledgement.
+func ReadAck(c interface {
+	io.Reader
+	SetReadDeadline(time.Time) error
+}, wait time.Duration) error {
+	c.SetReadDeadline(time.Now().Add(wait))
+	var b [1]byte
+	if _, err := io.ReadFull(c, b[:]); err != nil {
+		return fmt.Errorf("no acknowledgement: %w", err)
+	}
+	if b[0] != Ack {
+		return fmt.Errorf("not an acknowledgement: %q", b[0])
+	}
+	return nil
 }
 
 func writeFrame(w io.Writer, body []byte) error {
