@@ -66,9 +66,11 @@ func TestClaudeManagedHooksOutliveTheAgentsSwitches(t *testing.T) {
 				t.Fatalf("%d hook calls recorded, want every tool call's PreToolUse and PostToolUse (at least 6): the managed hooks were switched off\n%s", calls, out)
 			}
 			t.Logf("%d hook calls recorded", calls)
-			// With allowManagedHooksOnly the user's copy does not run: each
-			// of the nine events at most once, not twice.
-			if a.userCopy && calls > 12 {
+			// With allowManagedHooksOnly the user's copy does not run. The
+			// managed hooks alone make 11 to 13 calls (Claude Code sends
+			// PostToolBatch or not, and may retry a request); a copy that
+			// ran would add at least its six tool-call hooks.
+			if a.userCopy && calls >= 17 {
 				t.Errorf("%d hook calls with a copy of the hooks in the user's settings: the copy ran as well", calls)
 			}
 		})
