@@ -61,6 +61,10 @@ const (
 	txnName     = "txn.json"
 )
 
+// LockPath is the file whose flock every write to the store in dir takes:
+// a caller that waits too long can ask who holds it (lockholder.Of).
+func LockPath(dir string) string { return filepath.Join(dir, lockName) }
+
 // Options tune a Store; the zero value is the default.
 type Options struct {
 	// MaxJournalBytes rotates a journal once an append makes it larger

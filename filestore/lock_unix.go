@@ -9,6 +9,7 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/loopbreaker/loopbreaker/internal/lockholder"
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
@@ -60,7 +61,11 @@ func lockExclusive(ctx context.Context, root *nofollow.Dir, name string) (func()
 			<-got
 			_ = f.Close()
 		}()
-		return nil, fmt.Errorf("filestore: waiting for the lock %s (another loopbreaker process holds it): %w", path, ctx.Err())
+		who := "another loopbreaker process holds it"
+		if h, ok := lockholder.Of(path); ok {
+			who = h.String() + " holds it"
+		}
+		return nil, fmt.Errorf("filestore: gave up waiting for the lock %s (%s): %w", path, who, context.Cause(ctx))
 	}
 }
 

@@ -145,6 +145,9 @@ func (r *Repo) exec(ctx context.Context, o runOpts, args ...string) ([]byte, err
 	cmd := exec.CommandContext(ctx, r.Git, args...)
 	cmd.Dir = r.Root
 	cmd.Env = o.env
+	// A git killed at ctx's end may leave a child holding its output open;
+	// the caller's deadline must not wait for that child.
+	cmd.WaitDelay = time.Second
 	if o.stdin != nil {
 		cmd.Stdin = bytes.NewReader(o.stdin)
 	}

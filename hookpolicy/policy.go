@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
@@ -71,6 +72,12 @@ type Policy struct {
 	// call, one line each; each is recorded as an attempt to silence the
 	// breaker.
 	Unseen []string
+	// Late describes hook calls the agent CLI's hook timeout stopped while
+	// they were late on a slow machine, one line each: their tool calls
+	// went on unchecked, which is said loudly (stderr, and to the person
+	// when this call has nothing else to say), but nobody tried to
+	// silence the breaker.
+	Late []string
 	// Files measures what changed in the work tree since the previous
 	// turn end of the session (files, and whether HEAD moved), for the
 	// turn's iteration; nil (or an error) records the turn end as a check
@@ -111,6 +118,8 @@ type call struct {
 	*Policy
 	p  *hook.Payload
 	tx *breaker.Tx
+	// outcome is the last answer rendered.
+	outcome hook.Outcome
 	// onDisk is the configuration the files say now; Config is the one
 	// in force for the session.
 	onDisk lb.Config
@@ -173,7 +182,26 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 			return failed
 		}
 	}
-	return ans
+	return c.tellLate(ans)
+}
+
+// tellLate says what Late describes: on stderr, and to the person instead
+// of an answer that says nothing.
+func (c *call) tellLate(ans hook.Answer) hook.Answer {
+	if len(c.Late) == 0 {
+		return ans
+	}
+	for _, what := range c.Late {
+		c.logf("loopbreaker: warning: %s\n", what)
+	}
+	if c.outcome != hook.Allow {
+		return ans
+	}
+	msg := "loopbreaker: " + strings.Join(c.Late, "; ")
+	if len(c.Late) > 1 {
+		msg = fmt.Sprintf("loopbreaker: %d hook calls did not answer within the agent CLI's hook timeout: %s", len(c.Late), strings.Join(c.Late, "; "))
+	}
+	return c.render(hook.Notice, msg+". If the machine is not that busy, run `loopbreaker hook status`.")
 }
 
 // dispatch answers the hook call by its kind.
@@ -194,6 +222,7 @@ func (c *call) dispatch(ctx context.Context) (hook.Answer, error) {
 }
 
 func (c *call) render(o hook.Outcome, reason string) hook.Answer {
+	c.outcome = o
 	return c.Agent.Render(c.p.Event, o, reason)
 }
 

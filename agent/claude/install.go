@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/agent"
+	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 )
 
@@ -24,7 +25,7 @@ func (a Agent) Format() *hookinstall.Format {
 		},
 		Optional:  []hookinstall.Entry{{Event: "PostToolBatch"}},
 		Command:   hookinstall.GuardedCommand(a.Name()),
-		Handler:   hookinstall.StandardHandler("", 10),
+		Handler:   hookinstall.StandardHandler("", int(hook.Timeout/time.Second)),
 		Warnings:  hookinstall.DisableAllHooksWarning,
 		OwnDir:    ".claude",
 		DirLevels: 1,

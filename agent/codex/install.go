@@ -23,7 +23,7 @@ func (a Agent) Format() *hookinstall.Format {
 			{Event: "UserPromptSubmit"}, {Event: "SessionStart"},
 		},
 		Command: hookinstall.GuardedCommand(a.Name()),
-		Handler: hookinstall.StandardHandler("", 10),
+		Handler: hookinstall.StandardHandler("", int(hook.Timeout/time.Second)),
 		Warnings: func(path string, _ []byte) []string {
 			return configWarnings(filepath.Dir(path))
 		},

@@ -35,13 +35,13 @@ func (a Agent) Format() *hookinstall.Format {
 	}
 }
 
-// handler is loopbreaker's handler running command, timeoutSec 10.
+// handler is loopbreaker's handler running command, timeoutSec hook.Timeout in seconds.
 func handler(command string) json.RawMessage {
 	b, _ := hook.MarshalNoEscape(struct {
 		Type    string `json:"type"`
 		Bash    string `json:"bash"`
 		Timeout int    `json:"timeoutSec"`
-	}{"command", command, 10})
+	}{"command", command, int(hook.Timeout / time.Second)})
 	return b
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/agent"
+	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
@@ -21,7 +22,7 @@ func (a Agent) Format() *hookinstall.Format {
 		},
 		TopLevel:  true,
 		Command:   hookinstall.GuardedCommand(a.Name()),
-		Handler:   hookinstall.StandardHandler("", 10),
+		Handler:   hookinstall.StandardHandler("", int(hook.Timeout/time.Second)),
 		Warnings:  warnings,
 		OwnDir:    ".factory",
 		DirLevels: 1,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/agent"
+	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 )
 
@@ -21,7 +22,7 @@ func (a Agent) Format() *hookinstall.Format {
 			{Event: "AfterAgent"}, {Event: "SessionStart"},
 		},
 		Command:   hookinstall.GuardedCommand(a.Name()),
-		Handler:   hookinstall.StandardHandler(hookinstall.HandlerName, 10000),
+		Handler:   hookinstall.StandardHandler(hookinstall.HandlerName, int(hook.Timeout/time.Millisecond)),
 		Warnings:  warnings,
 		OwnDir:    ".gemini",
 		DirLevels: 1,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/agent"
+	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 )
 
@@ -21,7 +22,7 @@ func (a Agent) Format() *hookinstall.Format {
 			{Event: "Stop"}, {Event: "UserPromptSubmit"}, {Event: "SessionStart"},
 		},
 		Command:   hookinstall.GuardedCommand(a.Name()),
-		Handler:   hookinstall.StandardHandler("", 10),
+		Handler:   hookinstall.StandardHandler("", int(hook.Timeout/time.Second)),
 		Warnings:  hookinstall.DisableAllHooksWarning,
 		AgentKeys: []string{"$version"},
 		OwnDir:    ".qwen",

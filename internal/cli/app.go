@@ -88,6 +88,14 @@ type Env struct {
 	// running mark by the client's process and keeps it after the call:
 	// the breaker removes it once the client acknowledged the answer.
 	mark *callMark
+	// hookStarted is when the resident breaker's client asked for the hook
+	// call this Env answers; a hook call's deadline counts from it
+	// (hook_deadline.go).
+	hookStarted time.Time
+	// ownProcess: this Env is the process's own (MainOS), so a hook call's
+	// deadline counts from when the process started. Else, and without
+	// hookStarted, from when the call began (a test, an embedding).
+	ownProcess bool
 }
 
 // callMark is a running mark held past its call.
@@ -267,6 +275,7 @@ func mainOS(ctx context.Context, stop func(origin.Proc) bool) int {
 	return Main(ctx, os.Args[1:], &Env{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		Environ: os.Environ(), Dir: dir, Now: time.Now, originStop: stop,
+		ownProcess: true,
 	})
 }
 

@@ -576,10 +576,7 @@ func killInFlight(s *scratch, run func()) {
 	if err := cmd.Start(); err != nil {
 		s.t.Fatal(err)
 	}
-	if err := waitfor.NotEmpty(filepath.Join(s.stateDir, "hooks", "running"), hangBound); err != nil {
-		cmd.Process.Kill()
-		s.t.Fatalf("the hook call left no running mark: %v", err)
-	}
+	waitMark(s.t, s.stateDir, `"event":"PreToolUse"`)
 	run()
 	err = cmd.Wait()
 	syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)

@@ -85,6 +85,12 @@ func runHookAnswer(ctx context.Context, env *Env, a agent.Agent, args []string) 
 // policy answer.
 func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o hookAnswerOptions) (ans hook.Answer) {
 	onError := "" // the configuration is not read yet: on_error: stop
+	clock, err := clockOf(env)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: warning: %v; the call keeps the default %s\n", p.Tool, err, clock.timeout)
+	}
+	ctx, cancel := clock.withDeadline(ctx)
+	defer cancel()
 	defer func() {
 		if r := recover(); r != nil {
 			ans, _ = hookpolicy.OnFailure(ctx, a, p, nil, "", o.session, onError, fmt.Errorf("internal error: %v", r), env.Stderr)
@@ -111,17 +117,17 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 	}
 	defer w.close()
 	onError = w.cfg.OnError
-	var killed []string
+	var killed, late []string
 	if env.system != nil {
-		killed = findKilled(w.stateDir, true, env.system.awaited)
+		killed, late = findKilled(w.stateDir, true, env.system.awaited)
 	} else {
-		killed = killedHooks(w.stateDir)
+		killed, late = killedHooks(w.stateDir)
 	}
 	unseen := append(killed, unguardedHooks(env)...)
 	if env.mark != nil {
-		env.mark.path, env.mark.remove = markRunning(w.stateDir, p, env.Now(), env.mark.pid)
+		env.mark.path, env.mark.remove = markRunning(w.stateDir, p, env.Now(), env.mark.pid, clock)
 	} else {
-		_, remove := markRunning(w.stateDir, p, env.Now(), os.Getpid())
+		_, remove := markRunning(w.stateDir, p, env.Now(), os.Getpid(), clock)
 		defer remove()
 	}
 	pol := &hookpolicy.Policy{
@@ -136,6 +142,7 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 			return session.Engine(cfg, w.scope, env.Now)
 		},
 		Unseen: unseen,
+		Late:   late,
 	}
 	ans = pol.Answer(ctx, p)
 	if ans.Failed {

@@ -10,11 +10,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/agent/all"
+	"github.com/loopbreaker/loopbreaker/filestore"
 	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/internal/lockholder"
 	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 	"github.com/loopbreaker/loopbreaker/session"
 )
@@ -26,7 +29,9 @@ import (
 // next call that runs finds the marks of processes that are gone and
 // reports each: on stderr, and to the breaker as an attempt to silence
 // it (counted towards tamper.threshold, listed by the report and `hook
-// status`).
+// status`), except a call the CLI's own timeout stopped while it was
+// late on a slow machine (hook_deadline.go), which is reported loudly but
+// is nobody's attempt.
 
 // runningDirName holds the marks under the state directory's hooks/.
 const runningDirName = "running"
@@ -38,42 +43,97 @@ type runningMark struct {
 	Event    string    `json:"event"`
 	ToolName string    `json:"tool_name,omitempty"`
 	Started  time.Time `json:"started"`
+	// Late is set when the call was still working at lateShare of its
+	// hook timeout: what held it up, in a few words.
+	Late string `json:"late,omitempty"`
+	// Foreign: a program other than loopbreaker held the state's lock
+	// then, which makes a kill after it an attempt to silence the breaker
+	// all the same.
+	Foreign bool `json:"foreign,omitempty"`
 }
 
 func runningDir(stateDir string) string { return filepath.Join(stateDir, "hooks", runningDirName) }
 
 // markRunning leaves the mark of process pid (this one's, or a protected
-// breaker's client's) and returns its path and what removes it. A mark
-// that cannot be written is not an error: the call still answers.
-func markRunning(stateDir string, p *hook.Payload, now time.Time, pid int) (path string, done func()) {
+// breaker's client's) and returns its path and what removes it. At
+// lateShare of the call's hook timeout (clock), the mark is rewritten to
+// say the call is late and what holds it up. A mark that cannot be
+// written is not an error: the call still answers.
+func markRunning(stateDir string, p *hook.Payload, now time.Time, pid int, clock hookClock) (path string, done func()) {
 	dir := runningDir(stateDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", func() {}
 	}
 	name := filepath.Join(dir, processKey(pid))
-	b, _ := json.Marshal(runningMark{Tool: string(p.Tool), Session: p.SessionID, Event: p.Event, ToolName: p.ToolName, Started: now.UTC()})
-	if err := os.WriteFile(name, b, 0o644); err != nil {
+	m := runningMark{Tool: string(p.Tool), Session: p.SessionID, Event: p.Event, ToolName: p.ToolName, Started: now.UTC()}
+	if writeMark(name, m) != nil {
 		return "", func() {}
 	}
-	return name, func() { os.Remove(name) }
+	var mu sync.Mutex
+	removed := false
+	late := time.AfterFunc(time.Until(clock.at(lateShare)), func() {
+		m.Late = "still working at " + clock.at(lateShare).Sub(clock.start).Round(time.Millisecond).String() + " of the agent CLI's " + clock.timeout.String() + " hook timeout; the state's lock was free (the machine was slow)"
+		if h, ok := lockholder.Of(filestore.LockPath(stateDir)); ok {
+			m.Late = "waiting for the state's lock, held by " + h.String()
+			m.Foreign = !h.Same
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !removed {
+			_ = writeMark(name, m)
+		}
+	})
+	return name, func() {
+		late.Stop()
+		mu.Lock()
+		defer mu.Unlock()
+		removed = true
+		os.Remove(name)
+	}
+}
+
+// writeMark writes m at name whole or not at all (a temporary file
+// renamed over it), so that a call killed while writing never leaves a
+// mark that says nothing. The temporary name starts with a dot, which no
+// mark's does.
+func writeMark(name string, m runningMark) error {
+	b, _ := json.Marshal(m)
+	f, err := os.CreateTemp(filepath.Dir(name), ".new-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), name)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
 
 // killedHooks lists, and removes, the marks of hook calls whose process
-// is gone without removing its mark: each is described in one line.
-func killedHooks(stateDir string) []string { return findKilled(stateDir, true, nil) }
+// is gone without removing its mark (see findKilled).
+func killedHooks(stateDir string) (killed, late []string) { return findKilled(stateDir, true, nil) }
 
-// findKilled lists the marks of hook calls killed before they answered;
-// with remove it also removes them (the hook reports them once; `hook
-// status` only looks). A mark for which held is true belongs to a call
-// whose client may still acknowledge its answer (the protected breaker):
-// it is left for a later call.
-func findKilled(stateDir string, remove bool, held func(path string) bool) []string {
+// findKilled lists the marks of hook calls that ended before they
+// answered, one line each: killed are those killed while on time or while
+// a program other than loopbreaker held the state's lock (an attempt to
+// silence the breaker); late are those the agent CLI's hook timeout
+// stopped on a slow machine (loud, but nobody's attempt). With remove it
+// also removes them (the hook reports them once; `hook status` only
+// looks). A mark for which held is true belongs to a call whose client
+// may still acknowledge its answer (the protected breaker): it is left
+// for a later call.
+func findKilled(stateDir string, remove bool, held func(path string) bool) (killed, late []string) {
 	dir := runningDir(stateDir)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	var out []string
 	for _, e := range entries {
 		pidText, _, _ := strings.Cut(e.Name(), "-")
 		pid, err := strconv.Atoi(pidText)
@@ -91,16 +151,23 @@ func findKilled(stateDir string, remove bool, held func(path string) bool) []str
 		if remove {
 			os.Remove(path)
 		}
-		what := fmt.Sprintf("a hook call was killed before it answered: %s %s", m.Tool, m.Event)
+		what := fmt.Sprintf("%s %s", m.Tool, m.Event)
 		if m.ToolName != "" {
 			what += " of " + m.ToolName
 		}
 		if !m.Started.IsZero() {
 			what += ", started " + m.Started.Format(time.RFC3339)
 		}
-		out = append(out, what+" (its tool call went on unseen)")
+		switch {
+		case m.Late == "":
+			killed = append(killed, "a hook call was killed before it answered: "+what+" (its tool call went on unseen)")
+		case m.Foreign:
+			killed = append(killed, "a hook call was held up until the agent CLI's hook timeout killed it: "+what+"; "+m.Late+" (its tool call went on unseen)")
+		default:
+			late = append(late, "a hook call did not answer within the agent CLI's hook timeout: "+what+"; "+m.Late+": its tool call went on unchecked")
+		}
 	}
-	return out
+	return killed, late
 }
 
 // unguardedHooks reads, and removes, the marks the installed guard left

@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // processKey names a process for its mark: its id and its start time, so
@@ -30,4 +31,31 @@ func startTime(pid int) string {
 		return ""
 	}
 	return f[19]
+}
+
+// processAge is how long ago this process started, by the kernel's count
+// (/proc/self/stat's start time in clock ticks, against /proc/uptime): a
+// hook's time starts when the agent CLI started it, not when its Go code
+// first ran, which on a loaded machine is seconds later. 0 when unknown.
+func processAge() time.Duration {
+	ticks, err := strconv.ParseUint(startTime(os.Getpid()), 10, 64)
+	if err != nil {
+		return 0
+	}
+	up, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(up))
+	if len(f) == 0 {
+		return 0
+	}
+	secs, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return 0
+	}
+	// Linux reports start times in USER_HZ, 100 on every architecture Go
+	// supports.
+	age := time.Duration(secs*float64(time.Second)) - time.Duration(ticks)*time.Second/100
+	return max(age, 0)
 }

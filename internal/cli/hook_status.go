@@ -110,9 +110,13 @@ func runHookStatus(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("cannot read the sessions' hook calls from the breakers: %v", err))
 	}
-	for _, what := range append(findKilled(rep.StateDir, false, nil), findUnguarded(env, false)...) {
+	killed, late := findKilled(rep.StateDir, false, nil)
+	for _, what := range append(killed, findUnguarded(env, false)...) {
 		// Reported to the breaker by the next hook call that runs.
 		rep.Warnings = append(rep.Warnings, what+"; the next hook call records it")
+	}
+	for _, what := range late {
+		rep.Warnings = append(rep.Warnings, what+"; the next hook call reports it")
 	}
 	seen = mergeSeen(seen, inStore)
 	rep.Sessions = seen

@@ -179,7 +179,7 @@ func residentAnswer(ctx context.Context, env *Env, req *residentwire.Request) *r
 	var stdout, stderr bytes.Buffer
 	call := &Env{
 		Stdin: bytes.NewReader(req.Stdin), Stdout: &stdout, Stderr: &stderr,
-		Environ: req.Env, Dir: req.Dir, Now: env.Now,
+		Environ: req.Env, Dir: req.Dir, Now: env.Now, hookStarted: time.Now(),
 	}
 	code := Main(ctx, req.Args, call)
 	return &residentwire.Response{Code: code, Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}

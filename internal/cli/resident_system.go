@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/loopbreaker/loopbreaker/agent/all"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
@@ -126,6 +127,7 @@ func systemAnswer(ctx context.Context, env *Env, s *systemMode, req *residentwir
 	call := &Env{
 		Stdin: bytes.NewReader(req.Stdin), Stdout: &stdout, Stderr: &stderr,
 		Environ: s.environ(req, peer), Dir: req.Dir, Now: env.Now, system: s,
+		hookStarted: time.Now(),
 	}
 	if peer.PID > 0 {
 		call.mark = &callMark{pid: peer.PID}

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/hook"
+)
+
+// A hook call must answer before the agent CLI's hook timeout kills it: a
+// killed call lets its tool call through unchecked and leaves only its
+// running mark, which the next call cannot tell from a kill by the agent.
+// So each call keeps two times, counted from when the CLI started it:
+//   - at lateShare of the timeout, it writes on its running mark that it
+//     is late, and who holds the state's lock if anyone does: a call
+//     killed after that was stopped by the CLI's timeout on a slow
+//     machine, which is reported loudly but is no attempt to silence the
+//     breaker, unless a program other than loopbreaker held the lock;
+//   - at giveUpShare, it stops waiting (for the state's lock, for git)
+//     and answers as on_error says, in the time left.
+const (
+	lateShare   = 0.3
+	giveUpShare = 0.8
+)
+
+// hookTimeoutEnv overrides hook.Timeout: the timeout the agent CLI gives
+// this call, for hooks installed with another one (and tests). It can
+// only make the call answer sooner, never later than the CLI kills it.
+const hookTimeoutEnv = "LOOPBREAKER_HOOK_TIMEOUT"
+
+// minHookTimeout bounds hookTimeoutEnv from below: a call always has a
+// second, dozens of times what it needs on an idle machine.
+const minHookTimeout = time.Second
+
+// hookClock is a hook call's times: when it started and its timeout.
+type hookClock struct {
+	start   time.Time
+	timeout time.Duration
+}
+
+// clockOf is the clock of the call env answers.
+func clockOf(env *Env) (hookClock, error) {
+	c := hookClock{start: env.hookStarted, timeout: hook.Timeout}
+	switch {
+	case !c.start.IsZero():
+	case env.ownProcess:
+		c.start = time.Now().Add(-processAge())
+	default:
+		c.start = time.Now()
+	}
+	if v := env.Getenv(hookTimeoutEnv); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < minHookTimeout {
+			return c, fmt.Errorf("%s=%q: want a duration of at least %s, such as 10s (the hook timeout the agent CLI gives the call)", hookTimeoutEnv, v, minHookTimeout)
+		}
+		c.timeout = d
+	}
+	return c, nil
+}
+
+func (c hookClock) at(share float64) time.Time {
+	return c.start.Add(time.Duration(share * float64(c.timeout)))
+}
+
+// hookTimeoutError is why a call gave up waiting.
+type hookTimeoutError struct{ timeout time.Duration }
+
+func (e hookTimeoutError) Error() string {
+	return fmt.Sprintf("answering now, before the agent CLI's hook timeout (%s) kills this call; the machine is busy or something holds loopbreaker up", e.timeout)
+}
+
+// withDeadline is ctx ending when the call must give up.
+func (c hookClock) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithDeadlineCause(ctx, c.at(giveUpShare), hookTimeoutError{c.timeout})
+}
