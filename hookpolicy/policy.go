@@ -169,7 +169,7 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 		return err
 	})
 	if err != nil {
-		if failed, stands := OnFailure(ctx, p.Agent, payload, p.Service, p.Scope, p.Session, p.Config.OnError, err, p.Log); !stands {
+		if failed, stands := OnFailure(ctx, p.Agent, payload, p.Service.Store, p.Scope, p.Session, p.Config.OnError, err, p.Log); !stands {
 			return failed
 		}
 	}
@@ -247,16 +247,16 @@ func (c *call) failure(err error) hook.Answer {
 
 // OnFailure answers a hook call whose breaker failed to take it (a
 // configuration it cannot read, a corrupt state, a store that is down, a
-// bug), as breaker.Service.OnFailure decides for a session whose on_error
-// is onError ("" when the configuration could not be read): svc, which
+// bug), as breaker.OnFailure decides for a session whose on_error is
+// onError ("" when the configuration could not be read): store, which
 // may be nil, is the store the state of scope is read from. A state that
 // reads OPEN stops the agent; on_error "continue" tells the person and
 // lets the agent go on; "stop" (the default) refuses tool calls and
 // prompts with the error. A turn end is never blocked. The message also
 // goes to log. stands reports an update that was saved, whose own answer
 // stands: the error is logged as a warning, and ans is empty.
-func OnFailure(ctx context.Context, a agent.Agent, p *hook.Payload, svc *breaker.Service, scope, session, onError string, err error, log io.Writer) (ans hook.Answer, stands bool) {
-	outcome, d := svc.OnFailure(ctx, scope, onError, err)
+func OnFailure(ctx context.Context, a agent.Agent, p *hook.Payload, store lb.Store, scope, session, onError string, err error, log io.Writer) (ans hook.Answer, stands bool) {
+	outcome, d := breaker.OnFailure(ctx, store, scope, onError, err)
 	if outcome == breaker.Saved {
 		if log != nil {
 			fmt.Fprintf(log, "loopbreaker: warning: %v\n", err)
