@@ -16,6 +16,7 @@ package hookpolicy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -135,7 +136,31 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 			ans = c.failure(fmt.Errorf("internal error: %v", r))
 		}
 	}()
-	p.adoptKeptWhenDisabled(ctx)
+	ans, err := p.update(ctx, c)
+	var kept keptEnabled
+	if errors.As(err, &kept) {
+		// The files switch the breaker off, but the session runs with
+		// the configuration it started with, which has it on: the call
+		// is answered again with that one, in an update that records
+		// (a breaker switched off records nothing), after what must be
+		// measured outside it.
+		svc := *p.Service
+		svc.Engine = p.EngineFor(kept.cfg)
+		p.Service, p.Config = &svc, kept.cfg
+		ans, err = p.update(ctx, c)
+	}
+	if err != nil {
+		if failed, stands := OnFailure(ctx, p.Agent, payload, p.Service.Store, p.Scope, p.Session, p.Config.OnError, err, p.Log); !stands {
+			return failed
+		}
+	}
+	return ans
+}
+
+// update measures what the call needs from outside the lock, then answers
+// it inside one atomic update of the session's breaker.
+func (p *Policy) update(ctx context.Context, c *call) (ans hook.Answer, err error) {
+	payload := c.p
 	if payload.Kind == hook.KindStop && payload.Event != "SubagentStop" && p.Config.Enabled {
 		// Measured before the update: git must not run under the lock.
 		c.files, c.filesErr = c.changedFiles(ctx)
@@ -146,7 +171,7 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 			p.logf("loopbreaker: the work tree's state at the turn's start was not kept (%v): the first turn end compares with HEAD\n", err)
 		}
 	}
-	_, err := p.Service.Transact(ctx, p.Scope, p.caller(), func(tx *breaker.Tx) error {
+	_, err = p.Service.Transact(ctx, p.Scope, p.caller(), func(tx *breaker.Tx) error {
 		c.tx = tx
 		wasOpen := tx.State().State == lb.Open
 		defer func() {
@@ -168,12 +193,7 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 		ans, err = c.dispatch(ctx)
 		return err
 	})
-	if err != nil {
-		if failed, stands := OnFailure(ctx, p.Agent, payload, p.Service.Store, p.Scope, p.Session, p.Config.OnError, err, p.Log); !stands {
-			return failed
-		}
-	}
-	return ans
+	return ans, err
 }
 
 // dispatch answers the hook call by its kind.
