@@ -9,9 +9,9 @@ import (
 
 // Outcome is what happens to an agent whose breaker failed to take an
 // event (a full disk, a read-only state directory, a store that is down,
-// a corrupt state, a bug of loopbreaker's own). Every adapter (the hooks,
-// the loop commands, the server) asks OnFailure and only words its
-// answer.
+// a corrupt state, a bug of loopbreaker's own). Every adapter that feeds
+// or reads a session's breaker (the hooks, the loop commands, the MCP
+// server) asks OnFailure and only words its answer.
 type Outcome int
 
 const (
