@@ -9,9 +9,9 @@ import (
 
 // Outcome is what happens to an agent whose breaker failed to take an
 // event (a full disk, a read-only state directory, a store that is down,
-// a corrupt state, a bug of loopbreaker's own). Every adapter (the hooks,
-// the loop commands, the server) asks OnFailure and only words its
-// answer.
+// a corrupt state, a bug of loopbreaker's own). Every adapter that feeds
+// or reads a session's breaker (the hooks, the loop commands, the MCP
+// server) asks OnFailure and only words its answer.
 type Outcome int
 
 const (
@@ -34,16 +34,25 @@ const (
 
 // OnFailure decides what err, a failure to apply an event to scope, does
 // to the agent, for a session whose on_error is onError ("" when the
-// configuration could not be read). The decision is the halt for
-// OpenDespite, the allowed decision that says it for Unguarded, and the
-// zero Decision otherwise. s may be nil (no store could be opened): then
-// no state can be read.
+// configuration could not be read), reading the state from the service's
+// store (see the function OnFailure).
 func (s *Service) OnFailure(ctx context.Context, scope, onError string, err error) (Outcome, lb.Decision) {
+	return OnFailure(ctx, s.Store, scope, onError, err)
+}
+
+// OnFailure is the rule for a breaker that failed to take an event: what
+// err, a failure to apply an event to scope, does to the agent, for a
+// session whose on_error is onError ("" when the configuration could not
+// be read). The decision is the halt for OpenDespite, the allowed
+// decision that says it for Unguarded, and the zero Decision otherwise.
+// store may be nil (none could be opened, or the caller has no state to
+// offer): then no state is read, and on_error alone decides.
+func OnFailure(ctx context.Context, store lb.Store, scope, onError string, err error) (Outcome, lb.Decision) {
 	if errors.Is(err, lb.ErrCommitted) {
 		return Saved, lb.Decision{}
 	}
-	if s != nil && s.Store != nil {
-		if st, lerr := s.Store.Load(ctx, scope); lerr == nil && st != nil && st.State == lb.Open {
+	if store != nil {
+		if st, lerr := store.Load(ctx, scope); lerr == nil && st != nil && st.State == lb.Open {
 			return OpenDespite, lb.Decision{Scope: scope, State: lb.Open, Allowed: false, Detector: st.Detector,
 				Reason: st.Reason + " (this call could not be recorded: " + err.Error() + ")"}
 		}

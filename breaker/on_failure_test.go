@@ -29,19 +29,19 @@ func TestOnFailure(t *testing.T) {
 
 	cases := []struct {
 		name    string
-		svc     *breaker.Service
+		store   lb.Store
 		onError string
 		err     error
 		want    breaker.Outcome
 	}{
-		{"saved", svc, lb.OnErrorStop, fmt.Errorf("%w: %w", lb.ErrCommitted, diskFull), breaker.Saved},
-		{"stop", svc, lb.OnErrorStop, diskFull, breaker.Stop},
-		{"continue", svc, lb.OnErrorContinue, diskFull, breaker.Unguarded},
-		{"configuration unread", svc, "", diskFull, breaker.Stop},
+		{"saved", st, lb.OnErrorStop, fmt.Errorf("%w: %w", lb.ErrCommitted, diskFull), breaker.Saved},
+		{"stop", st, lb.OnErrorStop, diskFull, breaker.Stop},
+		{"continue", st, lb.OnErrorContinue, diskFull, breaker.Unguarded},
+		{"configuration unread", st, "", diskFull, breaker.Stop},
 		{"no store", nil, lb.OnErrorContinue, diskFull, breaker.Unguarded},
 	}
 	for _, c := range cases {
-		got, d := c.svc.OnFailure(ctx, "session:s", c.onError, c.err)
+		got, d := breaker.OnFailure(ctx, c.store, "session:s", c.onError, c.err)
 		if got != c.want {
 			t.Errorf("%s: outcome %d, want %d", c.name, got, c.want)
 		}
@@ -56,13 +56,14 @@ func TestOnFailure(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The service's method reads its own store.
 	for _, onError := range []string{lb.OnErrorContinue, lb.OnErrorStop, ""} {
 		got, d := svc.OnFailure(ctx, "session:s", onError, diskFull)
 		if got != breaker.OpenDespite || d.Allowed || d.State != lb.Open || !strings.Contains(d.Reason, "could not be recorded: no space left") {
 			t.Errorf("on_error %q with the state OPEN: outcome %d, decision %+v; want the halt", onError, got, d)
 		}
 	}
-	if got, _ := (*breaker.Service)(nil).OnFailure(ctx, "session:s", lb.OnErrorContinue, diskFull); got != breaker.Unguarded {
+	if got, _ := breaker.OnFailure(ctx, nil, "session:s", lb.OnErrorContinue, diskFull); got != breaker.Unguarded {
 		t.Errorf("no store to read the OPEN state from: outcome %d, want on_error's", got)
 	}
 }

@@ -1,7 +1,6 @@
 package hookpolicy
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -88,38 +87,25 @@ func (p *Policy) keepConfigFile(name string, raw []byte) error {
 	return root.WriteAtomic(rel, raw, 0o644)
 }
 
-// adoptKeptWhenDisabled, before the update, makes the configuration in
-// force the kept one when the files now say enabled: false: a breaker
-// switched off records nothing, so the update must run with the kept
-// configuration from its start. A state or kept file that cannot be read
-// here is left to the update, which reports it.
-func (p *Policy) adoptKeptWhenDisabled(ctx context.Context) {
-	if p.Config.Enabled || p.EngineFor == nil || p.Guard == nil {
-		return
-	}
-	st, err := p.Service.Store.Load(ctx, p.Scope)
-	if err != nil || st.ConfigInForce == "" {
-		return
-	}
-	raw, err := ReadKeptConfig(p.StateDir, st.ConfigInForce)
-	if err != nil {
-		return
-	}
-	kept, _, err := config.InForce(p.Config, raw)
-	if err != nil || !kept.Enabled {
-		return
-	}
-	svc := *p.Service
-	svc.Engine = p.EngineFor(kept)
-	p.Service, p.Config = &svc, kept
+// keptEnabled is configInForce's answer in an update of a breaker the
+// files switch off when the configuration in force (cfg) has it on: the
+// update, which records nothing, is of no use, and the call is answered
+// again with cfg.
+type keptEnabled struct{ cfg lb.Config }
+
+func (keptEnabled) Error() string {
+	return "the configuration the session started with has the breaker on"
 }
 
 // configInForce decides, inside the update, with which configuration this
 // call is answered: the files' when none is kept (it is kept from now
 // on), else the kept one. Files that differ from the kept one are said on
-// stderr once per change. A kept configuration that cannot be read
-// (deleted, changed, written by another version) is an error: on_error
-// decides, and a person's reset keeps the files' configuration.
+// stderr once per change. Files that switch the breaker off while the
+// kept configuration has it on end an update that would record nothing
+// (keptEnabled): the call is answered again in one that records. A kept
+// configuration that cannot be read (deleted, changed, written by another
+// version) is an error: on_error decides, and a person's reset keeps the
+// files' configuration.
 func (c *call) configInForce() error {
 	if c.EngineFor == nil || c.Guard == nil {
 		return nil
@@ -153,6 +139,10 @@ func (c *call) configInForce() error {
 	}
 	if err != nil {
 		return fmt.Errorf("session %s: %v; a person accepts the files' configuration with `loopbreaker reset --session %s`", c.Session, err, shell.Quote(c.Session))
+	}
+	if cfg.Enabled && !c.tx.Engine().Config.Enabled {
+		// Nothing is said or changed yet: the call starts again.
+		return keptEnabled{cfg}
 	}
 	c.tx.UseEngine(c.EngineFor(cfg))
 	c.Config = cfg

@@ -16,6 +16,7 @@ package hookpolicy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -144,7 +145,31 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 			ans = c.failure(fmt.Errorf("internal error: %v", r))
 		}
 	}()
-	p.adoptKeptWhenDisabled(ctx)
+	ans, err := p.update(ctx, c)
+	var kept keptEnabled
+	if errors.As(err, &kept) {
+		// The files switch the breaker off, but the session runs with
+		// the configuration it started with, which has it on: the call
+		// is answered again with that one, in an update that records
+		// (a breaker switched off records nothing), after what must be
+		// measured outside it.
+		svc := *p.Service
+		svc.Engine = p.EngineFor(kept.cfg)
+		p.Service, p.Config = &svc, kept.cfg
+		ans, err = p.update(ctx, c)
+	}
+	if err != nil {
+		if failed, stands := OnFailure(ctx, p.Agent, payload, p.Service.Store, p.Scope, p.Session, p.Config.OnError, err, p.Log); !stands {
+			return failed
+		}
+	}
+	return c.tellLate(ans)
+}
+
+// update measures what the call needs from outside the lock, then answers
+// it inside one atomic update of the session's breaker.
+func (p *Policy) update(ctx context.Context, c *call) (ans hook.Answer, err error) {
+	payload := c.p
 	if payload.Kind == hook.KindStop && payload.Event != "SubagentStop" && p.Config.Enabled {
 		// Measured before the update: git must not run under the lock.
 		c.files, c.filesErr = c.changedFiles(ctx)
@@ -155,7 +180,7 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 			p.logf("loopbreaker: the work tree's state at the turn's start was not kept (%v): the first turn end compares with HEAD\n", err)
 		}
 	}
-	_, err := p.Service.Transact(ctx, p.Scope, p.caller(), func(tx *breaker.Tx) error {
+	_, err = p.Service.Transact(ctx, p.Scope, p.caller(), func(tx *breaker.Tx) error {
 		c.tx = tx
 		wasOpen := tx.State().State == lb.Open
 		defer func() {
@@ -177,12 +202,7 @@ func (p *Policy) Answer(ctx context.Context, payload *hook.Payload) (ans hook.An
 		ans, err = c.dispatch(ctx)
 		return err
 	})
-	if err != nil {
-		if failed, stands := OnFailure(ctx, p.Agent, payload, p.Service, p.Scope, p.Session, p.Config.OnError, err, p.Log); !stands {
-			return failed
-		}
-	}
-	return c.tellLate(ans)
+	return ans, err
 }
 
 // tellLate says what Late describes: on stderr, and to the person instead
@@ -276,16 +296,16 @@ func (c *call) failure(err error) hook.Answer {
 
 // OnFailure answers a hook call whose breaker failed to take it (a
 // configuration it cannot read, a corrupt state, a store that is down, a
-// bug), as breaker.Service.OnFailure decides for a session whose on_error
-// is onError ("" when the configuration could not be read): svc, which
+// bug), as breaker.OnFailure decides for a session whose on_error is
+// onError ("" when the configuration could not be read): store, which
 // may be nil, is the store the state of scope is read from. A state that
 // reads OPEN stops the agent; on_error "continue" tells the person and
 // lets the agent go on; "stop" (the default) refuses tool calls and
 // prompts with the error. A turn end is never blocked. The message also
 // goes to log. stands reports an update that was saved, whose own answer
 // stands: the error is logged as a warning, and ans is empty.
-func OnFailure(ctx context.Context, a agent.Agent, p *hook.Payload, svc *breaker.Service, scope, session, onError string, err error, log io.Writer) (ans hook.Answer, stands bool) {
-	outcome, d := svc.OnFailure(ctx, scope, onError, err)
+func OnFailure(ctx context.Context, a agent.Agent, p *hook.Payload, store lb.Store, scope, session, onError string, err error, log io.Writer) (ans hook.Answer, stands bool) {
+	outcome, d := breaker.OnFailure(ctx, store, scope, onError, err)
 	if outcome == breaker.Saved {
 		if log != nil {
 			fmt.Fprintf(log, "loopbreaker: warning: %v\n", err)

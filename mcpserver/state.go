@@ -306,7 +306,7 @@ func (p *Project) view(ctx context.Context, r rule, now time.Time, counters bool
 		b.Error = err.Error() + "; run `loopbreaker recover` to rebuild it from the journal"
 		// A breaker that cannot be read halts unless on_error says go on
 		// (no state to read: the store is given no say).
-		outcome, _ := (*breaker.Service)(nil).OnFailure(ctx, r.scope, p.Config.OnError, err)
+		outcome, _ := breaker.OnFailure(ctx, nil, r.scope, p.Config.OnError, err)
 		b.Allowed = outcome == breaker.Unguarded || !p.Config.Enabled
 		b.Summary = summary(b, now)
 		return b, nil

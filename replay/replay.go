@@ -207,7 +207,7 @@ func (p *Prepared) Run(cfg lb.Config) Result {
 		// rate per hour means nothing on that clock.
 		cfg.Budget.CallsPerHour = 0
 	}
-	scope := "session:" + s.ID
+	scope := scoped.SessionScope(s.ID)
 	var now time.Time
 	eng := Engine(cfg, s.ID, func() time.Time { return now })
 	st := lb.NewBreakerState(scope)
@@ -248,7 +248,7 @@ func (p *Prepared) Run(cfg lb.Config) Result {
 // session's breaker, with the settings a hook of that session uses (see
 // scoped.Resolve).
 func Engine(cfg lb.Config, session string, now func() time.Time) *breaker.Engine {
-	return scoped.EngineFor(cfg, "session:"+session, now)
+	return scoped.EngineFor(cfg, scoped.SessionScope(session), now)
 }
 
 // Run replays one session under cfg.

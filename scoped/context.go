@@ -50,6 +50,11 @@ const (
 	KindTag      = "tag"
 )
 
+// SessionScope is the scope of the breaker of the session (the loop)
+// named name: the one a hook, a loop command, `run` and a replay of that
+// session feed.
+func SessionScope(name string) string { return KindSession + ":" + name }
+
 // Problems lists what is wrong with c, by JSON field name; empty when c is
 // usable.
 func (c Context) Problems() map[string]string {

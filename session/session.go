@@ -1,13 +1,22 @@
 // Package session is a project opened for one agent session: its
-// configuration, its store, the settings each breaker scope gets, what
-// changed in its work tree, and the operations every adapter performs on
-// its breaker (check, record an iteration or a tool call, reset), each
-// returning the decision and its reasons.
+// configuration, its store (embedded or Redis), where its state lives,
+// the settings of its breaker's scope (Engine), and the one operation
+// performed on that breaker event by event (Apply, and ApplyReadFirst for
+// the commands that only look until they must write), which returns the
+// decision and its reasons, and obeys on_error when the breaker itself
+// fails.
 //
-// The adapters (the CLI commands, the agent hooks, the loop supervisor,
-// the MCP server, replay, the HTTP server) translate their input into
-// these operations and their answers out of them; the rules live here and
-// in package breaker, once.
+// The commands that work on a project's breakers open it here
+// (internal/cli's workspace), all but migrate, which copies states from
+// one store to another. check, record, reset, scope and the loop of run
+// (package supervisor) apply their events through Apply. The other adapters take
+// the opened session's parts and do what is theirs with them: a hook call
+// applies several events in one update of the session's Service
+// (hookpolicy, over breaker.Service.Transact); serve gives the store and
+// the configuration to breakerserver, which keeps the HTTP API's
+// breakers; mcp reads the states. replay runs engines in memory and opens
+// no project. What a failure of the breaker does is breaker.OnFailure's
+// rule for every one of them; each only words it.
 package session
 
 import (
@@ -23,6 +32,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/config"
 	"github.com/loopbreaker/loopbreaker/notify"
+	"github.com/loopbreaker/loopbreaker/scoped"
 )
 
 // Options say which project and session to open.
@@ -79,7 +89,7 @@ type Session struct {
 }
 
 // ScopeOf is the scope of a session's breaker.
-func ScopeOf(name string) string { return "session:" + name }
+func ScopeOf(name string) string { return scoped.SessionScope(name) }
 
 // ValidName checks a session name.
 func ValidName(name string) error {

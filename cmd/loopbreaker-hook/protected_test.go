@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/internal/residentwire"
+	"github.com/loopbreaker/loopbreaker/internal/uidtest"
 )
 
 // The users of protected mode's tests: numbers without an account are
@@ -44,17 +44,11 @@ func newProtectedWorld(t *testing.T) *protectedWorld {
 	if os.Getuid() != 0 {
 		t.Skip("protected mode's tests run as root: they start the breaker, the agent and the person as users of their own")
 	}
-	base, err := os.MkdirTemp("", "lbp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
+	base := uidtest.Dir(t)
 	w := &protectedWorld{t: t, base: base, root: filepath.Join(base, "r")}
 	// Every user reaches the binaries and the root; only their owners
 	// write below.
-	for _, d := range []string{base, bins} {
-		must(t, os.Chmod(d, 0o755))
-	}
+	must(t, os.Chmod(bins, 0o755))
 	for _, d := range []struct {
 		path  string
 		owner int
@@ -104,14 +98,13 @@ func (w *protectedWorld) start() {
 	ready, readyW, err := os.Pipe()
 	must(w.t, err)
 	defer ready.Close()
-	cmd := exec.Command(filepath.Join(bins, "loopbreaker"), "resident", "run", "--system", "--root", w.root,
+	cmd := uidtest.Command(breakerUID, filepath.Join(bins, "loopbreaker"), "resident", "run", "--system", "--root", w.root,
 		"--agent-user", strconv.Itoa(agentUID), "--person-user", strconv.Itoa(personUID), "--ready-fd", "3")
 	cmd.Dir = "/"
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(w.root, residentwire.SystemStateDir)}
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	cmd.ExtraFiles = []*os.File{readyW}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: breakerUID, Gid: breakerUID}}
 	must(w.t, cmd.Start())
 	readyW.Close()
 	w.server = cmd
@@ -132,7 +125,7 @@ func (w *protectedWorld) start() {
 // as runs prog as uid in dir with stdin, in a home of that user's.
 func (w *protectedWorld) as(uid int, dir string, stdin []byte, prog string, args ...string) result {
 	w.t.Helper()
-	cmd := exec.Command(prog, args...)
+	cmd := uidtest.Command(uid, prog, args...)
 	cmd.Dir = dir
 	home := filepath.Join(w.root, "home", map[int]string{agentUID: "agent", personUID: "person"}[uid])
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home,
@@ -143,9 +136,6 @@ func (w *protectedWorld) as(uid int, dir string, stdin []byte, prog string, args
 		"LOOPBREAKER_CONFIG=" + filepath.Join(w.project, "loopbreaker.yaml"), "LOOPBREAKER_ENABLED=false",
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}
 	cmd.Stdin = bytes.NewReader(stdin)
-	if uid != 0 {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
-	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	must(w.t, cmd.Start())
@@ -337,18 +327,10 @@ func TestProtectedKilledClientHelper(t *testing.T) {
 func TestProtectedBreakerReportsAKilledClient(t *testing.T) {
 	w := newProtectedWorld(t)
 	w.hook(payload(t, "SessionStart-startup.json", nil))
-	bin := filepath.Join(w.base, "killed.test")
-	src, err := os.ReadFile(os.Args[0])
-	must(t, err)
-	must(t, os.WriteFile(bin, src, 0o755))
-	cmd := exec.Command(bin, "-test.run=^TestProtectedKilledClientHelper$")
-	cmd.Dir = w.project
-	cmd.Env = []string{"LB_KILLED_CLIENT_SOCK=" + filepath.Join(w.root, residentwire.SystemRunDir, residentwire.SocketName), "LB_KILLED_CLIENT_DIR=" + w.project,
-		"LB_KILLED_CLIENT_PAYLOAD=" + string(payload(t, "PreToolUse-edit.json", nil))}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: agentUID, Gid: agentUID}}
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the killed client: %v\n%s", err, out)
-	}
+	bin := uidtest.Binary(t, w.base)
+	uidtest.Helper(t, bin, "TestProtectedKilledClientHelper", agentUID, w.project,
+		[]string{"LB_KILLED_CLIENT_SOCK=" + filepath.Join(w.root, residentwire.SystemRunDir, residentwire.SocketName), "LB_KILLED_CLIENT_DIR=" + w.project,
+			"LB_KILLED_CLIENT_PAYLOAD=" + string(payload(t, "PreToolUse-edit.json", nil))})
 	// The project's next calls, through the real client, which
 	// acknowledges: once the breaker has seen the killed client's
 	// connection end unacknowledged (at once, normally), a call reports

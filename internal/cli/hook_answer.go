@@ -154,13 +154,13 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 // unopened answers a call whose project could not be opened for writing
 // (err), as on_error says, unless the state, opened read-only, reads OPEN.
 func unopened(ctx context.Context, env *Env, a agent.Agent, c common, p *hook.Payload, onError string, err error) hook.Answer {
-	var svc *breaker.Service
+	var store lb.Store
 	scope, session := "", c.session
 	if r, rerr := c.openRead(env); rerr == nil {
 		defer r.close()
-		svc, scope, session = r.svc, r.scope, r.session
+		store, scope, session = r.store, r.scope, r.session
 	}
-	ans, _ := hookpolicy.OnFailure(ctx, a, p, svc, scope, session, onError, err, env.Stderr)
+	ans, _ := hookpolicy.OnFailure(ctx, a, p, store, scope, session, onError, err, env.Stderr)
 	return ans
 }
 

@@ -17,9 +17,10 @@ type Rule struct {
 	People []int
 }
 
-// Operator actions: each lowers the guard, so only a person (or root)
-// takes them.
-var operatorActions = []string{"reset"}
+// operatorActions are the commands that lower the guard, so that only a
+// person (or root) takes them: a fresh list each call, which no caller
+// can change for the next.
+func operatorActions() []string { return []string{"reset"} }
 
 // Connect refuses a peer that may do nothing at all, before it sends a
 // byte.
@@ -44,11 +45,11 @@ func (r Rule) Call(p Peer, args []string) error {
 			return nil
 		}
 		return fmt.Errorf("uid %d is not an agent's user of this protected breaker: its hook events are not taken", p.UID)
-	case slices.Contains(operatorActions, what):
+	case slices.Contains(operatorActions(), what):
 		if person {
 			return nil
 		}
 		return fmt.Errorf("%s refused: uid %d is an agent's user, and only a person lowers the protected breaker's guard; the person runs `loopbreaker protect %s` from their own account", what, p.UID, what)
 	}
-	return fmt.Errorf("the protected breaker answers hook calls and %s only, not %q", strings.Join(operatorActions, ", "), strings.Join(args, " "))
+	return fmt.Errorf("the protected breaker answers hook calls and %s only, not %q", strings.Join(operatorActions(), ", "), strings.Join(args, " "))
 }

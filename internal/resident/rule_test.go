@@ -5,17 +5,15 @@ package resident
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/residentwire"
+	"github.com/loopbreaker/loopbreaker/internal/uidtest"
 )
 
 // Users of the authorisation tests: numbers without an account are
@@ -61,17 +59,9 @@ func TestRuleOverRealCredentials(t *testing.T) {
 		t.Skip("needs root to run clients as other users")
 	}
 	// The test binary and the socket must be reachable by the other
-	// users: a directory of mode 0755 in /tmp.
-	root, err := os.MkdirTemp("", "lbrule")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
-	if err := os.Chmod(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(root, "client.test")
-	copyFile(t, os.Args[0], bin, 0o755)
+	// users.
+	root := uidtest.Dir(t)
+	bin := uidtest.Binary(t, root)
 	dir := filepath.Join(root, "run")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -129,14 +119,8 @@ func TestRuleOverRealCredentials(t *testing.T) {
 func callAs(t *testing.T, bin, sock string, uid int, req *residentwire.Request) *residentwire.Response {
 	t.Helper()
 	js, _ := json.Marshal(req)
-	cmd := exec.Command(bin, "-test.run=^TestRuleClientHelper$", "-test.v")
-	cmd.Env = []string{"LB_RULE_TEST_SOCK=" + sock, "LB_RULE_TEST_REQ=" + string(js), "PATH=/usr/bin:/bin"}
-	cmd.Dir = "/"
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the client as uid %d: %v\n%s", uid, err, out)
-	}
+	out := uidtest.Helper(t, bin, "TestRuleClientHelper", uid, "/",
+		[]string{"LB_RULE_TEST_SOCK=" + sock, "LB_RULE_TEST_REQ=" + string(js), "PATH=/usr/bin:/bin"})
 	for _, line := range strings.Split(string(out), "\n") {
 		if js, ok := strings.CutPrefix(line, "ANSWER "); ok {
 			var resp residentwire.Response
@@ -148,23 +132,4 @@ func callAs(t *testing.T, bin, sock string, uid int, req *residentwire.Request) 
 	}
 	t.Fatalf("the client as uid %d printed no answer:\n%s", uid, out)
 	return nil
-}
-
-func copyFile(t *testing.T, from, to string, mode os.FileMode) {
-	t.Helper()
-	in, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
 }
