@@ -28,9 +28,13 @@ const clientComm = "loopbreaker-hoo"
 const killerHang = 5 * time.Minute
 
 // TestKillClientsHelper kills the first LB_KILL_CLIENTS hook clients of
-// its own user that have written their call (their /proc/PID/io counts
-// written bytes), and logs each to LB_KILL_LOG: run as the agent's user
-// by the protected-breaker scenarios.
+// its own user that have sent their call, and logs each to LB_KILL_LOG:
+// run as the agent's user by the protected-breaker scenarios. The call
+// is the client's first real write, hundreds of bytes (its environment
+// and payload); the Go runtime's own writes before it are 8 bytes each,
+// a few at most. The client is killed while it waits for the breaker's
+// answer, unless it had already passed it on in the millisecond since
+// the last look: the scenarios kill more clients than they need.
 func TestKillClientsHelper(t *testing.T) {
 	want, _ := strconv.Atoi(os.Getenv("LB_KILL_CLIENTS"))
 	logPath := os.Getenv("LB_KILL_LOG")
@@ -42,12 +46,12 @@ func TestKillClientsHelper(t *testing.T) {
 	defer tick.Stop()
 	deadline := time.Now().Add(killerHang)
 	for len(killed) < want && time.Now().Before(deadline) {
-		for _, pid := range sentClients() {
-			if killed[pid] {
+		for _, pid := range clients() {
+			if killed[pid] || written(pid) < sentBytes {
 				continue
 			}
 			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			if syscall.Kill(pid, syscall.SIGKILL) != nil {
 				continue
 			}
 			killed[pid] = true
@@ -62,9 +66,11 @@ func TestKillClientsHelper(t *testing.T) {
 	}
 }
 
-// sentClients are the hook clients that have written something: their
-// call to the breaker (they write nothing before it).
-func sentClients() []int {
+// sentBytes is what a client has written once it has sent its call.
+const sentBytes = 64
+
+// clients are the running hook clients.
+func clients() []int {
 	entries, _ := os.ReadDir("/proc")
 	var out []int
 	for _, e := range entries {
@@ -73,18 +79,25 @@ func sentClients() []int {
 			continue
 		}
 		comm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
-		if err != nil || strings.TrimSpace(string(comm)) != clientComm {
-			continue
-		}
-		io, err := os.ReadFile(filepath.Join("/proc", e.Name(), "io"))
-		if err != nil {
-			continue
-		}
-		for _, l := range strings.Split(string(io), "\n") {
-			if n, ok := strings.CutPrefix(l, "wchar: "); ok && n != "0" {
-				out = append(out, pid)
-			}
+		if err == nil && strings.TrimSpace(string(comm)) == clientComm {
+			out = append(out, pid)
 		}
 	}
 	return out
+}
+
+// written is how many bytes process pid has written (its /proc/PID/io),
+// -1 when it cannot be read.
+func written(pid int) int {
+	io, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return -1
+	}
+	for _, l := range strings.Split(string(io), "\n") {
+		if n, ok := strings.CutPrefix(l, "wchar: "); ok {
+			w, _ := strconv.Atoi(n)
+			return w
+		}
+	}
+	return -1
 }
