@@ -58,12 +58,12 @@ const killedClients = 3
 // the agent's next tool call; a person's reset works; and with the
 // breaker killed, a tool call is denied, not run.
 func runProtectedBreaker(t *testing.T, c protectedCLI) {
-	bin := harness.Require(t, c.agent)
+	harness.Require(t, c.agent)
 	if bins.Loopbreaker == "" {
 		t.Skip(notBuilt)
 	}
 	ns := harness.NewNamespace(t)
-	bin = boundAgent(t, ns, c.agent)
+	bin := boundAgent(t, ns, c.agent)
 	program := ns.Install(bins.Loopbreaker)
 	harness.BuildHookClient(t, ns.Dir)
 	killer := ns.Install(os.Args[0])
@@ -72,10 +72,9 @@ func runProtectedBreaker(t *testing.T, c protectedCLI) {
 	os.Chmod(filepath.Dir(repo), 0o755)
 	halted := filepath.Join(ns.Home, "ran-while-open")
 	ran := filepath.Join(ns.Home, "ran-while-down")
-	// Calls unlike each other: the breaker opens for the killed clients
-	// alone, not for a loop.
-	// Each run changes a file of the project, progress, so that no
-	// run without any (no_progress) opens the breaker either.
+	// Calls unlike each other, and a changed file of the project in each
+	// run: the breaker opens for the killed clients alone, not for a loop
+	// (near_duplicate) or runs without progress (no_progress).
 	up := c.model(t, "echo one > one.txt", "ls", "git status --short")
 	killed := c.model(t, "echo two > two.txt", "uname")
 	open := c.model(t, "touch "+halted)
@@ -88,12 +87,12 @@ func runProtectedBreaker(t *testing.T, c protectedCLI) {
 	fail := func(cond, what string) { line("if %s; then echo %s; exit 3; fi", cond, q(what)) }
 	// agent runs the CLI as the agent's user against m, its switches of
 	// the hooks written first, its output in name.
-	agent := func(m fakeModel, name string, extraEnv ...string) {
+	agent := func(m fakeModel, name string) {
 		files, env, args := c.run(m.url)
 		// What the agent's user would set to move the breaker's files
 		// within its reach, or switch it off: the protected breaker
 		// reads none of it.
-		env = append(append(append(agentEnv(ns), env...), "LOOPBREAKER_STATE_DIR="+filepath.Join(ns.Home, "state"), "LOOPBREAKER_ENABLED=false"), extraEnv...)
+		env = append(append(agentEnv(ns), env...), "LOOPBREAKER_STATE_DIR="+filepath.Join(ns.Home, "state"), "LOOPBREAKER_ENABLED=false")
 		as := ns.AsAgent(env)
 		s.WriteString(writeAs(as, ns, repo, files))
 		words := []string{q(bin)}
