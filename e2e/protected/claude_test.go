@@ -115,13 +115,7 @@ func runAttacked(t *testing.T, ns *harness.Namespace, claude, program string, a 
 	if !managed || a.userCopy {
 		line("%s %s hook install claude --user --command %s >/dev/null", as, q(program), q(program))
 	}
-	for name, content := range a.files {
-		path := filepath.Join(ns.Home, name)
-		if rest, ok := strings.CutPrefix(name, "repo/"); ok {
-			path = filepath.Join(repo, rest)
-		}
-		line("%s sh -c %s", as, q("mkdir -p "+q(filepath.Dir(path))+" && printf %s "+q(content)+" > "+q(path)))
-	}
+	s.WriteString(writeAs(as, ns, repo, a.files))
 	flags := []string{"-p", q("run the three commands"), "--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions"}
 	for _, f := range a.flags {
 		flags = append(flags, q(strings.ReplaceAll(f, "HOME/", ns.Home+"/")))

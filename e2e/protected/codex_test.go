@@ -69,3 +69,24 @@ func TestCodexRequirementsHooks(t *testing.T) {
 		})
 	}
 }
+
+// Protected mode whole with Codex CLI 0.169, its hooks switched off by
+// the agent's user in its own and the project's config.toml, with
+// --disable hooks and with -c features.hooks=false (runProtectedBreaker).
+func TestProtectedBreakerWithCodex(t *testing.T) {
+	off := "\n[features]\nhooks = false\n"
+	runProtectedBreaker(t, protectedCLI{agent: harness.Codex0_169, tool: "codex",
+		model: func(t *testing.T, cmds ...string) fakeModel {
+			var steps []fakemodel.Step
+			for _, c := range cmds {
+				steps = append(steps, fakemodel.Shell(c))
+			}
+			api := fakemodel.NewOpenAI(t, steps, "I am done.")
+			return fakeModel{url: api.URL, log: api.Log}
+		},
+		run: func(url string) (map[string]string, []string, []string) {
+			return map[string]string{".codex/config.toml": fakemodel.CodexConfig(url, off), "repo/.codex/config.toml": off},
+				[]string{"FAKE_OPENAI_API_KEY=dummy"},
+				[]string{"exec", "--trust", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--disable", "hooks", "-c", "features.hooks=false", "run the commands"}
+		}})
+}

@@ -90,3 +90,29 @@ func TestDroidSystemManagedHooks(t *testing.T) {
 		})
 	}
 }
+
+// Protected mode whole with Droid 0.215, its hooks switched off by the
+// agent's user with hooksDisabled in its own and the project's hooks.json
+// and in its settings.json (runProtectedBreaker).
+func TestProtectedBreakerWithDroid(t *testing.T) {
+	off := jsonOf(map[string]any{"hooksDisabled": true})
+	runProtectedBreaker(t, protectedCLI{agent: harness.Droid0_215, tool: "droid",
+		model: func(t *testing.T, cmds ...string) fakeModel {
+			var steps []fakemodel.AnthropicStep
+			for _, c := range cmds {
+				steps = append(steps, fakemodel.AnthropicStep{Tool: "Execute", Input: map[string]any{"command": c, "riskLevel": "low", "riskLevelReason": "a test"}})
+			}
+			fake := fakemodel.NewAnthropic(append(steps, fakemodel.Text("done"))...)
+			t.Cleanup(fake.Close)
+			return fakeModel{url: fake.URL, log: &fake.Log}
+		},
+		run: func(url string) (map[string]string, []string, []string) {
+			settings := jsonOf(map[string]any{"customModels": []any{map[string]any{
+				"model": "claude-fake", "displayName": "Fake", "baseUrl": url,
+				"apiKey": "dummy", "provider": "anthropic", "maxOutputTokens": 4096,
+			}}, "hooks": map[string]any{"hooksDisabled": true}})
+			return map[string]string{".factory/settings.json": settings, ".factory/hooks.json": off, "repo/.factory/hooks.json": off},
+				[]string{"FACTORY_AIRGAP_ENABLED=1", "FACTORY_DROID_AUTO_UPDATE_ENABLED=false"},
+				[]string{"exec", "--auto", "high", "-m", "custom:Fake-0", "run the commands"}
+		}})
+}

@@ -2,8 +2,10 @@ package protected
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,14 +42,7 @@ func logHook(log string) string {
 // hooks logged, with what the run printed.
 func runProbe(t *testing.T, ns *harness.Namespace, p probe) (int, string) {
 	t.Helper()
-	bin := harness.Require(t, p.agent)
-	agents, err := harness.AgentsDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := filepath.Join(agents, p.agent.Dir)
-	dir := ns.Bind(src, p.agent.Dir)
-	bin = filepath.Join(dir, strings.TrimPrefix(bin, src))
+	bin := boundAgent(t, ns, p.agent)
 	ns.ResetHome()
 	repo := harness.NewRepo(t, map[string]string{"README.md": "probe\n"})
 	os.Chmod(filepath.Dir(repo), 0o755)
@@ -57,9 +52,7 @@ func runProbe(t *testing.T, ns *harness.Namespace, p probe) (int, string) {
 		t.Fatal(err)
 	}
 	os.Chmod(log, 0o666)
-	env := append([]string{
-		"HOME=" + ns.Home, "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1",
-	}, p.env...)
+	env := append(agentEnv(ns), p.env...)
 	as := ns.AsAgent(env)
 	q := shell.Quote
 	var s strings.Builder
@@ -72,14 +65,11 @@ func runProbe(t *testing.T, ns *harness.Namespace, p probe) (int, string) {
 	for _, l := range p.root {
 		line("%s", strings.NewReplacer("LOG", log, "REPO", repo).Replace(l))
 	}
+	user := map[string]string{}
 	for name, content := range p.user {
-		content = strings.ReplaceAll(content, "LOG", log)
-		path := filepath.Join(ns.Home, name)
-		if rest, ok := strings.CutPrefix(name, "repo/"); ok {
-			path = filepath.Join(repo, rest)
-		}
-		line("%s sh -c %s", as, q("mkdir -p "+q(filepath.Dir(path))+" && printf %s "+q(content)+" > "+q(path)))
+		user[name] = strings.ReplaceAll(content, "LOG", log)
 	}
+	s.WriteString(writeAs(as, ns, repo, user))
 	args := make([]string, len(p.args))
 	for i, a := range p.args {
 		args[i] = q(a)
@@ -112,4 +102,40 @@ func managedInstall(ns *harness.Namespace, tool string) []string {
 		"printf '#!/bin/sh\\ncat >/dev/null\\necho fired >> %s\\n' LOG > " + logger + " && chmod 755 " + logger,
 		lb + " hook install " + tool + " --managed --command " + logger + " -C REPO >/dev/null",
 	}
+}
+
+// boundAgent is the path of the pinned CLI agent's program inside ns,
+// whose directory is bound where the agent's user can reach it (the
+// agents' cache is below root's home).
+func boundAgent(t *testing.T, ns *harness.Namespace, a harness.Agent) string {
+	t.Helper()
+	bin := harness.Require(t, a)
+	agents, err := harness.AgentsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(agents, a.Dir)
+	return filepath.Join(ns.Bind(src, a.Dir), strings.TrimPrefix(bin, src))
+}
+
+// agentEnv is the environment every CLI runs in as the agent's user,
+// before what the CLI itself needs.
+func agentEnv(ns *harness.Namespace) []string {
+	return []string{"HOME=" + ns.Home, "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1"}
+}
+
+// writeAs are the script lines by which the agent's user (the command
+// prefix as) writes files: names below its home, or below repo with
+// "repo/".
+func writeAs(as string, ns *harness.Namespace, repo string, files map[string]string) string {
+	q := shell.Quote
+	var s strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		path := filepath.Join(ns.Home, name)
+		if rest, ok := strings.CutPrefix(name, "repo/"); ok {
+			path = filepath.Join(repo, rest)
+		}
+		fmt.Fprintf(&s, "%s sh -c %s\n", as, q("mkdir -p "+q(filepath.Dir(path))+" && printf %s "+q(files[name])+" > "+q(path)))
+	}
+	return s.String()
 }

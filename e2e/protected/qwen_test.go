@@ -51,3 +51,24 @@ func TestQwenSystemHooks(t *testing.T) {
 		})
 	}
 }
+
+// Protected mode whole with Qwen Code 0.24.4, its hooks switched off by
+// the agent's user with disableAllHooks in its own and the project's
+// settings (runProtectedBreaker).
+func TestProtectedBreakerWithQwen(t *testing.T) {
+	off := jsonOf(map[string]any{"disableAllHooks": true})
+	runProtectedBreaker(t, protectedCLI{agent: harness.Qwen0_24, tool: "qwen",
+		model: func(t *testing.T, cmds ...string) fakeModel {
+			var steps []fakemodel.Step
+			for _, c := range cmds {
+				steps = append(steps, fakemodel.Step{Tool: "run_shell_command", Args: map[string]any{"command": c, "is_background": false, "description": "Run " + c}})
+			}
+			api := fakemodel.NewOpenAI(t, steps, "I am done.")
+			return fakeModel{url: api.URL, log: api.Log}
+		},
+		run: func(url string) (map[string]string, []string, []string) {
+			return map[string]string{".qwen/settings.json": off, "repo/.qwen/settings.json": off},
+				[]string{"QWEN_CODE_SUPPRESS_YOLO_WARNING=1"},
+				[]string{"--auth-type", "openai-responses", "--openai-base-url", url, "--openai-api-key", "dummy", "-m", "gpt-fake", "--yolo", "run the commands"}
+		}})
+}

@@ -29,9 +29,16 @@ func claudeInNamespace(t *testing.T) (ns *harness.Namespace, claude, program str
 // claudeEnv is the environment Claude Code runs in as the agent's user,
 // against the fake model at url, with loopbreaker's program on PATH.
 func claudeEnv(ns *harness.Namespace, program, url string) []string {
-	return []string{
+	return append([]string{
 		"HOME=" + ns.Home, "XDG_STATE_HOME=" + filepath.Join(ns.Home, ".local", "state"),
 		"PATH=" + filepath.Dir(program) + ":/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1",
+	}, claudeVars(url)...)
+}
+
+// claudeVars are the variables that keep Claude Code offline but for the
+// fake model at url.
+func claudeVars(url string) []string {
+	return []string{
 		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"ANTHROPIC_API_KEY=dummy", "ANTHROPIC_BASE_URL=" + url,
 	}

@@ -31,8 +31,14 @@ func protectRoot(t *testing.T) (root, program string) {
 func protectSetup(t *testing.T, root, program string) (int, string, string) {
 	t.Helper()
 	return runCLI(t, t.TempDir(), "protect", "setup", "--root", root, "--command", program, "--user", setupBreaker,
-		"--agent-user", setupAgent, "--person-user", setupPerson, "--cli", "claude,codex", "--no-start")
+		"--agent-user", setupAgent, "--person-user", setupPerson, "--cli", strings.Join(protectedCLIs, ","), "--no-start")
 }
+
+// protectedCLIs are the CLIs with a managed scope, their managed files
+// below the root.
+var protectedCLIs = []string{"claude", "codex", "qwen", "droid"}
+
+var protectedFiles = []string{"etc/claude-code/managed-settings.json", "etc/codex/requirements.toml", "etc/qwen-code/settings.json", "etc/factory/settings.json"}
 
 // protect setup makes the breaker's places with their owners, the
 // configuration in force, the unit and the managed hooks in protected
@@ -65,13 +71,13 @@ func TestProtectSetupAndTeardown(t *testing.T) {
 		t.Errorf("the unit:\n%s", unit)
 	}
 	client := filepath.Join(filepath.Dir(program), "loopbreaker-hook")
-	for _, f := range []string{"etc/claude-code/managed-settings.json", "etc/codex/requirements.toml"} {
+	for _, f := range protectedFiles {
 		data, _ := os.ReadFile(filepath.Join(root, f))
 		if !strings.Contains(string(data), client+" hook ") || !strings.Contains(string(data), "--protected "+root) {
 			t.Errorf("%s does not run the client in protected mode:\n%s", f, data)
 		}
 	}
-	for _, tool := range []string{"claude", "codex"} {
+	for _, tool := range protectedCLIs {
 		if p := managedPlace(hookStatusJSON(t, t.TempDir(), root), tool); p == nil || !p.Installed || len(p.Exposed) != 0 {
 			t.Fatalf("hook status %s: %+v, want installed and nothing exposed", tool, p)
 		}
@@ -104,8 +110,8 @@ func TestProtectSetupAndTeardown(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("protect teardown: exit %d\n%s%s", code, out, errOut)
 	}
-	for _, p := range []string{residentwire.SystemRunDir, residentwire.SystemStateDir, residentwire.SystemConfigDir,
-		"etc/claude-code/managed-settings.json", "etc/codex/requirements.toml", "etc/systemd/system/" + unitName} {
+	for _, p := range append([]string{residentwire.SystemRunDir, residentwire.SystemStateDir, residentwire.SystemConfigDir,
+		"etc/systemd/system/" + unitName}, protectedFiles...) {
 		if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
 			t.Errorf("%s is left after teardown", p)
 		}
@@ -130,5 +136,30 @@ func TestProtectSetupRefusals(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, residentwire.SystemConfigDir)); err == nil {
 		t.Errorf("a refused setup left %s", residentwire.SystemConfigDir)
+	}
+}
+
+// Setup refuses each CLI's managed file where the agent's user could
+// write it: its directory the agent's.
+func TestProtectSetupRefusesAManagedFileTheAgentCanWrite(t *testing.T) {
+	for i, tool := range protectedCLIs {
+		t.Run(tool, func(t *testing.T) {
+			root, program := protectRoot(t)
+			dir := filepath.Join(root, filepath.Dir(protectedFiles[i]))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chown(dir, 64991, 64991); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut := runCLI(t, t.TempDir(), "protect", "setup", "--root", root, "--command", program, "--user", setupBreaker,
+				"--agent-user", setupAgent, "--person-user", setupPerson, "--cli", tool, "--no-start")
+			if code == 0 || !strings.Contains(errOut, "refused") || !strings.Contains(errOut, dir) {
+				t.Errorf("setup with %s the agent's: exit %d\n%s%s", dir, code, out, errOut)
+			}
+			if _, err := os.Stat(filepath.Join(root, protectedFiles[i])); err == nil {
+				t.Errorf("setup wrote %s in a directory the agent's user owns", protectedFiles[i])
+			}
+		})
 	}
 }

@@ -234,7 +234,13 @@ func (s *Server) serve(ctx context.Context, c *net.UnixConn) (replaced bool) {
 	resp := s.handle(ctx, req, peer)
 	err = residentwire.WriteResponse(c, resp)
 	if err != nil {
-		s.logf("uid %d pid %d: the answer could not be sent (the client falls back): %v", peer.UID, peer.PID, err)
+		// A client of a fixed server never falls back: it was gone
+		// before its answer, which it therefore never acknowledges.
+		next := "the client falls back"
+		if s.Fixed {
+			next = "the client is gone, and its call stays unacknowledged"
+		}
+		s.logf("uid %d pid %d: the answer could not be sent (%s): %v", peer.UID, peer.PID, next, err)
 	}
 	if s.Fixed && s.Delivered != nil {
 		acked := err == nil && residentwire.ReadAck(c, readTimeout) == nil
