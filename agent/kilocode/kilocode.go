@@ -27,10 +27,14 @@ func New() Agent { return Agent{opencode.New()} }
 func (Agent) Name() hook.Tool { return "kilocode" }
 
 // Traits of Kilo Code: its command is kilo; the plugin names the event on
-// the command line, which the payload repeats.
+// the command line, which the payload repeats. Its results may come late:
+// 7.7.7 carries OpenCode's guard against repeated calls (doom_loop), which
+// asks the person and, refused, ends the turn while a batch still runs;
+// `kilo run --auto` approves it, so a headless run reports every call
+// before its turn ends (e2e/kilocode TestFourIdenticalReadsInOneBatch).
 func (Agent) Traits() agent.Traits {
 	return agent.Traits{Package: "@kilocode/cli",
-		Display: "Kilo Code", Executable: "kilo", EventArgument: true, TryEvent: "PreToolUse",
+		Display: "Kilo Code", Executable: "kilo", EventArgument: true, TryEvent: "PreToolUse", LateResults: true,
 		Unseen: "kilo --pure or KILO_PURE=1 (no plugins), KILO_DISABLE_PROJECT_CONFIG, or kilo started outside the project",
 	}
 }
