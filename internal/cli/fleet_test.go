@@ -310,7 +310,10 @@ func TestFleetSharedViewsWebhookEviction(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond) // waiting for a delivery, not a cooldown
 	}
-	time.Sleep(300 * time.Millisecond) // room for a duplicate to show up
+	// A server's shutdown sends what its notifier holds back: once both
+	// are stopped, every notification they would send has arrived.
+	a.stop()
+	b.stop()
 	mu.Lock()
 	got := map[string]int{}
 	for _, h := range hooks {
@@ -320,8 +323,6 @@ func TestFleetSharedViewsWebhookEviction(t *testing.T) {
 	if len(got) != 2 || got["agent:from-a CLOSED->OPEN"] != 1 || got["agent:from-b CLOSED->OPEN"] != 1 {
 		t.Fatalf("webhooks: %v; want one CLOSED->OPEN for each of the two breakers", got)
 	}
-	a.stop()
-	b.stop()
 
 	// Two hours later, with eviction every 50ms on two servers: the idle
 	// CLOSED breaker is evicted once; the OPEN ones and the CLI's (it has
@@ -337,7 +338,8 @@ func TestFleetSharedViewsWebhookEviction(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	time.Sleep(200 * time.Millisecond) // a few more eviction rounds on both
+	// A server's shutdown waits for its eviction round under way: once
+	// both are stopped, each round that saw the idle breaker has logged.
 	c.stop()
 	d.stop()
 	evicted := strings.Count(c.log()+d.log(), "evicted idle template breakers")

@@ -252,6 +252,7 @@ func TestServeShutdownKeepsAcknowledgedOutcomes(t *testing.T) {
 	dir := project(t, serveConfig)
 	s := startServer(t, dir, nil)
 	var acked atomic.Int64
+	hundred := make(chan struct{})
 	var wg sync.WaitGroup
 	client := &http.Client{Timeout: 10 * time.Second}
 	for i := range 16 {
@@ -267,7 +268,9 @@ func TestServeShutdownKeepsAcknowledgedOutcomes(t *testing.T) {
 				resp.Body.Close()
 				switch resp.StatusCode {
 				case 200:
-					acked.Add(1)
+					if acked.Add(1) == 100 {
+						close(hundred)
+					}
 				case 503: // shutting down: not recorded
 					return
 				default:
@@ -277,9 +280,7 @@ func TestServeShutdownKeepsAcknowledgedOutcomes(t *testing.T) {
 			}
 		})
 	}
-	for acked.Load() < 100 {
-		time.Sleep(time.Millisecond)
-	}
+	waitHundred(t, hundred, s.log)
 	s.stop()
 	wg.Wait()
 	s = startServer(t, dir, nil)
@@ -301,6 +302,7 @@ func TestServeKilledKeepsAcknowledgedOutcomes(t *testing.T) {
 			dir := project(t, serveConfig)
 			s := startServer(t, dir, nil, mode...)
 			var acked, sent atomic.Int64
+			hundred := make(chan struct{})
 			var wg sync.WaitGroup
 			client := &http.Client{Timeout: 10 * time.Second}
 			for i := range 16 {
@@ -318,13 +320,13 @@ func TestServeKilledKeepsAcknowledgedOutcomes(t *testing.T) {
 						if resp.StatusCode != 200 {
 							return
 						}
-						acked.Add(1)
+						if acked.Add(1) == 100 {
+							close(hundred)
+						}
 					}
 				})
 			}
-			for acked.Load() < 100 {
-				time.Sleep(time.Millisecond)
-			}
+			waitHundred(t, hundred, s.log)
 			s.cmd.Process.Kill()
 			<-s.exited
 			wg.Wait()
@@ -518,5 +520,16 @@ func TestServeResetFromAnAgentRefused(t *testing.T) {
 	}
 	if !strings.Contains(last, "HTTP from 127.0.0.1:") || !strings.Contains(last, "(uid "+strconv.Itoa(os.Getuid())+")") {
 		t.Fatalf("the reset does not say where it came from: %q", last)
+	}
+}
+
+// waitHundred waits until the server acknowledged 100 outcomes (hundred
+// closed), failing with its log if that never comes.
+func waitHundred(t *testing.T, hundred <-chan struct{}, log func() string) {
+	t.Helper()
+	select {
+	case <-hundred:
+	case <-time.After(hangBound):
+		t.Fatalf("the server never acknowledged 100 outcomes:\n%s", log())
 	}
 }
