@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/loopbreaker/loopbreaker/internal/origin"
+	"github.com/loopbreaker/loopbreaker/session"
 	"github.com/loopbreaker/loopbreaker/supervisor"
 )
 
@@ -88,6 +89,9 @@ type Env struct {
 	// running mark by the client's process and keeps it after the call:
 	// the breaker removes it once the client acknowledged the answer.
 	mark *callMark
+	// kept, on the resident breaker's calls, is what it keeps between
+	// them (session.Kept); nil in a process of its own.
+	kept *session.Kept
 }
 
 // callMark is a running mark held past its call.
