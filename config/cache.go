@@ -65,12 +65,13 @@ func (c *Cache) Load(opts Options) (*Loaded, error) {
 // reported by every Load, never kept).
 func (in inputs) key(opts Options) (key [sha256.Size]byte, ok bool) {
 	h := sha256.New()
-	put := func(s string) {
+	putBytes := func(b []byte) {
 		var n [8]byte
-		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		binary.LittleEndian.PutUint64(n[:], uint64(len(b)))
 		h.Write(n[:])
-		h.Write([]byte(s))
+		h.Write(b)
 	}
+	put := func(s string) { putBytes([]byte(s)) }
 	put(opts.ProjectDir)
 	put(opts.UserConfigDir)
 	flags := make([]string, 0, len(opts.Flags))
@@ -94,7 +95,7 @@ func (in inputs) key(opts Options) (key [sha256.Size]byte, ok bool) {
 		case f.path == "":
 		case f.err == nil:
 			put("read")
-			put(string(f.data))
+			putBytes(f.data)
 		case errors.Is(f.err, os.ErrNotExist):
 			put("absent")
 		default:
