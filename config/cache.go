@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/loopbreaker/loopbreaker"
 )
 
 // maxCached bounds the configurations a Cache keeps: one per project and
@@ -127,7 +129,7 @@ func (l *Loaded) clone() *Loaded {
 		entrySources: make(map[string]Source, len(l.entrySources)),
 		inherited:    make(map[string]string, len(l.inherited)),
 	}
-	deepCopy(reflect.ValueOf(&out.Config).Elem(), reflect.ValueOf(l.Config))
+	out.Config = Clone(l.Config)
 	for k, v := range l.Sources {
 		out.Sources[k] = v
 	}
@@ -137,6 +139,13 @@ func (l *Loaded) clone() *Loaded {
 	for k, v := range l.inherited {
 		out.inherited[k] = v
 	}
+	return out
+}
+
+// Clone is a deep copy of cfg: it shares no list or map with it.
+func Clone(cfg loopbreaker.Config) loopbreaker.Config {
+	var out loopbreaker.Config
+	deepCopy(reflect.ValueOf(&out).Elem(), reflect.ValueOf(cfg))
 	return out
 }
 

@@ -16,13 +16,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/config"
 	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/internal/jsonenc"
 	"github.com/loopbreaker/loopbreaker/notify"
 )
 
@@ -73,6 +77,30 @@ type Options struct {
 type Kept struct {
 	configs config.Cache
 	states  filestore.Memory
+
+	// mu guards the configuration last written by ConfigJSON.
+	mu       sync.Mutex
+	lastCfg  *lb.Config
+	lastJSON []byte
+}
+
+// ConfigJSON is jsonenc.Marshal of cfg, as a session keeps it (the hook
+// policy names it so). A warm call's configuration is most often the
+// previous call's, which reflect.DeepEqual tells exactly in a fraction of
+// the time the encoding takes.
+func (k *Kept) ConfigJSON(cfg lb.Config) ([]byte, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.lastCfg != nil && reflect.DeepEqual(*k.lastCfg, cfg) {
+		return slices.Clone(k.lastJSON), nil
+	}
+	b, err := jsonenc.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	last := config.Clone(cfg)
+	k.lastCfg, k.lastJSON = &last, slices.Clone(b)
+	return b, nil
 }
 
 // Session is an opened project: the one place that knows its settings,
