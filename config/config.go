@@ -149,11 +149,67 @@ type setting struct {
 // and validates the result. Problems in files, variables and flags are all
 // reported together, one per line.
 func Load(opts Options) (*Loaded, error) {
+	in, err := readInputs(opts)
+	if err != nil {
+		return nil, err
+	}
+	return in.load(opts)
+}
+
+// inputs is everything Load reads outside opts: the environment and the
+// bytes of the configuration files, read once. Load is a function of
+// them and of opts, which is what lets Cache keep its results.
+type inputs struct {
+	env map[string]string
+	// user and project are the files of those layers (path "": none).
+	user, project fileRead
+	// explicit: LOOPBREAKER_CONFIG names the project file, which must
+	// then exist.
+	explicit bool
+}
+
+// fileRead is one configuration file as read: its path to open, its name
+// as shown to people, and its bytes or why they could not be read.
+type fileRead struct {
+	path, name string
+	data       []byte
+	err        error
+}
+
+// readInputs finds and reads the configuration files; an error is one
+// that stops Load before any layer is read.
+func readInputs(opts Options) (inputs, error) {
+	in := inputs{env: envMap(opts.Env)}
+	userPath, err := userFile(opts, in.env)
+	if err != nil {
+		return in, err
+	}
+	if userPath != "" {
+		in.user = readLayerFile(userPath, userPath)
+	}
+	projPath, projName, err := projectFile(opts, in.env)
+	if err != nil {
+		return in, err
+	}
+	if projPath != "" {
+		_, in.explicit = in.env["LOOPBREAKER_CONFIG"]
+		in.project = readLayerFile(projPath, projName)
+	}
+	return in, nil
+}
+
+func readLayerFile(path, name string) fileRead {
+	data, err := readConfigFile(path, name)
+	return fileRead{path: path, name: name, data: data, err: err}
+}
+
+// load applies the layers read over Defaults() and validates the result.
+func (in inputs) load(opts Options) (*Loaded, error) {
 	sch, err := buildSchema()
 	if err != nil {
 		return nil, err
 	}
-	env := envMap(opts.Env)
+	env := in.env
 
 	var layers [][]setting
 	var problems []error
@@ -162,21 +218,11 @@ func Load(opts Options) (*Loaded, error) {
 		problems = append(problems, errs...)
 	}
 
-	userPath, err := userFile(opts, env)
-	if err != nil {
-		return nil, err
+	if in.user.path != "" {
+		addLayer(sch.decodeFile(in.user, KindUser, false))
 	}
-	if userPath != "" {
-		addLayer(sch.loadFile(userPath, userPath, KindUser, false))
-	}
-
-	projPath, projName, err := projectFile(opts, env)
-	if err != nil {
-		return nil, err
-	}
-	if projPath != "" {
-		_, explicit := env["LOOPBREAKER_CONFIG"]
-		settings, errs := sch.loadFile(projPath, projName, KindProject, explicit)
+	if in.project.path != "" {
+		settings, errs := sch.decodeFile(in.project, KindProject, in.explicit)
 		kept, refused := refuseUserOnly(settings)
 		addLayer(kept, append(errs, refused...))
 	}

@@ -14,21 +14,19 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 )
 
-// loadFile reads one YAML layer. path is opened, name is shown in messages
-// and sources. A missing file is no layer unless mustExist (a file named
-// by LOOPBREAKER_CONFIG).
-func (s *schema) loadFile(path, name, kind string, mustExist bool) ([]setting, []error) {
-	data, err := readConfigFile(path, name)
-	if err != nil {
+// decodeFile decodes one YAML layer as read (readLayerFile). A missing
+// file is no layer unless mustExist (a file named by LOOPBREAKER_CONFIG).
+func (s *schema) decodeFile(f fileRead, kind string, mustExist bool) ([]setting, []error) {
+	if err := f.err; err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			if mustExist {
-				return nil, []error{fmt.Errorf("%s: no such file (named by LOOPBREAKER_CONFIG); create it or unset the variable", name)}
+				return nil, []error{fmt.Errorf("%s: no such file (named by LOOPBREAKER_CONFIG); create it or unset the variable", f.name)}
 			}
 			return nil, nil
 		}
 		return nil, []error{fmt.Errorf("%s config: %w", kind, err)}
 	}
-	return s.decodeYAML(data, name, kind)
+	return s.decodeYAML(f.data, f.name, kind)
 }
 
 // maxConfigBytes bounds a configuration file; real ones are a few KiB.

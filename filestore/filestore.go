@@ -79,6 +79,12 @@ type Options struct {
 	Fsync bool
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// Memory, when set, is where the store remembers the state files it
+	// wrote last, shared with every store opened with the same Memory on
+	// the same directory: a long-running process that opens a store for
+	// each call (the resident breaker) then decodes a state only when
+	// someone else wrote it (nil: the store remembers on its own).
+	Memory *Memory
 }
 
 // Store is a loopbreaker.Store on the local file system. It is safe for
@@ -91,8 +97,9 @@ type Store struct {
 	opts     Options
 	readOnly bool
 	closed   atomic.Bool
-	// known are the state files this store wrote last.
-	known knownStates
+	// known are the state files this store (or one sharing its Memory)
+	// wrote last.
+	known *knownStates
 }
 
 var _ loopbreaker.Store = (*Store)(nil)
@@ -117,6 +124,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, ioError("resolve state directory", abs, err)
 	}
 	s := &Store{dir: abs, real: real, opts: withDefaults(opts)}
+	s.known = opts.Memory.of(real)
 	root, err := s.root()
 	if err != nil {
 		return nil, err
@@ -165,7 +173,7 @@ func OpenReadOnly(dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("filestore: %s is not a directory: point the state directory (LOOPBREAKER_DIR) at a directory", abs)
 	}
 	real, _ := filepath.EvalSymlinks(abs)
-	return &Store{dir: abs, real: real, opts: withDefaults(opts), readOnly: true}, nil
+	return &Store{dir: abs, real: real, opts: withDefaults(opts), readOnly: true, known: &knownStates{}}, nil
 }
 
 // root opens the store directory for one call; everything the call reads

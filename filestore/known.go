@@ -112,6 +112,37 @@ func (k *knownStates) forget(scope string) {
 	}
 }
 
+// maxMemoryDirs bounds the state directories a Memory remembers states
+// of: the projects a long-running process answers for.
+const maxMemoryDirs = 256
+
+// Memory is the states remembered by the stores opened with it (see
+// Options.Memory), per state directory (its links resolved). The zero
+// value is ready; it is safe for concurrent use.
+type Memory struct {
+	mu   sync.Mutex
+	dirs map[string]*knownStates
+}
+
+// of is what the stores of dir remember; a nil Memory gives a store its
+// own.
+func (m *Memory) of(dir string) *knownStates {
+	if m == nil {
+		return &knownStates{}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if k, ok := m.dirs[dir]; ok {
+		return k
+	}
+	if m.dirs == nil || len(m.dirs) >= maxMemoryDirs {
+		m.dirs = map[string]*knownStates{} // a forgotten state is only read again
+	}
+	k := &knownStates{}
+	m.dirs[dir] = k
+	return k
+}
+
 // fileVersion is a number that changes whenever a state file is
 // replaced: every commit renames a new file into place, so the file's
 // identity, size and modification time all take part. Never 0.

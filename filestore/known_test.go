@@ -171,3 +171,34 @@ func TestRepeatedWriterTakesItsStateFromMemory(t *testing.T) {
 		t.Fatalf("another store was given %d iterations, want the file's 1", n)
 	}
 }
+
+// Stores opened one after another with one Memory (the resident
+// breaker opens one per call) take from it the state the earlier ones
+// wrote, and still read a state another writer replaced.
+func TestStoresSharingAMemory(t *testing.T) {
+	var m Memory
+	first := openStore(t, Options{Memory: &m})
+	const scope = "global"
+	seenIterations(t, first, scope)
+	seenIterations(t, first, scope) // the second commit is remembered
+	next := reopen(t, first, Options{Now: stepClock(), Memory: &m})
+	rewriteInPlace(t, first, scope, 2, 7)
+	if n := seenIterations(t, next, scope); n != 2 {
+		t.Fatalf("a store sharing the Memory was given %d iterations, want 2 from memory", n)
+	}
+	alone := reopen(t, first, Options{Now: stepClock()})
+	rewriteInPlace(t, first, scope, 3, 7)
+	if n := seenIterations(t, alone, scope); n != 7 {
+		t.Fatalf("a store of its own was given %d iterations, want the file's 7", n)
+	}
+	// alone replaced the file: a store of the Memory reads it.
+	last := reopen(t, first, Options{Now: stepClock(), Memory: &m})
+	if n := seenIterations(t, last, scope); n != 8 {
+		t.Fatalf("after another writer, a store sharing the Memory was given %d iterations, want 8", n)
+	}
+	// Another directory is remembered apart.
+	elsewhere := openStore(t, Options{Memory: &m})
+	if n := seenIterations(t, elsewhere, scope); n != 0 {
+		t.Fatalf("a store of another directory was given %d iterations, want 0", n)
+	}
+}

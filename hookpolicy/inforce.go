@@ -110,7 +110,11 @@ func (c *call) configInForce() error {
 	if c.EngineFor == nil || c.Guard == nil {
 		return nil
 	}
-	onDisk, err := jsonenc.Marshal(c.onDisk)
+	marshal := c.ConfigJSON
+	if marshal == nil {
+		marshal = func(cfg lb.Config) ([]byte, error) { return jsonenc.Marshal(cfg) }
+	}
+	onDisk, err := marshal(c.onDisk)
 	if err != nil {
 		return fmt.Errorf("the configuration cannot be kept for the session: %w", err)
 	}

@@ -90,6 +90,10 @@ type Policy struct {
 	// turn that commits its work is change); nil: none. GitBaseline is
 	// the usual one.
 	Baseline func(ctx context.Context) error
+	// ConfigJSON writes Config as the session keeps it, to name it and
+	// tell it from the kept one (nil: jsonenc.Marshal). A long-running
+	// process remembers the last one it wrote (session.Kept.ConfigJSON).
+	ConfigJSON func(lb.Config) ([]byte, error)
 }
 
 func (p *Policy) now() time.Time {

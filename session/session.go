@@ -25,12 +25,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/config"
+	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/internal/jsonenc"
 	"github.com/loopbreaker/loopbreaker/notify"
 	"github.com/loopbreaker/loopbreaker/scoped"
 )
@@ -66,6 +71,46 @@ type Options struct {
 	// Warn receives the loud warnings of an operation that went on in
 	// spite of an error (nil: discarded).
 	Warn io.Writer
+	// Kept, when set, is what a process that opens one session after
+	// another (the resident breaker) keeps between them (nil: nothing).
+	Kept *Kept
+}
+
+// Kept is what a long-running process that opens a session for each call
+// keeps between them, each part checked on every Open against what it
+// came from: the configurations decoded (config.Cache: the files and
+// variables read again, byte for byte the same) and the states its
+// embedded stores wrote (filestore.Memory: the very file still in place
+// under the store's lock). A change by anyone else (an edited
+// loopbreaker.yaml, a reset, another process's update) is seen by the
+// next call. The zero value is ready.
+type Kept struct {
+	configs config.Cache
+	states  filestore.Memory
+
+	// mu guards the configuration last written by ConfigJSON.
+	mu       sync.Mutex
+	lastCfg  *lb.Config
+	lastJSON []byte
+}
+
+// ConfigJSON is jsonenc.Marshal of cfg, as a session keeps it (the hook
+// policy names it so). A warm call's configuration is most often the
+// previous call's, which reflect.DeepEqual tells exactly in a fraction of
+// the time the encoding takes.
+func (k *Kept) ConfigJSON(cfg lb.Config) ([]byte, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.lastCfg != nil && reflect.DeepEqual(*k.lastCfg, cfg) {
+		return slices.Clone(k.lastJSON), nil
+	}
+	b, err := jsonenc.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	last := config.Clone(cfg)
+	k.lastCfg, k.lastJSON = &last, slices.Clone(b)
+	return b, nil
 }
 
 // Session is an opened project: the one place that knows its settings,
@@ -128,7 +173,11 @@ func Open(o Options) (*Session, error) {
 		}
 		scope = o.Scope
 	}
-	loaded, err := config.Load(config.Options{ProjectDir: o.Project, Env: o.Environ, Flags: o.Flags})
+	load := config.Load
+	if o.Kept != nil {
+		load = o.Kept.configs.Load
+	}
+	loaded, err := load(config.Options{ProjectDir: o.Project, Env: o.Environ, Flags: o.Flags})
 	if err != nil {
 		return nil, err
 	}

@@ -45,6 +45,9 @@ func (s *Session) openStore(readOnly bool) error {
 			MaxJournalBytes: s.Config.Journal.MaxBytes, KeepJournals: s.Config.Journal.Keep,
 			Fsync: s.Config.Journal.Fsync, Now: s.opts.Now,
 		}
+		if s.opts.Kept != nil {
+			opts.Memory = &s.opts.Kept.states
+		}
 		open := filestore.Open
 		if readOnly {
 			open = filestore.OpenReadOnly

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/loopbreaker/loopbreaker/internal/origin"
+	"github.com/loopbreaker/loopbreaker/session"
 	"github.com/loopbreaker/loopbreaker/supervisor"
 )
 
@@ -96,6 +97,9 @@ type Env struct {
 	// deadline counts from when the process started. Else, and without
 	// hookStarted, from when the call began (a test, an embedding).
 	ownProcess bool
+	// kept, on the resident breaker's calls, is what it keeps between
+	// them (session.Kept); nil in a process of its own.
+	kept *session.Kept
 }
 
 // callMark is a running mark held past its call.

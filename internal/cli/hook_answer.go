@@ -144,6 +144,9 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 		Unseen: unseen,
 		Late:   late,
 	}
+	if env.kept != nil {
+		pol.ConfigJSON = env.kept.ConfigJSON
+	}
 	ans = pol.Answer(ctx, p)
 	if ans.Failed {
 		markSeen(env, project, w.stateDir, p)

@@ -15,6 +15,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/agent/all"
 	"github.com/loopbreaker/loopbreaker/internal/resident"
 	"github.com/loopbreaker/loopbreaker/internal/residentwire"
+	"github.com/loopbreaker/loopbreaker/session"
 )
 
 // defaultIdle is how long a resident breaker started by a hook call waits
@@ -134,10 +135,12 @@ func runResidentServer(ctx context.Context, env *Env, args []string) error {
 	if idle == 0 {
 		after = func(time.Duration) <-chan time.Time { return nil }
 	}
+	// What the calls keep between them is this server's alone.
+	kept := &session.Kept{}
 	s := &resident.Server{
 		Dir: dir, Build: build, Idle: idle, After: after,
 		Handle: func(ctx context.Context, req *residentwire.Request, _ resident.Peer) *residentwire.Response {
-			return residentAnswer(ctx, env, req)
+			return residentAnswer(ctx, env, kept, req)
 		},
 		Log: env.Stderr,
 	}
@@ -172,14 +175,15 @@ func runResidentServer(ctx context.Context, env *Env, args []string) error {
 // directory and stdin would: the same Main, on an Env made of them. Only
 // a hook call is taken; anything else would let whoever reaches the socket
 // run any command as this user.
-func residentAnswer(ctx context.Context, env *Env, req *residentwire.Request) *residentwire.Response {
+// kept is what the server keeps between its calls.
+func residentAnswer(ctx context.Context, env *Env, kept *session.Kept, req *residentwire.Request) *residentwire.Response {
 	if err := residentCallable(req); err != nil {
 		return &residentwire.Response{Err: err.Error()}
 	}
 	var stdout, stderr bytes.Buffer
 	call := &Env{
 		Stdin: bytes.NewReader(req.Stdin), Stdout: &stdout, Stderr: &stderr,
-		Environ: req.Env, Dir: req.Dir, Now: env.Now, hookStarted: time.Now(),
+		Environ: req.Env, Dir: req.Dir, Now: env.Now, hookStarted: time.Now(), kept: kept,
 	}
 	code := Main(ctx, req.Args, call)
 	return &residentwire.Response{Code: code, Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}

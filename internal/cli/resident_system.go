@@ -16,6 +16,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 	"github.com/loopbreaker/loopbreaker/internal/resident"
 	"github.com/loopbreaker/loopbreaker/internal/residentwire"
+	"github.com/loopbreaker/loopbreaker/session"
 )
 
 // systemPath is the PATH of every call the protected breaker answers: the
@@ -40,6 +41,10 @@ type systemMode struct {
 	mu     sync.Mutex
 	held   map[*residentwire.Request]*callMark
 	marked map[string]bool
+
+	// kept is what the calls keep between them, as the per-user
+	// breaker's do (session.Kept).
+	kept session.Kept
 }
 
 func newSystemMode(root string, rule resident.Rule) (*systemMode, error) {
@@ -127,7 +132,7 @@ func systemAnswer(ctx context.Context, env *Env, s *systemMode, req *residentwir
 	call := &Env{
 		Stdin: bytes.NewReader(req.Stdin), Stdout: &stdout, Stderr: &stderr,
 		Environ: s.environ(req, peer), Dir: req.Dir, Now: env.Now, system: s,
-		hookStarted: time.Now(),
+		hookStarted: time.Now(), kept: &s.kept,
 	}
 	if peer.PID > 0 {
 		call.mark = &callMark{pid: peer.PID}

@@ -170,6 +170,7 @@ func (c *common) openMode(env *Env, readOnly bool) (*workspace, error) {
 		},
 		Name: c.session, Caller: c.caller, Scope: c.scope, Flags: flags,
 		Environ: env.Environ, Getenv: env.Getenv, Now: env.Now, ReadOnly: readOnly, Warn: env.Stderr,
+		Kept: env.kept,
 	})
 	if errors.Is(err, session.ErrUsage) {
 		return nil, usagef("--%s", strings.TrimPrefix(err.Error(), "usage: "))
