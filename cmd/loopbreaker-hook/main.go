@@ -16,8 +16,13 @@
 // It imports the standard library and internal/residentwire only, so that
 // it starts in about the time of a hello-world.
 //
+// A loop script's `check` and `record` go through it too, as they would
+// run in-process (not in protected mode, whose breaker takes hook calls
+// only).
+//
 //	loopbreaker-hook [hook] claude|codex|... [ARGS...] < payload.json
 //	loopbreaker-hook [hook] claude|codex|... --protected ROOT [ARGS...] < payload.json
+//	loopbreaker-hook check|record [FLAGS...]
 package main
 
 import (
@@ -49,6 +54,9 @@ const startWait = 3 * time.Second
 func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
+	if len(args) > 0 && (args[0] == "check" || args[0] == "record") {
+		return loopCommand(args)
+	}
 	if len(args) > 0 && args[0] == "hook" {
 		args = args[1:]
 	}
@@ -72,6 +80,46 @@ func run(args []string) int {
 	if err != nil {
 		return fallback(bin, fwd, stdin, fmt.Errorf("reading the payload: %w", err))
 	}
+	return forward(bin, fwd, stdin)
+}
+
+// loopCommand runs `check` or `record` (a loop script's calls, args)
+// through the resident breaker, as `loopbreaker check|record` would run
+// them: the same output and exit code. Stdin is read only when an option
+// names it ("-", as `record --error-file -` does), so that a script's
+// own input (a `while read` loop) is left alone.
+func loopCommand(args []string) int {
+	bin, err := mainBinary()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "loopbreaker-hook: %v: install loopbreaker beside loopbreaker-hook or on PATH\n", err)
+		return 1
+	}
+	if os.Getenv("LOOPBREAKER_RESIDENT") == "off" {
+		return runMain(bin, args, os.Stdin)
+	}
+	var stdin []byte
+	if readsStdin(args) {
+		if stdin, err = io.ReadAll(io.LimitReader(os.Stdin, maxStdin)); err != nil {
+			return fallback(bin, args, stdin, fmt.Errorf("reading stdin: %w", err))
+		}
+	}
+	return forward(bin, args, stdin)
+}
+
+// readsStdin reports whether an argument names stdin ("-", "--flag=-").
+func readsStdin(args []string) bool {
+	for _, a := range args {
+		if a == "-" || (len(a) > 2 && a[0] == '-' && a[len(a)-2:] == "=-") {
+			return true
+		}
+	}
+	return false
+}
+
+// forward asks the resident breaker to run fwd (with stdin) and prints
+// its answer; when it cannot be asked, loopbreaker runs it in a process
+// of its own.
+func forward(bin string, fwd []string, stdin []byte) int {
 	dir, err := residentwire.Dir(os.Getenv)
 	if err != nil {
 		return fallback(bin, fwd, stdin, err)
@@ -213,11 +261,15 @@ func residentEnv() []string {
 	return env
 }
 
-// fallback answers the call with `loopbreaker hook …` in a process of its
-// own, and says once per agent session why.
+// fallback runs fwd with `loopbreaker` in a process of its own, and says
+// once per agent session (a loop command: per working directory) why.
 func fallback(bin string, fwd []string, stdin []byte, why error) int {
 	if firstFallback(fwd, stdin) {
-		fmt.Fprintf(os.Stderr, "loopbreaker-hook: %v. This agent session's hook calls are answered by `loopbreaker hook` in a process of their own: the same answers, at the in-process cost (see `loopbreaker resident status`).\n", why)
+		what := "This agent session's hook calls are answered by `loopbreaker hook`"
+		if fwd[0] != "hook" {
+			what = "`loopbreaker-hook check|record` here run as `loopbreaker check|record`"
+		}
+		fmt.Fprintf(os.Stderr, "loopbreaker-hook: %v. %s in a process of their own: the same answers, at the in-process cost (see `loopbreaker resident status`).\n", why, what)
 	}
 	return runMain(bin, fwd, bytes.NewReader(stdin))
 }
@@ -234,13 +286,18 @@ func firstFallback(fwd []string, stdin []byte) bool {
 		SessionID string `json:"session_id"`
 		Session   string `json:"sessionId"`
 	}
-	json.Unmarshal(stdin, &p)
-	cli := ""
-	if len(fwd) > 1 {
-		cli = fwd[1]
+	key := ""
+	if fwd[0] == "hook" {
+		json.Unmarshal(stdin, &p)
+		if len(fwd) > 1 {
+			key = fwd[1]
+		}
+	} else {
+		key, _ = os.Getwd()
+		key = fwd[0] + "\x00" + key
 	}
 	h := fnv.New64a()
-	h.Write([]byte(cli + "\x00" + p.SessionID + p.Session))
+	h.Write([]byte(key + "\x00" + p.SessionID + p.Session))
 	mark := filepath.Join(dir, fmt.Sprintf("%016x", h.Sum64()))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return true

@@ -450,3 +450,42 @@ func TestConcurrentFirstCallsShareOneResident(t *testing.T) {
 		t.Fatalf("%d resident breakers listened, want 1; log:\n%s", got, w.log())
 	}
 }
+
+// A loop script's check and record through the client give what
+// `loopbreaker check|record` gives, through one resident breaker: the
+// same output and exit codes over a series that opens the breaker, an
+// error read from stdin (`--error-file -`) included.
+func TestLoopCommandsThroughTheResident(t *testing.T) {
+	w := newWorld(t)
+	viaClient, inProcess := w.project("p"), w.project("q")
+	for _, dir := range []string{viaClient, inProcess} {
+		if err := os.WriteFile(filepath.Join(dir, "err.txt"), []byte("--- FAIL: TestAdd\n    calc_test.go:9: Add(1, 2) = -1, want 3\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []struct {
+		args  []string
+		stdin []byte
+	}{
+		{[]string{"check"}, nil},
+		{[]string{"record", "--exit-code", "1", "--error-file", "err.txt"}, nil},
+		{[]string{"record", "--exit-code", "1", "--error-file", "-"}, []byte("--- FAIL: TestAdd\n    calc_test.go:9: Add(1, 2) = -1, want 3\n")},
+		{[]string{"record", "--exit-code", "1", "--error-file", "err.txt"}, nil},
+		{[]string{"record", "--exit-code", "1", "--error-file", "err.txt"}, nil},
+		{[]string{"check"}, nil},
+	}
+	same := func(s, dir string) string { return strings.ReplaceAll(s, dir, "DIR") }
+	for i, s := range steps {
+		got := w.run(viaClient, s.stdin, filepath.Join(w.bin, "loopbreaker-hook"), s.args...)
+		want := w.run(inProcess, s.stdin, filepath.Join(w.bin, "loopbreaker"), s.args...)
+		if got.code != want.code || same(got.stdout, viaClient) != same(want.stdout, inProcess) || same(got.stderr, viaClient) != same(want.stderr, inProcess) {
+			t.Fatalf("step %d %v:\nthrough the client: %+v\nin-process:         %+v", i, s.args, got, want)
+		}
+		if i == len(steps)-1 && got.code != 2 {
+			t.Fatalf("the last check exits %d after four failures, want 2 (OPEN):\n%+v", got.code, got)
+		}
+	}
+	if n := len(w.residents()); n != 1 {
+		t.Fatalf("%d resident breakers answered the loop commands, want one; log:\n%s", n, w.log())
+	}
+}

@@ -103,6 +103,35 @@ func BenchmarkProcessHookResident(b *testing.B) {
 			b.ReportMetric((median(cpuX)*median(helloC)+per)/median(helloC), "total-cpu-x-hello")
 		}
 	})
+	// A loop script's check and record through the client, against the
+	// same commands in a process of their own, each beside a hello-world.
+	for _, lc := range []struct {
+		name string
+		args []string
+	}{
+		{"check", []string{"check"}},
+		{"record", []string{"record", "--files-changed", "1", "--tests-passing", "3", "--tests-failing", "1"}},
+	} {
+		b.Run(lc.name+"/"+journalName(n), func(b *testing.B) {
+			timeCommand(b, dir, env, client, lc.args...) // the resident breaker is warm
+			var wallX, cpuX, inprocX, clientT []float64
+			for b.Loop() {
+				h, hc := run(hello, nil, false)
+				t, tc := timeCommand(b, dir, env, client, lc.args...)
+				u, _ := timeCommand(b, dir, env, bin, lc.args...)
+				clientT = append(clientT, t)
+				wallX, inprocX = append(wallX, t/h), append(inprocX, u/h)
+				if hc > 0 {
+					cpuX = append(cpuX, tc/hc)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(median(clientT)*1000, "call-ms")
+			b.ReportMetric(median(wallX), "x-hello")
+			b.ReportMetric(median(cpuX), "cpu-x-hello")
+			b.ReportMetric(median(inprocX), "inprocess-x-hello")
+		})
+	}
 	b.Run("first-call/"+journalName(n), func(b *testing.B) {
 		var ratios, firstT, inprocT []float64
 		for b.Loop() {
@@ -169,4 +198,21 @@ func stopResident(b *testing.B, bin string, env []string, runDir string) {
 	if err := waitfor.Exit(pid, 30*time.Second); err != nil {
 		b.Fatalf("the resident breaker did not stop: %v", err)
 	}
+}
+
+// timeCommand runs path with args in dir, as timeProcess does, for a
+// command that prints what it decided: it fails only on an exit other
+// than 0.
+func timeCommand(b *testing.B, dir string, env []string, path string, args ...string) (wall, cpu float64) {
+	b.Helper()
+	cmd := exec.Command(path, args...)
+	cmd.Dir, cmd.Env = dir, env
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	wall = time.Since(start).Seconds()
+	if err != nil {
+		b.Fatalf("%s %v: %v\n%s", path, args, err, out)
+	}
+	ps := cmd.ProcessState
+	return wall, (ps.UserTime() + ps.SystemTime()).Seconds()
 }

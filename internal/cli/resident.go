@@ -177,7 +177,7 @@ func runResidentServer(ctx context.Context, env *Env, args []string) error {
 // run any command as this user.
 // kept is what the server keeps between its calls.
 func residentAnswer(ctx context.Context, env *Env, kept *session.Kept, req *residentwire.Request) *residentwire.Response {
-	if err := residentCallable(req); err != nil {
+	if err := residentCallable(req, true); err != nil {
 		return &residentwire.Response{Err: err.Error()}
 	}
 	var stdout, stderr bytes.Buffer
@@ -189,14 +189,23 @@ func residentAnswer(ctx context.Context, env *Env, kept *session.Kept, req *resi
 	return &residentwire.Response{Code: code, Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 }
 
-// residentCallable says why req is not a hook call the resident breaker
-// answers.
-func residentCallable(req *residentwire.Request) error {
+// residentCallable says why req is not a call the resident breaker
+// answers: a hook call of a known CLI, or, with loop (the per-user
+// breaker), a loop script's `check` or `record`, which change nothing a
+// hook call could not. A reset, an install or anything else is refused.
+func residentCallable(req *residentwire.Request, loop bool) error {
 	if !filepath.IsAbs(req.Dir) {
 		return fmt.Errorf("the working directory %q is not absolute", req.Dir)
 	}
+	if loop && len(req.Args) > 0 && (req.Args[0] == "check" || req.Args[0] == "record") {
+		return nil
+	}
 	if len(req.Args) < 2 || req.Args[0] != "hook" {
-		return fmt.Errorf("the resident breaker answers hook calls only (`hook CLI ...`), not %q", strings.Join(req.Args, " "))
+		besides := ""
+		if loop {
+			besides = ", besides a loop script's check and record"
+		}
+		return fmt.Errorf("the resident breaker answers hook calls only (`hook CLI ...`)%s, not %q", besides, strings.Join(req.Args, " "))
 	}
 	if _, err := all.Lookup(req.Args[1]); err != nil {
 		return fmt.Errorf("the resident breaker answers hook calls only: %v", err)

@@ -124,7 +124,7 @@ func systemAnswer(ctx context.Context, env *Env, s *systemMode, req *residentwir
 		return &residentwire.Response{Err: fmt.Sprintf("the working directory %q is not absolute", req.Dir)}
 	}
 	if len(req.Args) > 0 && req.Args[0] == "hook" {
-		if err := residentCallable(req); err != nil {
+		if err := residentCallable(req, false); err != nil {
 			return &residentwire.Response{Err: err.Error()}
 		}
 	}

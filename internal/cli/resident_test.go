@@ -27,24 +27,29 @@ func TestHookClientIsTheOneBesideTheProgram(t *testing.T) {
 }
 
 // The resident breaker takes hook calls of a known CLI from an absolute
-// directory, and nothing else.
+// directory, and the per-user one a loop script's check and record;
+// nothing else.
 func TestResidentCallable(t *testing.T) {
 	for _, c := range []struct {
-		args []string
-		dir  string
-		ok   bool
+		args     []string
+		dir      string
+		ok, loop bool
 	}{
-		{[]string{"hook", "claude"}, "/p", true},
-		{[]string{"hook", "copilot", "preToolUse"}, "/p", true},
-		{[]string{"hook", "claude"}, "p", false},
-		{[]string{"hook", "install", "claude"}, "/p", false},
-		{[]string{"hook", "status"}, "/p", false},
-		{[]string{"reset"}, "/p", false},
-		{nil, "/p", false},
+		{[]string{"hook", "claude"}, "/p", true, true},
+		{[]string{"hook", "copilot", "preToolUse"}, "/p", true, false},
+		{[]string{"hook", "claude"}, "p", false, true},
+		{[]string{"hook", "install", "claude"}, "/p", false, true},
+		{[]string{"hook", "status"}, "/p", false, true},
+		{[]string{"reset"}, "/p", false, true},
+		{[]string{"check"}, "/p", true, true},
+		{[]string{"record", "--exit-code", "1"}, "/p", true, true},
+		{[]string{"check"}, "/p", false, false},
+		{[]string{"record"}, "p", false, true},
+		{nil, "/p", false, true},
 	} {
-		err := residentCallable(&residentwire.Request{Args: c.args, Dir: c.dir})
+		err := residentCallable(&residentwire.Request{Args: c.args, Dir: c.dir}, c.loop)
 		if (err == nil) != c.ok {
-			t.Errorf("%v in %s: %v", c.args, c.dir, err)
+			t.Errorf("%v in %s (loop commands taken: %v): %v", c.args, c.dir, c.loop, err)
 		}
 	}
 }
