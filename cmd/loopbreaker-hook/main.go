@@ -49,11 +49,14 @@ const startWait = 3 * time.Second
 func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
+	// The agent CLI's hook timeout counts from now: whatever answers the
+	// call counts from it too (residentwire.StartedEnv).
+	env := residentwire.WithStarted(os.Environ(), residentwire.ProcessStarted())
 	if len(args) > 0 && args[0] == "hook" {
 		args = args[1:]
 	}
 	if root, rest, ok := protectedRoot(args); ok {
-		return protected(root, rest)
+		return protected(root, rest, env)
 	}
 	fwd := append([]string{"hook"}, args...)
 	bin, err := mainBinary()
@@ -66,28 +69,28 @@ func run(args []string) int {
 	// itself, stdin untouched.
 	if len(args) == 0 || args[0] == "" || args[0][0] == '-' || args[0] == "install" || args[0] == "uninstall" || args[0] == "status" ||
 		os.Getenv("LOOPBREAKER_RESIDENT") == "off" || stdinIsDevice() {
-		return runMain(bin, fwd, os.Stdin)
+		return runMain(bin, fwd, os.Stdin, env)
 	}
 	stdin, err := io.ReadAll(io.LimitReader(os.Stdin, maxStdin))
 	if err != nil {
-		return fallback(bin, fwd, stdin, fmt.Errorf("reading the payload: %w", err))
+		return fallback(bin, fwd, stdin, env, fmt.Errorf("reading the payload: %w", err))
 	}
 	dir, err := residentwire.Dir(os.Getenv)
 	if err != nil {
-		return fallback(bin, fwd, stdin, err)
+		return fallback(bin, fwd, stdin, env, err)
 	}
 	build, err := residentwire.Fingerprint(bin)
 	if err != nil {
-		return fallback(bin, fwd, stdin, fmt.Errorf("reading %s: %w", bin, err))
+		return fallback(bin, fwd, stdin, env, fmt.Errorf("reading %s: %w", bin, err))
 	}
 	wd, err := os.Getwd()
 	if err != nil {
-		return fallback(bin, fwd, stdin, fmt.Errorf("reading the working directory: %w", err))
+		return fallback(bin, fwd, stdin, env, fmt.Errorf("reading the working directory: %w", err))
 	}
-	req := &residentwire.Request{Build: build, Args: fwd, Env: os.Environ(), Dir: wd, Stdin: stdin}
+	req := &residentwire.Request{Build: build, Args: fwd, Env: env, Dir: wd, Stdin: stdin}
 	resp, err := ask(dir, req, bin)
 	if err != nil {
-		return fallback(bin, fwd, stdin, err)
+		return fallback(bin, fwd, stdin, env, err)
 	}
 	os.Stdout.Write(resp.Stdout)
 	os.Stderr.Write(resp.Stderr)
@@ -215,11 +218,11 @@ func residentEnv() []string {
 
 // fallback answers the call with `loopbreaker hook …` in a process of its
 // own, and says once per agent session why.
-func fallback(bin string, fwd []string, stdin []byte, why error) int {
+func fallback(bin string, fwd []string, stdin []byte, env []string, why error) int {
 	if firstFallback(fwd, stdin) {
 		fmt.Fprintf(os.Stderr, "loopbreaker-hook: %v. This agent session's hook calls are answered by `loopbreaker hook` in a process of their own: the same answers, at the in-process cost (see `loopbreaker resident status`).\n", why)
 	}
-	return runMain(bin, fwd, bytes.NewReader(stdin))
+	return runMain(bin, fwd, bytes.NewReader(stdin), env)
 }
 
 // firstFallback reports whether this is the agent session's first call
@@ -253,11 +256,11 @@ func firstFallback(fwd []string, stdin []byte) bool {
 	return true
 }
 
-// runMain runs loopbreaker with args and stdin, its output and exit code
-// passed through.
-func runMain(bin string, args []string, stdin io.Reader) int {
+// runMain runs loopbreaker with args, stdin and env, its output and exit
+// code passed through.
+func runMain(bin string, args []string, stdin io.Reader, env []string) int {
 	cmd := exec.Command(bin, args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, os.Stdout, os.Stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Env = stdin, os.Stdout, os.Stderr, env
 	err := cmd.Run()
 	var ee *exec.ExitError
 	switch {

@@ -125,9 +125,9 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 	}
 	unseen := append(killed, unguardedHooks(env)...)
 	if env.mark != nil {
-		env.mark.path, env.mark.remove = markRunning(w.stateDir, p, env.Now(), env.mark.pid, clock)
+		env.mark.path, env.mark.remove = markRunning(w.stateDir, p, env.mark.pid, clock)
 	} else {
-		_, remove := markRunning(w.stateDir, p, env.Now(), os.Getpid(), clock)
+		_, remove := markRunning(w.stateDir, p, os.Getpid(), clock)
 		defer remove()
 	}
 	pol := &hookpolicy.Policy{

@@ -81,9 +81,10 @@ func (s *systemMode) check() error {
 
 // environ is the environment of one call: the agent's variables that
 // name its project and its home (where its CLI's settings are, for the
-// guard), and nothing else of the caller's. No LOOPBREAKER_ variable, PATH
-// or XDG_ directory of the agent's reaches the call: the configuration in
-// force is the system's (LOOPBREAKER_CONFIG replaces the project's
+// guard), when the CLI started the client (the call's hook timeout counts
+// from then), and nothing else of the caller's. No other LOOPBREAKER_
+// variable, PATH or XDG_ directory of the agent's reaches the call: the
+// configuration in force is the system's (LOOPBREAKER_CONFIG replaces the project's
 // loopbreaker.yaml), and the state is the breaker's.
 func (s *systemMode) environ(req *residentwire.Request, peer resident.Peer) []string {
 	caller := &Env{Environ: req.Env}
@@ -95,6 +96,11 @@ func (s *systemMode) environ(req *residentwire.Request, peer resident.Peer) []st
 		if v := caller.Getenv(k); v != "" {
 			env = append(env, k+"="+v)
 		}
+	}
+	if v := caller.Getenv(residentwire.StartedEnv); v != "" {
+		// When the CLI started the client: a forged one can only make the
+		// forger's own call give up sooner (clockOf bounds it).
+		env = append(env, residentwire.StartedEnv+"="+v)
 	}
 	name := strconv.Itoa(peer.UID)
 	if u, err := user.LookupId(name); err == nil {
