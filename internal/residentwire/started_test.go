@@ -31,4 +31,3 @@ func TestWithStarted(t *testing.T) {
 		}
 	}
 }
-
