@@ -4,17 +4,13 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-
-	"github.com/loopbreaker/loopbreaker/internal/waitfor"
 )
 
 // The agent CLI's hook timeout counts from when it started the client, so
@@ -39,12 +35,7 @@ func TestCallCountsFromTheClientsStart(t *testing.T) {
 				t.Fatalf("the call was not answered by the %s: %+v", via, r)
 			}
 			w.client(dir, post)
-			var st struct {
-				StateDir string `json:"state_dir"`
-			}
-			if err := json.Unmarshal([]byte(w.run(dir, nil, filepath.Join(w.bin, "loopbreaker"), "status", "--json").stdout), &st); err != nil || st.StateDir == "" {
-				t.Fatalf("status --json: %v", err)
-			}
+			stateDir := w.stateDir(dir)
 
 			// The CLI starts the client; its payload comes later.
 			late := exec.Command(filepath.Join(w.bin, "loopbreaker-hook"), "claude")
@@ -64,14 +55,7 @@ func TestCallCountsFromTheClientsStart(t *testing.T) {
 			// A call that cannot take the state's lock gives up at 80 % of
 			// its 1s timeout: by its answer, 0.8s have passed since the
 			// late client started.
-			lock, err := os.OpenFile(filepath.Join(st.StateDir, "lock"), os.O_RDWR, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer lock.Close()
-			if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-				t.Fatal(err)
-			}
+			release := holdLock(t, stateDir)
 			quick := *w
 			quick.env = append(slices.Clone(w.env), "LOOPBREAKER_HOOK_TIMEOUT=1s")
 			pre2, _ := toolCall(t, 2)
@@ -82,30 +66,13 @@ func TestCallCountsFromTheClientsStart(t *testing.T) {
 			pre3, _ := toolCall(t, 3)
 			stdin.Write(pre3)
 			stdin.Close()
-			marks := filepath.Join(st.StateDir, "hooks", "running")
-			var mark struct {
-				Event   string    `json:"event"`
-				Started time.Time `json:"started"`
-			}
-			err = waitfor.Until(marks, hang, func() bool {
-				entries, _ := os.ReadDir(marks)
-				for _, e := range entries {
-					b, err := os.ReadFile(filepath.Join(marks, e.Name()))
-					if !strings.HasPrefix(e.Name(), ".") && err == nil && json.Unmarshal(b, &mark) == nil && mark.Event == "PreToolUse" {
-						return true
-					}
-				}
-				return false
-			})
-			if err != nil {
-				t.Fatalf("the late call left no running mark: %v", err)
-			}
+			mark := waitMark(t, stateDir, "PreToolUse")
 			// The kernel counts a process's start in ticks of 10ms: the
 			// margin is far below the 0.8s the other call took.
 			if mark.Started.After(started.Add(400 * time.Millisecond)) {
 				t.Errorf("the call's time started at %s, %s after its client started: it must count from the client's start", mark.Started.Format(time.RFC3339Nano), mark.Started.Sub(started))
 			}
-			lock.Close()
+			release()
 			if err := late.Wait(); err != nil {
 				t.Fatalf("the late client: %v\n%s", err, out.String())
 			}

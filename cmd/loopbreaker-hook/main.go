@@ -88,48 +88,56 @@ func run(args []string) int {
 		return fallback(bin, fwd, stdin, env, fmt.Errorf("reading the working directory: %w", err))
 	}
 	req := &residentwire.Request{Build: build, Args: fwd, Env: env, Dir: wd, Stdin: stdin}
-	resp, err := ask(dir, req, bin)
+	resp, c, err := ask(dir, req, bin)
 	if err != nil {
 		return fallback(bin, fwd, stdin, env, err)
 	}
+	defer c.Close()
 	os.Stdout.Write(resp.Stdout)
 	os.Stderr.Write(resp.Stderr)
+	// Passed on: the resident breaker removes the call's running mark.
+	// Killed before this, the call is reported by the project's next one,
+	// as a killed in-process hook is.
+	residentwire.WriteAck(c)
 	return resp.Code
 }
 
 // ask sends req to the resident breaker, starting it when none answers or
-// when the one that answers is of another build.
-func ask(dir string, req *residentwire.Request, bin string) (*residentwire.Response, error) {
+// when the one that answers is of another build. It returns the answer
+// and the connection to acknowledge it on.
+func ask(dir string, req *residentwire.Request, bin string) (*residentwire.Response, net.Conn, error) {
 	sock, err := residentwire.SocketPath(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := residentwire.CheckPrivate(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
+		return nil, nil, err
 	}
 	c, err := net.Dial("unix", sock)
 	if err != nil {
 		if c, err = start(dir, sock, bin); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	resp, err := exchange(c, req)
+	resp, err := exchange(nopClose{c}, req)
 	if err == nil && resp.Replaced {
 		// Another build answered and is going away: start ours.
+		c.Close()
 		if c, err = start(dir, sock, bin); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if resp, err = exchange(c, req); err == nil && resp.Replaced {
+		if resp, err = exchange(nopClose{c}, req); err == nil && resp.Replaced {
 			err = fmt.Errorf("it is of another build than %s even after a restart", bin)
 		}
 	}
+	if err == nil && resp.Err != "" {
+		err = fmt.Errorf("refused the call: %s", resp.Err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("the resident breaker on %s: %w", sock, err)
+		c.Close()
+		return nil, nil, fmt.Errorf("the resident breaker on %s: %w", sock, err)
 	}
-	if resp.Err != "" {
-		return nil, fmt.Errorf("the resident breaker on %s refused the call: %s", sock, resp.Err)
-	}
-	return resp, nil
+	return resp, c, nil
 }
 
 func exchange(c net.Conn, req *residentwire.Request) (*residentwire.Response, error) {

@@ -118,8 +118,8 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 	defer w.close()
 	onError = w.cfg.OnError
 	var killed, late []string
-	if env.system != nil {
-		killed, late = findKilled(w.stateDir, true, env.system.awaited)
+	if env.marks != nil {
+		killed, late = findKilled(w.stateDir, true, env.marks.awaited)
 	} else {
 		killed, late = killedHooks(w.stateDir)
 	}

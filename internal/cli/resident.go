@@ -134,12 +134,14 @@ func runResidentServer(ctx context.Context, env *Env, args []string) error {
 	if idle == 0 {
 		after = func(time.Duration) <-chan time.Time { return nil }
 	}
+	marks := newHeldMarks()
 	s := &resident.Server{
 		Dir: dir, Build: build, Idle: idle, After: after,
-		Handle: func(ctx context.Context, req *residentwire.Request, _ resident.Peer) *residentwire.Response {
-			return residentAnswer(ctx, env, req)
+		Handle: func(ctx context.Context, req *residentwire.Request, peer resident.Peer) *residentwire.Response {
+			return residentAnswer(ctx, env, req, peer, marks)
 		},
-		Log: env.Stderr,
+		Delivered: func(req *residentwire.Request, _ resident.Peer, acked bool) { marks.delivered(req, acked) },
+		Log:       env.Stderr,
 	}
 	if *wait {
 		s.LockWait = 100 * 365 * 24 * time.Hour
@@ -171,8 +173,9 @@ func runResidentServer(ctx context.Context, env *Env, args []string) error {
 // `loopbreaker ARGS...` started with the client's environment, working
 // directory and stdin would: the same Main, on an Env made of them. Only
 // a hook call is taken; anything else would let whoever reaches the socket
-// run any command as this user.
-func residentAnswer(ctx context.Context, env *Env, req *residentwire.Request) *residentwire.Response {
+// run any command as this user. The call's running mark is the client's
+// (peer), held in marks until the client acknowledged the answer.
+func residentAnswer(ctx context.Context, env *Env, req *residentwire.Request, peer resident.Peer, marks *heldMarks) *residentwire.Response {
 	if err := residentCallable(req); err != nil {
 		return &residentwire.Response{Err: err.Error()}
 	}
@@ -180,8 +183,10 @@ func residentAnswer(ctx context.Context, env *Env, req *residentwire.Request) *r
 	call := &Env{
 		Stdin: bytes.NewReader(req.Stdin), Stdout: &stdout, Stderr: &stderr,
 		Environ: req.Env, Dir: req.Dir, Now: env.Now, hookStarted: time.Now(),
+		marks: marks, mark: marks.forCall(peer.PID),
 	}
 	code := Main(ctx, req.Args, call)
+	marks.hold(req, call.mark)
 	return &residentwire.Response{Code: code, Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 }
 
