@@ -35,5 +35,10 @@ func hookGuard(env *Env, a agent.Agent, w *workspace) *hookpolicy.Guard {
 	if path, ok := lookPath(env, "loopbreaker"); ok {
 		in.Binaries = append(in.Binaries, path)
 	}
+	// The thin client beside each is what hooks installed with --client
+	// run: removing it silences them as removing loopbreaker would.
+	for _, b := range in.Binaries {
+		in.Binaries = append(in.Binaries, clientBeside(b))
+	}
 	return hookpolicy.NewGuard(in)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -64,5 +65,30 @@ func TestGuardProtectsTheConfigurationFilesLoadReads(t *testing.T) {
 	}
 	if got := tamper.Check(tamper.Call{Cwd: elsewhere, Writes: []string{filepath.Join(elsewhere, "team", "lb.yaml")}}, guard.Protected); len(got) > 0 {
 		t.Errorf("a file of the same name outside the project: refused as %v", got)
+	}
+}
+
+// The thin client beside loopbreaker is what hooks installed with
+// --client run: the agent may not change it, as it may not change
+// loopbreaker.
+func TestGuardProtectsTheClientBesideLoopbreaker(t *testing.T) {
+	project, bin := t.TempDir(), t.TempDir()
+	env := &Env{Environ: []string{"HOME=" + t.TempDir(), "PATH=" + bin}}
+	if err := os.WriteFile(filepath.Join(bin, "loopbreaker"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a, err := all.Lookup("claude")
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard := hookGuard(env, a, &workspace{project: project, cfg: lb.Defaults()})
+	for _, path := range []string{filepath.Join(bin, "loopbreaker-hook"), filepath.Join(bin, "loopbreaker")} {
+		got := tamper.Check(tamper.Call{Cwd: project, Writes: []string{path}}, guard.Protected)
+		if len(got) == 0 || got[0].Kind != tamper.KindBinary {
+			t.Errorf("a write of %s: findings %v, want the program refused", path, got)
+		}
+	}
+	if got := tamper.Check(tamper.Call{Cwd: project, Writes: []string{filepath.Join(bin, "notes")}}, guard.Protected); len(got) > 0 {
+		t.Errorf("a write beside them: refused as %v", got)
 	}
 }
