@@ -92,3 +92,27 @@ func TestGuardProtectsTheClientBesideLoopbreaker(t *testing.T) {
 		t.Errorf("a write beside them: refused as %v", got)
 	}
 }
+
+// The resident breaker's socket directory decides who answers the thin
+// client's hooks: a server the agent planted there would answer them all.
+func TestGuardProtectsTheResidentSocket(t *testing.T) {
+	project, run := t.TempDir(), t.TempDir()
+	env := &Env{Environ: []string{"HOME=" + t.TempDir(), "XDG_RUNTIME_DIR=" + run}}
+	a, err := all.Lookup("claude")
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard := hookGuard(env, a, &workspace{project: project, cfg: lb.Defaults()})
+	sock := filepath.Join(run, "loopbreaker", "resident.sock")
+	for _, call := range []tamper.Call{
+		{Cwd: project, Writes: []string{sock}},
+		{Cwd: project, Shell: []string{`rm -f "$XDG_RUNTIME_DIR/loopbreaker/resident.sock"`}},
+	} {
+		if got := tamper.Check(call, guard.Protected); len(got) == 0 || got[0].Kind != tamper.KindState {
+			t.Errorf("%+v: findings %v, want the socket's directory refused", call, got)
+		}
+	}
+	if got := tamper.Check(tamper.Call{Cwd: project, Writes: []string{filepath.Join(run, "other.sock")}}, guard.Protected); len(got) > 0 {
+		t.Errorf("a write beside it: refused as %v", got)
+	}
+}
