@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -553,6 +554,45 @@ func TestKilledClientIsReportedByTheNextCall(t *testing.T) {
 	for range 3 {
 		if r := w.client(dir, read); strings.Contains(r.stderr, "killed") {
 			t.Fatalf("reported again, or an acknowledged call reported: %+v", r)
+		}
+	}
+}
+
+// Every CLI's install, whatever it writes (settings, a plugin, an
+// extension, hook scripts), runs the client with --client: `hook status`
+// reads back the client as the program of each CLI's hooks.
+func TestEveryCLIInstallsTheClient(t *testing.T) {
+	w := newWorld(t)
+	dir := w.project("p")
+	lb := filepath.Join(w.bin, "loopbreaker")
+	var st struct {
+		Tools []struct {
+			Tool     string `json:"tool"`
+			Installs []struct {
+				Level    string   `json:"level"`
+				Programs []string `json:"programs"`
+			} `json:"installs"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(w.run(dir, nil, lb, "hook", "status", "--json").stdout), &st); err != nil || len(st.Tools) < 2 {
+		t.Fatalf("hook status --json: %v, %d CLIs", err, len(st.Tools))
+	}
+	client := filepath.Join(w.bin, "loopbreaker-hook")
+	for _, tool := range st.Tools {
+		if r := w.run(dir, nil, lb, "hook", "install", tool.Tool, "--client"); r.code != 0 {
+			t.Fatalf("hook install %s --client: %+v", tool.Tool, r)
+		}
+	}
+	if err := json.Unmarshal([]byte(w.run(dir, nil, lb, "hook", "status", "--json").stdout), &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range st.Tools {
+		ok := false
+		for _, in := range tool.Installs {
+			ok = ok || in.Level == "project" && slices.Equal(in.Programs, []string{client})
+		}
+		if !ok {
+			t.Errorf("%s: the project's hooks run %+v, want the client %s", tool.Tool, tool.Installs, client)
 		}
 	}
 }
