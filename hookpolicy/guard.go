@@ -25,6 +25,8 @@ type GuardInput struct {
 	// Config are the configuration files besides the project's; Binaries
 	// the loopbreaker program's paths.
 	Config, Binaries []string
+	// Resident is the resident breaker's socket directory ("" when none).
+	Resident string
 }
 
 // NewGuard is what the hook protects from the agent: the project's
@@ -40,9 +42,10 @@ func NewGuard(in GuardInput) *Guard {
 		StateRoot: in.StateRoot,
 		Config:    in.Config,
 		Binaries:  in.Binaries,
+		Resident:  in.Resident,
 		Vars:      map[string]string{},
 	}
-	for _, name := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "LOOPBREAKER_DIR", "LOOPBREAKER_STATE_DIR"} {
+	for _, name := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "LOOPBREAKER_DIR", "LOOPBREAKER_STATE_DIR"} {
 		if v := in.Getenv(name); v != "" {
 			p.Vars[name] = v
 		}

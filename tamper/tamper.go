@@ -101,6 +101,9 @@ type Protected struct {
 	HookDirs []string
 	// Binaries are the loopbreaker program's paths.
 	Binaries []string
+	// Resident is the resident breaker's socket directory: a server
+	// planted there would answer the hooks of the thin client.
+	Resident string
 	// Vars expand $NAME in commands (HOME, XDG_STATE_HOME...); a variable
 	// not listed is unknown.
 	Vars map[string]string
@@ -124,6 +127,7 @@ func (p *Protected) entries() []entry {
 	}
 	add(KindState, true, p.StateDir)
 	add(KindState, true, p.StateRoot)
+	add(KindState, true, p.Resident)
 	if p.Project != "" {
 		add(KindState, true, filepath.Join(p.Project, ".loopbreaker"))
 		for _, name := range lb.ProjectFiles() {

@@ -54,14 +54,17 @@ const startWait = 3 * time.Second
 func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
+	// The agent CLI's hook timeout counts from now: whatever answers the
+	// call counts from it too (residentwire.StartedEnv).
+	env := residentwire.WithStarted(os.Environ(), residentwire.ProcessStarted())
 	if len(args) > 0 && (args[0] == "check" || args[0] == "record") {
-		return loopCommand(args)
+		return loopCommand(args, env)
 	}
 	if len(args) > 0 && args[0] == "hook" {
 		args = args[1:]
 	}
 	if root, rest, ok := protectedRoot(args); ok {
-		return protected(root, rest)
+		return protected(root, rest, env)
 	}
 	fwd := append([]string{"hook"}, args...)
 	bin, err := mainBinary()
@@ -74,13 +77,13 @@ func run(args []string) int {
 	// itself, stdin untouched.
 	if len(args) == 0 || args[0] == "" || args[0][0] == '-' || args[0] == "install" || args[0] == "uninstall" || args[0] == "status" ||
 		os.Getenv("LOOPBREAKER_RESIDENT") == "off" || stdinIsDevice() {
-		return runMain(bin, fwd, os.Stdin)
+		return runMain(bin, fwd, os.Stdin, env)
 	}
 	stdin, err := io.ReadAll(io.LimitReader(os.Stdin, maxStdin))
 	if err != nil {
-		return fallback(bin, fwd, stdin, fmt.Errorf("reading the payload: %w", err))
+		return fallback(bin, fwd, stdin, env, fmt.Errorf("reading the payload: %w", err))
 	}
-	return forward(bin, fwd, stdin)
+	return forward(bin, fwd, stdin, env)
 }
 
 // loopCommand runs `check` or `record` (a loop script's calls, args)
@@ -88,22 +91,22 @@ func run(args []string) int {
 // them: the same output and exit code. Stdin is read only when an option
 // names it ("-", as `record --error-file -` does), so that a script's
 // own input (a `while read` loop) is left alone.
-func loopCommand(args []string) int {
+func loopCommand(args, env []string) int {
 	bin, err := mainBinary()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "loopbreaker-hook: %v: install loopbreaker beside loopbreaker-hook or on PATH\n", err)
 		return 1
 	}
 	if os.Getenv("LOOPBREAKER_RESIDENT") == "off" {
-		return runMain(bin, args, os.Stdin)
+		return runMain(bin, args, os.Stdin, env)
 	}
 	var stdin []byte
 	if readsStdin(args) {
 		if stdin, err = io.ReadAll(io.LimitReader(os.Stdin, maxStdin)); err != nil {
-			return fallback(bin, args, stdin, fmt.Errorf("reading stdin: %w", err))
+			return fallback(bin, args, stdin, env, fmt.Errorf("reading stdin: %w", err))
 		}
 	}
-	return forward(bin, args, stdin)
+	return forward(bin, args, stdin, env)
 }
 
 // readsStdin reports whether an argument names stdin ("-", "--flag=-").
@@ -116,65 +119,73 @@ func readsStdin(args []string) bool {
 	return false
 }
 
-// forward asks the resident breaker to run fwd (with stdin) and prints
-// its answer; when it cannot be asked, loopbreaker runs it in a process
-// of its own.
-func forward(bin string, fwd []string, stdin []byte) int {
+// forward asks the resident breaker to run fwd (with stdin, in env) and
+// prints its answer; when it cannot be asked, loopbreaker runs it in a
+// process of its own.
+func forward(bin string, fwd []string, stdin []byte, env []string) int {
 	dir, err := residentwire.Dir(os.Getenv)
 	if err != nil {
-		return fallback(bin, fwd, stdin, err)
+		return fallback(bin, fwd, stdin, env, err)
 	}
 	build, err := residentwire.Fingerprint(bin)
 	if err != nil {
-		return fallback(bin, fwd, stdin, fmt.Errorf("reading %s: %w", bin, err))
+		return fallback(bin, fwd, stdin, env, fmt.Errorf("reading %s: %w", bin, err))
 	}
 	wd, err := os.Getwd()
 	if err != nil {
-		return fallback(bin, fwd, stdin, fmt.Errorf("reading the working directory: %w", err))
+		return fallback(bin, fwd, stdin, env, fmt.Errorf("reading the working directory: %w", err))
 	}
-	req := &residentwire.Request{Build: build, Args: fwd, Env: os.Environ(), Dir: wd, Stdin: stdin}
-	resp, err := ask(dir, req, bin)
+	req := &residentwire.Request{Build: build, Args: fwd, Env: env, Dir: wd, Stdin: stdin}
+	resp, c, err := ask(dir, req, bin)
 	if err != nil {
-		return fallback(bin, fwd, stdin, err)
+		return fallback(bin, fwd, stdin, env, err)
 	}
+	defer c.Close()
 	os.Stdout.Write(resp.Stdout)
 	os.Stderr.Write(resp.Stderr)
+	// Passed on: the resident breaker removes the call's running mark.
+	// Killed before this, the call is reported by the project's next one,
+	// as a killed in-process hook is.
+	residentwire.WriteAck(c)
 	return resp.Code
 }
 
 // ask sends req to the resident breaker, starting it when none answers or
-// when the one that answers is of another build.
-func ask(dir string, req *residentwire.Request, bin string) (*residentwire.Response, error) {
+// when the one that answers is of another build. It returns the answer
+// and the connection to acknowledge it on.
+func ask(dir string, req *residentwire.Request, bin string) (*residentwire.Response, net.Conn, error) {
 	sock, err := residentwire.SocketPath(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := residentwire.CheckPrivate(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
+		return nil, nil, err
 	}
 	c, err := net.Dial("unix", sock)
 	if err != nil {
 		if c, err = start(dir, sock, bin); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	resp, err := exchange(c, req)
+	resp, err := exchange(nopClose{c}, req)
 	if err == nil && resp.Replaced {
 		// Another build answered and is going away: start ours.
+		c.Close()
 		if c, err = start(dir, sock, bin); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if resp, err = exchange(c, req); err == nil && resp.Replaced {
+		if resp, err = exchange(nopClose{c}, req); err == nil && resp.Replaced {
 			err = fmt.Errorf("it is of another build than %s even after a restart", bin)
 		}
 	}
+	if err == nil && resp.Err != "" {
+		err = fmt.Errorf("refused the call: %s", resp.Err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("the resident breaker on %s: %w", sock, err)
+		c.Close()
+		return nil, nil, fmt.Errorf("the resident breaker on %s: %w", sock, err)
 	}
-	if resp.Err != "" {
-		return nil, fmt.Errorf("the resident breaker on %s refused the call: %s", sock, resp.Err)
-	}
-	return resp, nil
+	return resp, c, nil
 }
 
 func exchange(c net.Conn, req *residentwire.Request) (*residentwire.Response, error) {
@@ -263,7 +274,7 @@ func residentEnv() []string {
 
 // fallback runs fwd with `loopbreaker` in a process of its own, and says
 // once per agent session (a loop command: per working directory) why.
-func fallback(bin string, fwd []string, stdin []byte, why error) int {
+func fallback(bin string, fwd []string, stdin []byte, env []string, why error) int {
 	if firstFallback(fwd, stdin) {
 		what := "This agent session's hook calls are answered by `loopbreaker hook`"
 		if fwd[0] != "hook" {
@@ -271,7 +282,7 @@ func fallback(bin string, fwd []string, stdin []byte, why error) int {
 		}
 		fmt.Fprintf(os.Stderr, "loopbreaker-hook: %v. %s in a process of their own: the same answers, at the in-process cost (see `loopbreaker resident status`).\n", why, what)
 	}
-	return runMain(bin, fwd, bytes.NewReader(stdin))
+	return runMain(bin, fwd, bytes.NewReader(stdin), env)
 }
 
 // firstFallback reports whether this is the agent session's first call
@@ -310,11 +321,11 @@ func firstFallback(fwd []string, stdin []byte) bool {
 	return true
 }
 
-// runMain runs loopbreaker with args and stdin, its output and exit code
-// passed through.
-func runMain(bin string, args []string, stdin io.Reader) int {
+// runMain runs loopbreaker with args, stdin and env, its output and exit
+// code passed through.
+func runMain(bin string, args []string, stdin io.Reader, env []string) int {
 	cmd := exec.Command(bin, args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, os.Stdout, os.Stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Env = stdin, os.Stdout, os.Stderr, env
 	err := cmd.Run()
 	var ee *exec.ExitError
 	switch {

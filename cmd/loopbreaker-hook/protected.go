@@ -42,7 +42,7 @@ func protectedRoot(args []string) (root string, rest []string, ok bool) {
 
 // protected answers a call through the protected breaker below root, or
 // denies it: the exit code and stderr the CLIs read as a refusal.
-func protected(root string, args []string) int {
+func protected(root string, args []string, env []string) int {
 	stdin, err := io.ReadAll(io.LimitReader(os.Stdin, maxStdin))
 	if err != nil {
 		return denied(args, stdin, fmt.Errorf("reading the payload: %w", err))
@@ -68,7 +68,7 @@ func protected(root string, args []string) int {
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(protectedWait))
-	resp, err := exchange(nopClose{c}, &residentwire.Request{Args: append([]string{"hook"}, args...), Env: os.Environ(), Dir: wd, Stdin: stdin})
+	resp, err := exchange(nopClose{c}, &residentwire.Request{Args: append([]string{"hook"}, args...), Env: env, Dir: wd, Stdin: stdin})
 	switch {
 	case err != nil:
 		return denied(args, stdin, err)

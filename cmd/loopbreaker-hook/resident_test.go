@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,6 +20,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/residentwire"
+	"github.com/loopbreaker/loopbreaker/internal/waitfor"
 )
 
 // These tests run the real binaries: loopbreaker-hook and loopbreaker,
@@ -487,5 +490,148 @@ func TestLoopCommandsThroughTheResident(t *testing.T) {
 	}
 	if n := len(w.residents()); n != 1 {
 		t.Fatalf("%d resident breakers answered the loop commands, want one; log:\n%s", n, w.log())
+	}
+}
+
+// stateDir is the state directory of the project dir.
+func (w *world) stateDir(dir string) string {
+	w.t.Helper()
+	var st struct {
+		StateDir string `json:"state_dir"`
+	}
+	if err := json.Unmarshal([]byte(w.run(dir, nil, filepath.Join(w.bin, "loopbreaker"), "status", "--json").stdout), &st); err != nil || st.StateDir == "" {
+		w.t.Fatalf("status --json: %v", err)
+	}
+	return st.StateDir
+}
+
+// holdLock takes the state's lock until release or the test's end: the
+// calls of the project wait for it.
+func holdLock(t *testing.T, stateDir string) (release func()) {
+	t.Helper()
+	lock, err := os.OpenFile(filepath.Join(stateDir, "lock"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lock.Close() })
+	return func() { lock.Close() }
+}
+
+// runningMark is what a hook call at work leaves in the state directory.
+type runningMark struct {
+	name    string
+	Event   string    `json:"event"`
+	Started time.Time `json:"started"`
+}
+
+// waitMark waits for the running mark of a call of event.
+func waitMark(t *testing.T, stateDir, event string) runningMark {
+	t.Helper()
+	dir := filepath.Join(stateDir, "hooks", "running")
+	var m runningMark
+	err := waitfor.Until(dir, hang, func() bool {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if !strings.HasPrefix(e.Name(), ".") && err == nil && json.Unmarshal(b, &m) == nil && m.Event == event {
+				m.name = e.Name()
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatalf("no running mark of a %s call: %v", event, err)
+	}
+	return m
+}
+
+// A client the agent CLI kills (its hook timeout, a `pkill` loop) while
+// the resident breaker works on its call lets the tool call through, as
+// a killed in-process hook does: its call's running mark is the client's
+// and stays, since the client never acknowledged the answer, and the
+// project's next call reports it. Calls acknowledged are never reported.
+func TestKilledClientIsReportedByTheNextCall(t *testing.T) {
+	w := newWorld(t)
+	dir := w.project("p")
+	pre, post := toolCall(t, 1)
+	w.client(dir, pre)
+	w.client(dir, post)
+	stateDir := w.stateDir(dir)
+	release := holdLock(t, stateDir)
+	victim := exec.Command(filepath.Join(w.bin, "loopbreaker-hook"), "claude")
+	victim.Dir, victim.Env, victim.Stdin = dir, w.env, bytes.NewReader(payload(t, "PreToolUse-edit.json", nil))
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	mark := waitMark(t, stateDir, "PreToolUse")
+	if !strings.HasPrefix(mark.name, strconv.Itoa(victim.Process.Pid)+"-") {
+		t.Fatalf("the call's running mark is %s, not the client's (pid %d)", mark.name, victim.Process.Pid)
+	}
+	victim.Process.Kill()
+	victim.Wait()
+	release()
+	// The resident breaker finishes the call, finds the client gone, and
+	// keeps the mark; the next calls report it once.
+	read := payload(t, "PreToolUse-read.json", nil)
+	deadline := time.Now().Add(hang)
+	for {
+		r := w.client(dir, read)
+		if strings.Contains(r.stderr, "of Read") || strings.Contains(r.stderr, "of Bash") {
+			t.Fatalf("an acknowledged call was reported as killed: %+v", r)
+		}
+		if strings.Contains(r.stderr, "a hook call was killed before it answered: claude PreToolUse of Edit") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the killed client's call was never reported; the last call: %+v", r)
+		}
+	}
+	for range 3 {
+		if r := w.client(dir, read); strings.Contains(r.stderr, "killed") {
+			t.Fatalf("reported again, or an acknowledged call reported: %+v", r)
+		}
+	}
+}
+
+// Every CLI's install, whatever it writes (settings, a plugin, an
+// extension, hook scripts), runs the client with --client: `hook status`
+// reads back the client as the program of each CLI's hooks.
+func TestEveryCLIInstallsTheClient(t *testing.T) {
+	w := newWorld(t)
+	dir := w.project("p")
+	lb := filepath.Join(w.bin, "loopbreaker")
+	var st struct {
+		Tools []struct {
+			Tool     string `json:"tool"`
+			Installs []struct {
+				Level    string   `json:"level"`
+				Programs []string `json:"programs"`
+			} `json:"installs"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(w.run(dir, nil, lb, "hook", "status", "--json").stdout), &st); err != nil || len(st.Tools) < 2 {
+		t.Fatalf("hook status --json: %v, %d CLIs", err, len(st.Tools))
+	}
+	client := filepath.Join(w.bin, "loopbreaker-hook")
+	for _, tool := range st.Tools {
+		if r := w.run(dir, nil, lb, "hook", "install", tool.Tool, "--client"); r.code != 0 {
+			t.Fatalf("hook install %s --client: %+v", tool.Tool, r)
+		}
+	}
+	if err := json.Unmarshal([]byte(w.run(dir, nil, lb, "hook", "status", "--json").stdout), &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range st.Tools {
+		ok := false
+		for _, in := range tool.Installs {
+			ok = ok || in.Level == "project" && slices.Equal(in.Programs, []string{client})
+		}
+		if !ok {
+			t.Errorf("%s: the project's hooks run %+v, want the client %s", tool.Tool, tool.Installs, client)
+		}
 	}
 }

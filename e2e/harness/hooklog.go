@@ -38,7 +38,28 @@ func Wrap(t testing.TB, bins Binaries, dir string) (command, log string) {
 	if err := os.WriteFile(command+".wrap.json", cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if bins.HookClient != "" {
+		t.Cleanup(func() { assertThroughClient(t, log) })
+	}
 	return command, log
+}
+
+// assertThroughClient fails the test when one of its hook calls was not
+// answered by the resident breaker: the client fell back to the
+// in-process hook (it says so on stderr, once per agent session) or could
+// not run it. The client tier counts a CLI as passing through the client
+// only when every call did.
+func assertThroughClient(t testing.TB, log string) {
+	calls, err := ReadCalls(log)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	for _, c := range calls {
+		if i := strings.Index(c.Stderr, "loopbreaker-hook: "); i >= 0 {
+			t.Errorf("a %s call was not answered by the resident breaker: %s", c.Event, strings.TrimSpace(c.Stderr[i:]))
+		}
+	}
 }
 
 // notifySuffix names the FIFO beside a hook-call log that the logger

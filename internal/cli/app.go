@@ -85,10 +85,12 @@ type Env struct {
 	// run --system): the project is guarded even without its own
 	// loopbreaker.yaml, whose settings are not read.
 	system *systemMode
-	// mark, on the protected breaker's hook calls, names the call's
+	// mark, on the resident breaker's hook calls, names the call's
 	// running mark by the client's process and keeps it after the call:
-	// the breaker removes it once the client acknowledged the answer.
-	mark *callMark
+	// the breaker removes it once the client acknowledged the answer
+	// (marks, resident_marks.go).
+	mark  *callMark
+	marks *heldMarks
 	// hookStarted is when the resident breaker's client asked for the hook
 	// call this Env answers; a hook call's deadline counts from it
 	// (hook_deadline.go).

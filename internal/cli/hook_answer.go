@@ -118,16 +118,16 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 	defer w.close()
 	onError = w.cfg.OnError
 	var killed, late []string
-	if env.system != nil {
-		killed, late = findKilled(w.stateDir, true, env.system.awaited)
+	if env.marks != nil {
+		killed, late = findKilled(w.stateDir, true, env.marks.awaited)
 	} else {
 		killed, late = killedHooks(w.stateDir)
 	}
 	unseen := append(killed, unguardedHooks(env)...)
 	if env.mark != nil {
-		env.mark.path, env.mark.remove = markRunning(w.stateDir, p, env.Now(), env.mark.pid, clock)
+		env.mark.path, env.mark.remove = markRunning(w.stateDir, p, env.mark.pid, clock)
 	} else {
-		_, remove := markRunning(w.stateDir, p, env.Now(), os.Getpid(), clock)
+		_, remove := markRunning(w.stateDir, p, os.Getpid(), clock)
 		defer remove()
 	}
 	pol := &hookpolicy.Policy{

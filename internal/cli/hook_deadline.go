@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/internal/residentwire"
 )
 
 // A hook call must answer before the agent CLI's hook timeout kills it: a
@@ -39,24 +40,35 @@ type hookClock struct {
 	timeout time.Duration
 }
 
-// clockOf is the clock of the call env answers.
+// clockOf is the clock of the call env answers. It starts when the agent
+// CLI started the call: the thin client's start when it sent the call
+// (residentwire.StartedEnv), else this process's start, else (a call the
+// resident breaker took from elsewhere) when the call was taken.
 func clockOf(env *Env) (hookClock, error) {
 	c := hookClock{start: env.hookStarted, timeout: hook.Timeout}
-	switch {
+	var err error
+	if v := env.Getenv(hookTimeoutEnv); v != "" {
+		d, perr := time.ParseDuration(v)
+		if perr != nil || d < minHookTimeout {
+			err = fmt.Errorf("%s=%q: want a duration of at least %s, such as 10s (the hook timeout the agent CLI gives the call)", hookTimeoutEnv, v, minHookTimeout)
+		} else {
+			c.timeout = d
+		}
+	}
+	now := time.Now()
+	switch client, ok := residentwire.Started(env.Getenv(residentwire.StartedEnv)); {
+	case ok && !client.After(now) && now.Sub(client) < c.timeout:
+		// A value from the future or older than the timeout is not this
+		// call's client (it would have been killed by now): one the
+		// CLI's environment carried from elsewhere.
+		c.start = client
 	case !c.start.IsZero():
 	case env.ownProcess:
-		c.start = time.Now().Add(-processAge())
+		c.start = now.Add(-residentwire.ProcessAge())
 	default:
-		c.start = time.Now()
+		c.start = now
 	}
-	if v := env.Getenv(hookTimeoutEnv); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < minHookTimeout {
-			return c, fmt.Errorf("%s=%q: want a duration of at least %s, such as 10s (the hook timeout the agent CLI gives the call)", hookTimeoutEnv, v, minHookTimeout)
-		}
-		c.timeout = d
-	}
-	return c, nil
+	return c, err
 }
 
 func (c hookClock) at(share float64) time.Time {

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/residentwire"
 	"github.com/loopbreaker/loopbreaker/internal/waitfor"
 )
 
@@ -196,4 +198,35 @@ func withPath(env []string, path string) []string {
 		}
 	}
 	return append(out, "PATH="+path)
+}
+
+// A call's time starts when the CLI started the thin client, which says
+// when in the environment; a value from the future or older than the
+// timeout is no client's of this call, and the call counts from when it
+// was taken.
+func TestHookClockCountsFromTheClient(t *testing.T) {
+	taken := time.Now()
+	for _, c := range []struct {
+		name string
+		ago  time.Duration
+		want bool
+	}{
+		{"the client's", 2 * time.Second, true},
+		{"from the future", -time.Hour, false},
+		{"older than the timeout", 11 * time.Second, false},
+	} {
+		started := taken.Add(-c.ago)
+		env := &Env{Environ: residentwire.WithStarted(nil, started), hookStarted: taken}
+		clock, err := clockOf(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := taken
+		if c.want {
+			want = started.Truncate(time.Microsecond)
+		}
+		if !clock.start.Equal(want) {
+			t.Errorf("%s: the clock starts at %v, want %v", c.name, clock.start, want)
+		}
+	}
 }

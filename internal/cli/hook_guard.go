@@ -7,6 +7,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/config"
 	"github.com/loopbreaker/loopbreaker/hookpolicy"
+	"github.com/loopbreaker/loopbreaker/internal/residentwire"
 	"github.com/loopbreaker/loopbreaker/session"
 )
 
@@ -34,6 +35,14 @@ func hookGuard(env *Env, a agent.Agent, w *workspace) *hookpolicy.Guard {
 	}
 	if path, ok := lookPath(env, "loopbreaker"); ok {
 		in.Binaries = append(in.Binaries, path)
+	}
+	if dir, err := residentwire.Dir(env.Getenv); err == nil {
+		in.Resident = dir
+	}
+	// The thin client beside each is what hooks installed with --client
+	// run: removing it silences them as removing loopbreaker would.
+	for _, b := range in.Binaries {
+		in.Binaries = append(in.Binaries, clientBeside(b))
 	}
 	return hookpolicy.NewGuard(in)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -64,5 +65,54 @@ func TestGuardProtectsTheConfigurationFilesLoadReads(t *testing.T) {
 	}
 	if got := tamper.Check(tamper.Call{Cwd: elsewhere, Writes: []string{filepath.Join(elsewhere, "team", "lb.yaml")}}, guard.Protected); len(got) > 0 {
 		t.Errorf("a file of the same name outside the project: refused as %v", got)
+	}
+}
+
+// The thin client beside loopbreaker is what hooks installed with
+// --client run: the agent may not change it, as it may not change
+// loopbreaker.
+func TestGuardProtectsTheClientBesideLoopbreaker(t *testing.T) {
+	project, bin := t.TempDir(), t.TempDir()
+	env := &Env{Environ: []string{"HOME=" + t.TempDir(), "PATH=" + bin}}
+	if err := os.WriteFile(filepath.Join(bin, "loopbreaker"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a, err := all.Lookup("claude")
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard := hookGuard(env, a, &workspace{project: project, cfg: lb.Defaults()})
+	for _, path := range []string{filepath.Join(bin, "loopbreaker-hook"), filepath.Join(bin, "loopbreaker")} {
+		got := tamper.Check(tamper.Call{Cwd: project, Writes: []string{path}}, guard.Protected)
+		if len(got) == 0 || got[0].Kind != tamper.KindBinary {
+			t.Errorf("a write of %s: findings %v, want the program refused", path, got)
+		}
+	}
+	if got := tamper.Check(tamper.Call{Cwd: project, Writes: []string{filepath.Join(bin, "notes")}}, guard.Protected); len(got) > 0 {
+		t.Errorf("a write beside them: refused as %v", got)
+	}
+}
+
+// The resident breaker's socket directory decides who answers the thin
+// client's hooks: a server the agent planted there would answer them all.
+func TestGuardProtectsTheResidentSocket(t *testing.T) {
+	project, run := t.TempDir(), t.TempDir()
+	env := &Env{Environ: []string{"HOME=" + t.TempDir(), "XDG_RUNTIME_DIR=" + run}}
+	a, err := all.Lookup("claude")
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard := hookGuard(env, a, &workspace{project: project, cfg: lb.Defaults()})
+	sock := filepath.Join(run, "loopbreaker", "resident.sock")
+	for _, call := range []tamper.Call{
+		{Cwd: project, Writes: []string{sock}},
+		{Cwd: project, Shell: []string{`rm -f "$XDG_RUNTIME_DIR/loopbreaker/resident.sock"`}},
+	} {
+		if got := tamper.Check(call, guard.Protected); len(got) == 0 || got[0].Kind != tamper.KindState {
+			t.Errorf("%+v: findings %v, want the socket's directory refused", call, got)
+		}
+	}
+	if got := tamper.Check(tamper.Call{Cwd: project, Writes: []string{filepath.Join(run, "other.sock")}}, guard.Protected); len(got) > 0 {
+		t.Errorf("a write beside it: refused as %v", got)
 	}
 }

@@ -258,15 +258,22 @@ func settingsPaths(user bool) string {
 	return strings.Join(out, ", ")
 }
 
-// hookClient is the thin client installed beside program, the loopbreaker
-// the hooks would otherwise run: the client starts that loopbreaker as the
-// resident breaker and falls back to it.
-func hookClient(program string) (string, error) {
+// clientBeside is where the thin client of the loopbreaker at program
+// is: beside it, as every release ships them.
+func clientBeside(program string) string {
 	name := "loopbreaker-hook"
 	if strings.HasSuffix(program, ".exe") {
 		name += ".exe"
 	}
-	client := filepath.Join(filepath.Dir(program), name)
+	return filepath.Join(filepath.Dir(program), name)
+}
+
+// hookClient is the thin client installed beside program, the loopbreaker
+// the hooks would otherwise run: the client starts that loopbreaker as the
+// resident breaker and falls back to it.
+func hookClient(program string) (string, error) {
+	client := clientBeside(program)
+	name := filepath.Base(client)
 	fi, err := os.Stat(client)
 	if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
 		return "", fmt.Errorf("--client: no executable %s beside %s: install a release that ships it (every archive, npm package and the formula do; from source: go install ./cmd/loopbreaker-hook), or leave --client out", name, program)

@@ -38,11 +38,12 @@ const runningDirName = "running"
 
 // runningMark is what a mark holds.
 type runningMark struct {
-	Tool     string    `json:"tool"`
-	Session  string    `json:"session"`
-	Event    string    `json:"event"`
-	ToolName string    `json:"tool_name,omitempty"`
-	Started  time.Time `json:"started"`
+	Tool     string `json:"tool"`
+	Session  string `json:"session"`
+	Event    string `json:"event"`
+	ToolName string `json:"tool_name,omitempty"`
+	// Started is when the agent CLI started the call (hookClock.start).
+	Started time.Time `json:"started"`
 	// Late is set when the call was still working at lateShare of its
 	// hook timeout: what held it up, in a few words.
 	Late string `json:"late,omitempty"`
@@ -59,13 +60,13 @@ func runningDir(stateDir string) string { return filepath.Join(stateDir, "hooks"
 // lateShare of the call's hook timeout (clock), the mark is rewritten to
 // say the call is late and what holds it up. A mark that cannot be
 // written is not an error: the call still answers.
-func markRunning(stateDir string, p *hook.Payload, now time.Time, pid int, clock hookClock) (path string, done func()) {
+func markRunning(stateDir string, p *hook.Payload, pid int, clock hookClock) (path string, done func()) {
 	dir := runningDir(stateDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", func() {}
 	}
 	name := filepath.Join(dir, processKey(pid))
-	m := runningMark{Tool: string(p.Tool), Session: p.SessionID, Event: p.Event, ToolName: p.ToolName, Started: now.UTC()}
+	m := runningMark{Tool: string(p.Tool), Session: p.SessionID, Event: p.Event, ToolName: p.ToolName, Started: clock.start.UTC()}
 	if writeMark(name, m) != nil {
 		return "", func() {}
 	}

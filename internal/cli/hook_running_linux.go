@@ -1,61 +1,18 @@
 package cli
 
 import (
-	"os"
 	"strconv"
-	"strings"
-	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/residentwire"
 )
 
 // processKey names a process for its mark: its id and its start time, so
 // that a later process given the same id is not taken for it.
-func processKey(pid int) string { return strconv.Itoa(pid) + "-" + startTime(pid) }
+func processKey(pid int) string { return strconv.Itoa(pid) + "-" + residentwire.StartTicks(pid) }
 
 // stillRunning reports whether the process a mark named key was left by
 // still runs.
 func stillRunning(key string, pid int) bool {
-	st := startTime(pid)
+	st := residentwire.StartTicks(pid)
 	return st != "" && key == strconv.Itoa(pid)+"-"+st
-}
-
-// startTime is field 22 of /proc/PID/stat, "" when there is no such
-// process.
-func startTime(pid int) string {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return ""
-	}
-	s := string(stat)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 20 {
-		return ""
-	}
-	return f[19]
-}
-
-// processAge is how long ago this process started, by the kernel's count
-// (/proc/self/stat's start time in clock ticks, against /proc/uptime): a
-// hook's time starts when the agent CLI started it, not when its Go code
-// first ran, which on a loaded machine is seconds later. 0 when unknown.
-func processAge() time.Duration {
-	ticks, err := strconv.ParseUint(startTime(os.Getpid()), 10, 64)
-	if err != nil {
-		return 0
-	}
-	up, err := os.ReadFile("/proc/uptime")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(up))
-	if len(f) == 0 {
-		return 0
-	}
-	secs, err := strconv.ParseFloat(f[0], 64)
-	if err != nil {
-		return 0
-	}
-	// Linux reports start times in USER_HZ, 100 on every architecture Go
-	// supports.
-	age := time.Duration(secs*float64(time.Second)) - time.Duration(ticks)*time.Second/100
-	return max(age, 0)
 }

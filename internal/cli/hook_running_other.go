@@ -5,7 +5,6 @@ package cli
 import (
 	"strconv"
 	"syscall"
-	"time"
 )
 
 func processKey(pid int) string { return strconv.Itoa(pid) }
@@ -13,7 +12,3 @@ func processKey(pid int) string { return strconv.Itoa(pid) }
 // stillRunning: without /proc, signal 0 tells whether pid runs (a later
 // process given the same id is taken for it).
 func stillRunning(_ string, pid int) bool { return syscall.Kill(pid, 0) == nil }
-
-// processAge cannot be told here: a hook's time starts when its Go code
-// first runs.
-func processAge() time.Duration { return 0 }

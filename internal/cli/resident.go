@@ -137,12 +137,14 @@ func runResidentServer(ctx context.Context, env *Env, args []string) error {
 	}
 	// What the calls keep between them is this server's alone.
 	kept := &session.Kept{}
+	marks := newHeldMarks()
 	s := &resident.Server{
 		Dir: dir, Build: build, Idle: idle, After: after,
-		Handle: func(ctx context.Context, req *residentwire.Request, _ resident.Peer) *residentwire.Response {
-			return residentAnswer(ctx, env, kept, req)
+		Handle: func(ctx context.Context, req *residentwire.Request, peer resident.Peer) *residentwire.Response {
+			return residentAnswer(ctx, env, kept, req, peer, marks)
 		},
-		Log: env.Stderr,
+		Delivered: func(req *residentwire.Request, _ resident.Peer, acked bool) { marks.delivered(req, acked) },
+		Log:       env.Stderr,
 	}
 	if *wait {
 		s.LockWait = 100 * 365 * 24 * time.Hour
@@ -173,10 +175,12 @@ func runResidentServer(ctx context.Context, env *Env, args []string) error {
 // residentAnswer answers one forwarded call exactly as the process
 // `loopbreaker ARGS...` started with the client's environment, working
 // directory and stdin would: the same Main, on an Env made of them. Only
-// a hook call is taken; anything else would let whoever reaches the socket
-// run any command as this user.
-// kept is what the server keeps between its calls.
-func residentAnswer(ctx context.Context, env *Env, kept *session.Kept, req *residentwire.Request) *residentwire.Response {
+// a hook call, check and record are taken (residentCallable); anything
+// else would let whoever reaches the socket run any command as this user
+// (a reset above all). kept is what the server keeps between
+// its calls. The call's running mark is the client's (peer), held in
+// marks until the client acknowledged the answer.
+func residentAnswer(ctx context.Context, env *Env, kept *session.Kept, req *residentwire.Request, peer resident.Peer, marks *heldMarks) *residentwire.Response {
 	if err := residentCallable(req, true); err != nil {
 		return &residentwire.Response{Err: err.Error()}
 	}
@@ -184,8 +188,10 @@ func residentAnswer(ctx context.Context, env *Env, kept *session.Kept, req *resi
 	call := &Env{
 		Stdin: bytes.NewReader(req.Stdin), Stdout: &stdout, Stderr: &stderr,
 		Environ: req.Env, Dir: req.Dir, Now: env.Now, hookStarted: time.Now(), kept: kept,
+		marks: marks, mark: marks.forCall(peer.PID),
 	}
 	code := Main(ctx, req.Args, call)
+	marks.hold(req, call.mark)
 	return &residentwire.Response{Code: code, Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 }
 

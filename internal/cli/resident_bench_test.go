@@ -15,6 +15,7 @@ import (
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/filestore"
+	"github.com/loopbreaker/loopbreaker/internal/resident"
 	"github.com/loopbreaker/loopbreaker/internal/residentwire"
 	"github.com/loopbreaker/loopbreaker/session"
 )
@@ -57,9 +58,11 @@ func BenchmarkResidentAnswer(b *testing.B) {
 		}
 	}
 	store.Close()
-	kept := &session.Kept{}
+	kept, marks := &session.Kept{}, newHeldMarks()
 	call := func(in []byte) {
-		resp := residentAnswer(context.Background(), env, kept, &residentwire.Request{Args: []string{"hook", "claude"}, Env: environ, Dir: project, Stdin: in})
+		// No peer named: the call marks and unmarks itself, as the
+		// in-process hook does.
+		resp := residentAnswer(context.Background(), env, kept, &residentwire.Request{Args: []string{"hook", "claude"}, Env: environ, Dir: project, Stdin: in}, resident.Peer{}, marks)
 		if resp.Err != "" || resp.Code != 0 || len(resp.Stdout) != 0 || len(resp.Stderr) != 0 {
 			b.Fatalf("answer: %+v\nstdout: %s\nstderr: %s", resp, resp.Stdout, resp.Stderr)
 		}

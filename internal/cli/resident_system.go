@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/agent/all"
@@ -36,11 +35,9 @@ type systemMode struct {
 	rule     resident.Rule
 	agentEnv []string // the agents' variables that name a project
 
-	// held are the running marks of answered calls whose clients have
-	// not acknowledged the answer yet, by call and by path.
-	mu     sync.Mutex
-	held   map[*residentwire.Request]*callMark
-	marked map[string]bool
+	// marks are the running marks of answered calls whose clients have
+	// not acknowledged the answer yet.
+	marks *heldMarks
 
 	// kept is what the calls keep between them, as the per-user
 	// breaker's do (session.Kept).
@@ -59,8 +56,7 @@ func newSystemMode(root string, rule resident.Rule) (*systemMode, error) {
 		config:  filepath.Join(root, residentwire.SystemConfigDir, residentwire.SystemConfigName),
 		cfgHome: filepath.Join(root, filepath.Dir(residentwire.SystemConfigDir)),
 		rule:    rule,
-		held:    map[*residentwire.Request]*callMark{},
-		marked:  map[string]bool{},
+		marks:   newHeldMarks(),
 	}
 	for _, a := range all.Agents() {
 		if v := a.Traits().ProjectDirEnv; v != "" {
@@ -86,9 +82,10 @@ func (s *systemMode) check() error {
 
 // environ is the environment of one call: the agent's variables that
 // name its project and its home (where its CLI's settings are, for the
-// guard), and nothing else of the caller's. No LOOPBREAKER_ variable, PATH
-// or XDG_ directory of the agent's reaches the call: the configuration in
-// force is the system's (LOOPBREAKER_CONFIG replaces the project's
+// guard), when the CLI started the client (the call's hook timeout counts
+// from then), and nothing else of the caller's. No other LOOPBREAKER_
+// variable, PATH or XDG_ directory of the agent's reaches the call: the
+// configuration in force is the system's (LOOPBREAKER_CONFIG replaces the project's
 // loopbreaker.yaml), and the state is the breaker's.
 func (s *systemMode) environ(req *residentwire.Request, peer resident.Peer) []string {
 	caller := &Env{Environ: req.Env}
@@ -100,6 +97,11 @@ func (s *systemMode) environ(req *residentwire.Request, peer resident.Peer) []st
 		if v := caller.Getenv(k); v != "" {
 			env = append(env, k+"="+v)
 		}
+	}
+	if v := caller.Getenv(residentwire.StartedEnv); v != "" {
+		// When the CLI started the client: a forged one can only make the
+		// forger's own call give up sooner (clockOf bounds it).
+		env = append(env, residentwire.StartedEnv+"="+v)
 	}
 	name := strconv.Itoa(peer.UID)
 	if u, err := user.LookupId(name); err == nil {
@@ -132,45 +134,11 @@ func systemAnswer(ctx context.Context, env *Env, s *systemMode, req *residentwir
 	call := &Env{
 		Stdin: bytes.NewReader(req.Stdin), Stdout: &stdout, Stderr: &stderr,
 		Environ: s.environ(req, peer), Dir: req.Dir, Now: env.Now, system: s,
-		hookStarted: time.Now(), kept: &s.kept,
-	}
-	if peer.PID > 0 {
-		call.mark = &callMark{pid: peer.PID}
+		hookStarted: time.Now(), kept: &s.kept, marks: s.marks, mark: s.marks.forCall(peer.PID),
 	}
 	code := Main(ctx, req.Args, call)
-	if call.mark != nil && call.mark.remove != nil {
-		s.mu.Lock()
-		s.held[req], s.marked[call.mark.path] = call.mark, true
-		s.mu.Unlock()
-	}
+	s.marks.hold(req, call.mark)
 	return &residentwire.Response{Code: code, Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
-}
-
-// delivered removes the running mark of a call whose client
-// acknowledged the answer. One that did not was killed before it passed
-// the answer on: its mark stays, and the project's next call reports it
-// (a tool call that went on unseen, counted as an attempt to silence the
-// breaker).
-func (s *systemMode) delivered(req *residentwire.Request, acked bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m := s.held[req]
-	if m == nil {
-		return
-	}
-	if acked {
-		m.remove()
-	}
-	delete(s.held, req)
-	delete(s.marked, m.path)
-}
-
-// awaited reports whether the running mark at path is of a call whose
-// client may still acknowledge its answer: not one to report yet.
-func (s *systemMode) awaited(path string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.marked[path]
 }
 
 // userIDs reads a list of users, by name or uid, comma-separated.
@@ -245,7 +213,7 @@ func (s *systemMode) serve(srv *resident.Server, env *Env) error {
 		return err
 	}
 	srv.Fixed = true
-	srv.Delivered = func(req *residentwire.Request, _ resident.Peer, acked bool) { s.delivered(req, acked) }
+	srv.Delivered = func(req *residentwire.Request, _ resident.Peer, acked bool) { s.marks.delivered(req, acked) }
 	srv.Accept = s.rule.Connect
 	srv.Authorise = func(p resident.Peer, req *residentwire.Request) error { return s.rule.Call(p, req.Args) }
 	srv.Handle = func(ctx context.Context, req *residentwire.Request, peer resident.Peer) *residentwire.Response {

@@ -50,12 +50,12 @@ type Server struct {
 	Authorise func(Peer, *residentwire.Request) error
 	// Fixed keeps the server whatever build a client would run: a system
 	// service is replaced by its unit, never by a call an agent could
-	// make. Its clients acknowledge each answer once they passed it on
-	// (residentwire.Ack), and Delivered is told whether they did.
+	// make.
 	Fixed bool
-	// Delivered, with Fixed, is called after each answered call: acked
-	// says whether the client acknowledged the answer. A client killed
-	// before it passed the answer on lets its tool call through.
+	// Delivered, when set, is called after each answered call: acked
+	// says whether the client acknowledged the answer (residentwire.Ack),
+	// which clients send once they passed it on. A client killed before
+	// that lets its tool call through.
 	Delivered func(req *residentwire.Request, peer Peer, acked bool)
 	// Handle answers one call. The answer is written only when Handle
 	// has returned, so an answer the client read was saved first.
@@ -242,7 +242,7 @@ func (s *Server) serve(ctx context.Context, c *net.UnixConn) (replaced bool) {
 		}
 		s.logf("uid %d pid %d: the answer could not be sent (%s): %v", peer.UID, peer.PID, next, err)
 	}
-	if s.Fixed && s.Delivered != nil {
+	if s.Delivered != nil {
 		acked := err == nil && residentwire.ReadAck(c, readTimeout) == nil
 		s.Delivered(req, peer, acked)
 	}
