@@ -112,11 +112,17 @@ func (in inputs) key(opts Options) (key [sha256.Size]byte, ok bool) {
 }
 
 // readsEnv reports whether Load reads the variable name: where the user
-// file is (HOME, XDG_CONFIG_HOME), every LOOPBREAKER_ variable (a setting,
-// LOOPBREAKER_CONFIG, or an unknown one Load refuses) and Ralph's names.
+// file is (HOME, XDG_CONFIG_HOME), every LOOPBREAKER_ variable that is a
+// setting, LOOPBREAKER_CONFIG, or an unknown one Load refuses, and
+// Ralph's names. The variables that are no settings (NonConfigEnv) are
+// left out: they change with every call (the thin client's start,
+// LOOPBREAKER_HOOK_STARTED) and would make every key new.
 func readsEnv(name string) bool {
-	if name == "HOME" || name == "XDG_CONFIG_HOME" || strings.HasPrefix(name, envPrefix) {
+	if name == "HOME" || name == "XDG_CONFIG_HOME" || name == "LOOPBREAKER_CONFIG" {
 		return true
+	}
+	if strings.HasPrefix(name, envPrefix) {
+		return !isNonConfigEnv(name)
 	}
 	return slices.ContainsFunc(ralphAliases(), func(a envAlias) bool { return a.name == name })
 }

@@ -107,3 +107,33 @@ func TestCacheHandsOutCopies(t *testing.T) {
 		t.Fatalf("a change to a configuration handed out reached the cache: allow %v, %d phases", second.Config.Scope.Allow, len(second.Config.Phases))
 	}
 }
+
+// The variables that are no settings (the thin client's start, new with
+// every call; the test clock) do not make a new configuration: one entry
+// serves every call. LOOPBREAKER_CONFIG, which names the file, does.
+func TestCacheKeysOnSettingsOnly(t *testing.T) {
+	proj := t.TempDir()
+	writeFile(t, filepath.Join(proj, ProjectFile), "no_progress:\n  threshold: 4\n")
+	writeFile(t, filepath.Join(proj, "other.yaml"), "no_progress:\n  threshold: 6\n")
+	user := t.TempDir()
+	var c Cache
+	for i, env := range [][]string{
+		{"LOOPBREAKER_HOOK_STARTED=1765000000000000000"},
+		{"LOOPBREAKER_HOOK_STARTED=1765000000100000000", "LOOPBREAKER_NOW=2026-12-01T09:00:00Z"},
+		{"LOOPBREAKER_SESSION=s2"},
+	} {
+		if _, err := c.Load(Options{ProjectDir: proj, UserConfigDir: user, Env: env}); err != nil {
+			t.Fatalf("load %d: %v", i, err)
+		}
+	}
+	if n := len(c.entries); n != 1 {
+		t.Fatalf("%d configurations kept for one configuration, want 1", n)
+	}
+	got, err := c.Load(Options{ProjectDir: proj, UserConfigDir: user, Env: []string{"LOOPBREAKER_CONFIG=other.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := valueOf(t, got, "no_progress.threshold"); v != "6" {
+		t.Fatalf("with LOOPBREAKER_CONFIG=other.yaml: no_progress.threshold = %s, want 6", v)
+	}
+}
