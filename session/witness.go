@@ -10,6 +10,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/fsname"
+	"github.com/loopbreaker/loopbreaker/internal/atomicfile"
 	"github.com/loopbreaker/loopbreaker/internal/realpath"
 	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
@@ -67,18 +68,5 @@ func (w *fileWitness) SetMark(scope string, m lb.WitnessMark) {
 		return
 	}
 	name := filepath.Join(w.dir, fsname.Escape(scope))
-	tmp, err := os.CreateTemp(w.dir, ".mark-*")
-	if err != nil {
-		return
-	}
-	_, err = fmt.Fprintf(tmp, "%d %d\n", m.Seq, m.Resets)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), name)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
+	_ = atomicfile.Write(name, fmt.Appendf(nil, "%d %d\n", m.Seq, m.Resets), 0o600)
 }

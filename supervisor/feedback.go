@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/internal/atomicfile"
 )
 
 // Environment variables the agent command receives.
@@ -96,20 +96,7 @@ func (l *loop) knowsGuidance(g lb.Guidance) bool {
 // reads half of one. A failure is reported, not fatal: the environment
 // variables still carry the message.
 func (l *loop) writeFeedbackFile(path, content string) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err == nil {
-		_, err = io.WriteString(tmp, content)
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(tmp.Name(), path)
-		}
-		if err != nil {
-			os.Remove(tmp.Name())
-		}
-	}
-	if err != nil {
+	if err := atomicfile.Write(path, []byte(content), 0o600); err != nil {
 		l.con.line("loopbreaker: cannot write %s (%v); the agent still gets it in its environment", path, err)
 	}
 }

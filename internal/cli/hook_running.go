@@ -17,6 +17,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/agent/all"
 	"github.com/loopbreaker/loopbreaker/filestore"
 	"github.com/loopbreaker/loopbreaker/hook"
+	"github.com/loopbreaker/loopbreaker/internal/atomicfile"
 	"github.com/loopbreaker/loopbreaker/internal/lockholder"
 	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 	"github.com/loopbreaker/loopbreaker/session"
@@ -99,21 +100,7 @@ func markRunning(stateDir string, p *hook.Payload, pid int, clock hookClock) (pa
 // mark's does.
 func writeMark(name string, m runningMark) error {
 	b, _ := json.Marshal(m)
-	f, err := os.CreateTemp(filepath.Dir(name), ".new-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), name)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.Write(name, b, 0o644)
 }
 
 // killedHooks lists, and removes, the marks of hook calls whose process

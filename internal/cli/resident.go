@@ -211,7 +211,7 @@ func residentCallable(req *residentwire.Request, loop bool) error {
 		if loop {
 			besides = ", besides a loop script's check and record"
 		}
-		return fmt.Errorf("the resident breaker answers hook calls only (`hook CLI ...`)%s, not %q", besides, strings.Join(req.Args, " "))
+		return fmt.Errorf("the resident breaker answers hook calls only (`hook CLI ...`)%s, not %q: run that with `loopbreaker` itself", besides, strings.Join(req.Args, " "))
 	}
 	if _, err := all.Lookup(req.Args[1]); err != nil {
 		return fmt.Errorf("the resident breaker answers hook calls only: %v", err)
