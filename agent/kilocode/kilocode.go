@@ -41,7 +41,7 @@ func (Agent) Traits() agent.Traits {
 
 // Parse reads the payload loopbreaker's plugin sends.
 func (a Agent) Parse(event string, data []byte) (*hook.Payload, error) {
-	return hook.ParseStandard(a.Name(), a, event, data)
+	return opencode.ParsePlugin(a.Name(), a, event, data)
 }
 
 // pluginRel is loopbreaker's plugin below a project.

@@ -104,7 +104,21 @@ func (Agent) Traits() agent.Traits {
 // Parse reads the payload loopbreaker's plugin sends (Claude Code's wire
 // format).
 func (a Agent) Parse(event string, data []byte) (*hook.Payload, error) {
-	return hook.ParseStandard(a.Name(), a, event, data)
+	return ParsePlugin(a.Name(), a, event, data)
+}
+
+// ParsePlugin reads what loopbreaker's plugin sends (OpenCode's, and Kilo
+// Code's, which runs the same plugin). A call the CLI itself cut short
+// fails "Tool execution aborted" (its guard against repeated calls ended
+// the turn while the call ran): that is no result of the call, which
+// stays unreported (unknown, as LateResults says), as the transcript
+// reader leaves it out too.
+func ParsePlugin(tool hook.Tool, d hook.Dialect, event string, data []byte) (*hook.Payload, error) {
+	p, err := hook.ParseStandard(tool, d, event, data)
+	if err == nil && p.Event == "PostToolUseFailure" && p.Error == openCodeAborted {
+		p.Kind = hook.KindOther
+	}
+	return p, err
 }
 
 // Class reads OpenCode's tool names.
