@@ -26,8 +26,10 @@ const (
 )
 
 // hookTimeoutEnv overrides hook.Timeout: the timeout the agent CLI gives
-// this call, for hooks installed with another one (and tests). It can
-// only make the call answer sooner, never later than the CLI kills it.
+// this call, for hooks installed with another one (and tests). Set by an
+// agent, it blinds nothing: shorter, its calls answer (as on_error says)
+// sooner; longer than the CLI's own, a call the CLI kills was not late
+// yet, and counts as an attempt to silence the breaker.
 const hookTimeoutEnv = "LOOPBREAKER_HOOK_TIMEOUT"
 
 // minHookTimeout bounds hookTimeoutEnv from below: a call always has a
