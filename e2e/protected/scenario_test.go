@@ -44,6 +44,20 @@ type fakeModel struct {
 // answer on before it was killed.
 const killedClients = 3
 
+// killedRounds are the agent's runs while its user kills the hook
+// clients, each run after the first only while the killer has not
+// killed them all: every call unlike the others of the scenario and a
+// new file in each, so that the breaker opens for the killed clients
+// alone.
+func killedRounds() [][]string {
+	return [][]string{
+		{"echo two > two.txt", "uname"},
+		{"date > date.txt", "id -u"},
+		{"printf three > three.txt", "pwd"},
+		{"hostname > host.txt", "whoami"},
+	}
+}
+
 // runProtectedBreaker is protected mode as it will be used, for one CLI:
 // `protect setup --cli TOOL` by root, the protected breaker running as
 // its own user, and the real CLI run as the agent's user, which tries to
@@ -76,7 +90,14 @@ func runProtectedBreaker(t *testing.T, c protectedCLI) {
 	// run: the breaker opens for the killed clients alone, not for a loop
 	// (near_duplicate) or runs without progress (no_progress).
 	up := c.model(t, "echo one > one.txt", "ls", "git status --short")
-	killed := c.model(t, "echo two > two.txt", "uname")
+	// The killer looks at the clients every millisecond, but on a busy
+	// machine it is not always scheduled between a client's call and
+	// its answer: the agent runs again, with calls unlike any before,
+	// until the killer has killed its clients (a bound, not a timing).
+	var killed []fakeModel
+	for _, calls := range killedRounds() {
+		killed = append(killed, c.model(t, calls...))
+	}
 	open := c.model(t, "touch "+halted)
 	down := c.model(t, "touch "+ran)
 
@@ -141,7 +162,15 @@ func runProtectedBreaker(t *testing.T, c protectedCLI) {
 	killLog := filepath.Join(ns.Home, "killed.log")
 	line("%s %s -test.run='^TestKillClientsHelper$' > %s 2>&1 &", ns.AsAgent(append(agentEnv(ns), fmt.Sprintf("LB_KILL_CLIENTS=%d", killedClients), "LB_KILL_LOG="+killLog)), q(killer), out("killer.out"))
 	line("killer=$!")
-	agent(killed, "killed.out")
+	for i, m := range killed {
+		if i > 0 {
+			line("if kill -0 $killer 2>/dev/null; then")
+		}
+		agent(m, fmt.Sprintf("killed-%d.out", i+1))
+		if i > 0 {
+			line("fi")
+		}
+	}
 	line("kill $killer 2>/dev/null || true; wait $killer || true")
 	agent(open, "open.out")
 	line("%s status --session %s --json > %s", asBreaker, c.tool, out("state-open.json"))
@@ -167,8 +196,14 @@ func runProtectedBreaker(t *testing.T, c protectedCLI) {
 	}
 	killLogText, _ := os.ReadFile(killLog)
 	all := r.Stdout + r.Stderr
-	for _, name := range []string{"setup.out", "breaker.log", "up.out", "killer.out", "killed.out", "open.out", "report.out", "down.out", "teardown.out"} {
-		all += "\n" + name + ":\n" + read(name)
+	names := []string{"setup.out", "breaker.log", "up.out", "killer.out"}
+	for i := range killed {
+		names = append(names, fmt.Sprintf("killed-%d.out", i+1))
+	}
+	for _, name := range append(names, "open.out", "report.out", "down.out", "teardown.out") {
+		if text := read(name); text != "" || !strings.HasPrefix(name, "killed-") {
+			all += "\n" + name + ":\n" + text
+		}
 	}
 	all += "\nkilled.log:\n" + string(killLogText)
 	if r.Exit != 0 {
@@ -190,7 +225,13 @@ func runProtectedBreaker(t *testing.T, c protectedCLI) {
 	if calls < 6 {
 		t.Fatalf("%d hook calls recorded by the protected breaker, want at least 6\n%s", calls, all)
 	}
-	t.Logf("%d hook calls recorded by the protected breaker; killed by the agent's user:\n%s", calls, killLogText)
+	rounds := 0
+	for i := range killed {
+		if _, err := os.Stat(filepath.Join(ns.Dir, fmt.Sprintf("killed-%d.out", i+1))); err == nil {
+			rounds++
+		}
+	}
+	t.Logf("%d hook calls recorded by the protected breaker; killed by the agent's user in %d runs of the agent:\n%s", calls, rounds, killLogText)
 	for _, name := range []string{"status.json", "status-agent.json"} {
 		if exposed, found := readHookStatus(t, filepath.Join(ns.Dir, name)).managedExposed(c.tool); !found || exposed != "" {
 			t.Errorf("hook status (%s): managed install listed %v, exposed %q; want listed and nothing exposed", name, found, exposed)
