@@ -64,7 +64,7 @@ func (a *agent) checkHaltedBy(w haltedBy) {
 	case v.Warn == nil:
 		t.Errorf("no warning before the halt")
 	case w.unit(v.Warn.at()) < w.warnFrom:
-		t.Errorf("warned at %s (unit %d), want from unit %d on", v.Warn, w.unit(v.Warn.at()), w.warnFrom)
+		t.Errorf("warned at %s (unit %d), want from unit %d on%s", v.Warn, w.unit(v.Warn.at()), w.warnFrom, answerText(v.Warn))
 	default:
 		a.checkReachedModel(v.Warn.Call)
 	}

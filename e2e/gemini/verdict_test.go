@@ -62,7 +62,9 @@ func verdictsOf(calls []harness.Call) verdicts {
 		// A warning is text for the model while the agent may go on; the
 		// notice that the breaker is already OPEN (SessionStart of a run
 		// that is about to be refused) is not one.
-		if v.Warn == nil && !a.Stop && !a.Deny && (a.Context != "" || a.SystemMessage != "") && !strings.Contains(a.Text(), "circuit breaker OPEN") {
+		// Nor is the notice, for the person, that a hook call did not
+		// answer within Gemini's hook timeout on a busy machine.
+		if v.Warn == nil && !a.Stop && !a.Deny && (a.Context != "" || a.SystemMessage != "") && !strings.Contains(a.Text(), "circuit breaker OPEN") && !harness.LateNotice(a.Text()) {
 			v.Warn = here
 		}
 		// A failed call's warning: Gemini drops additionalContext there,

@@ -57,3 +57,11 @@ type Window struct{ From, To int }
 
 // Has reports whether n is in w.
 func (w Window) Has(n int) bool { return n >= w.From && n <= w.To }
+
+// LateNotice reports whether text is loopbreaker's notice, for the
+// person, that a hook call did not answer within the agent CLI's hook
+// timeout (a busy machine): the breaker's own trouble, not a warning.
+func LateNotice(text string) bool {
+	text = strings.TrimSpace(text)
+	return strings.HasPrefix(text, "loopbreaker: ") && strings.Contains(text, "hook timeout")
+}
