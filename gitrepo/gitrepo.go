@@ -55,13 +55,20 @@ type Repo struct {
 	// Exclude lists paths, relative to Root, that snapshots ignore and
 	// rollback never removes (loopbreaker's own state, for one).
 	Exclude []string
+	// Environ is the environment git runs in, before loopbreaker's
+	// switches of every program git could run (gitEnv): the one the
+	// context of Open or Locate carried (WithEnviron); nil, this
+	// process's.
+	Environ []string
 	// indexFile is the path of the real index, used to seed snapshots.
 	indexFile string
 }
 
-// Open finds the git work tree that contains dir.
-func Open(dir string) (*Repo, error) {
-	git, err := exec.LookPath("git")
+// Open finds the git work tree that contains dir, with git run in the
+// environment ctx carries (WithEnviron).
+func Open(ctx context.Context, dir string) (*Repo, error) {
+	environ := environOf(ctx)
+	git, err := lookGit(environ)
 	if err != nil {
 		return nil, fmt.Errorf("gitrepo: %w (%v): install git or pass --files-changed N to report progress yourself", ErrNoGit, err)
 	}
@@ -74,9 +81,9 @@ func Open(dir string) (*Repo, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("gitrepo: open %s: not a directory: pass a directory inside a git work tree", abs)
 	}
-	r := &Repo{Root: abs, Git: git}
+	r := &Repo{Root: abs, Git: git, Environ: environ}
 	// LC_ALL=C so that git's "not a git repository" is recognisable.
-	out, err := r.run(context.Background(), runOpts{env: []string{"LC_ALL=C", "LANGUAGE="}},
+	out, err := r.run(ctx, runOpts{env: []string{"LC_ALL=C", "LANGUAGE="}},
 		"rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-path", "index")
 	if err != nil {
 		var ge *GitError

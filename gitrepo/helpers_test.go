@@ -105,7 +105,7 @@ func commitAll(tb testing.TB, dir, msg string) string {
 
 func openRepo(tb testing.TB, dir string) *Repo {
 	tb.Helper()
-	r, err := Open(dir)
+	r, err := Open(context.Background(), dir)
 	if err != nil {
 		tb.Fatalf("Open(%s): %v", dir, err)
 	}

@@ -88,11 +88,11 @@ func subcommand(args []string) string {
 	return ""
 }
 
-// gitEnv is the environment a git command runs in: the inherited one
-// without programEnv, the overrides as GIT_CONFIG_KEY_n/VALUE_n (which,
-// unlike `-c`, take any driver name, even one holding "="), then extra.
-func gitEnv(overrides [][2]string, extra []string) []string {
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+// gitEnv is the environment a git command runs in: base without
+// programEnv, the overrides as GIT_CONFIG_KEY_n/VALUE_n (which, unlike
+// `-c`, take any driver name, even one holding "="), then extra.
+func gitEnv(base []string, overrides [][2]string, extra []string) []string {
+	env := slices.DeleteFunc(slices.Clone(base), func(kv string) bool {
 		name, _, _ := strings.Cut(kv, "=")
 		return slices.Contains(programEnv, name) ||
 			strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_")
@@ -108,7 +108,7 @@ func gitEnv(overrides [][2]string, extra []string) []string {
 // programKeys lists the per-driver keys that switch off every driver the
 // configuration in force names (all scopes, includes followed), sorted.
 func (r *Repo) programKeys(ctx context.Context) ([]string, error) {
-	out, err := r.exec(ctx, runOpts{env: gitEnv(noProgramConfig, nil)}, "config", "-z", "--list")
+	out, err := r.exec(ctx, runOpts{env: gitEnv(r.environ(), noProgramConfig, nil)}, "config", "-z", "--list")
 	if err != nil {
 		if exitCode(err) == 1 { // no configuration at all
 			return nil, nil
@@ -159,7 +159,7 @@ func (r *Repo) run(ctx context.Context, o runOpts, args ...string) ([]byte, erro
 			overrides = append(overrides, [2]string{k, v})
 		}
 	}
-	out, err := r.exec(ctx, runOpts{env: gitEnv(overrides, o.env), stdin: o.stdin}, args...)
+	out, err := r.exec(ctx, runOpts{env: gitEnv(r.environ(), overrides, o.env), stdin: o.stdin}, args...)
 	if content {
 		after, lerr := r.programKeys(ctx)
 		if lerr == nil && !isSubset(after, before) {

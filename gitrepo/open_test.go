@@ -53,7 +53,7 @@ func TestOpenErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Open(tt.dir)
+			_, err := Open(context.Background(), tt.dir)
 			if err == nil {
 				t.Fatal("Open succeeded, want an error")
 			}
@@ -72,7 +72,7 @@ func TestOpenErrors(t *testing.T) {
 func TestOpenWithoutGitSaysWhatToDo(t *testing.T) {
 	dir := newRepo(t)
 	t.Setenv("PATH", t.TempDir())
-	_, err := Open(dir)
+	_, err := Open(context.Background(), dir)
 	if !errors.Is(err, ErrNoGit) {
 		t.Fatalf("Open = %v, want ErrNoGit", err)
 	}

@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -71,26 +70,28 @@ func (c Change) HistoryMoved() bool { return c.HeadMoved || c.RefsMoved }
 // Locate finds the work tree that contains dir the way git does, by
 // looking for .git upwards, without starting a process. When the
 // environment tells git where the repository is (GIT_DIR, GIT_WORK_TREE)
-// or no .git is found, it asks git (Open).
-func Locate(dir string) (*Repo, error) {
-	if os.Getenv("GIT_DIR") != "" || os.Getenv("GIT_WORK_TREE") != "" {
-		return Open(dir)
+// or no .git is found, it asks git (Open). The environment is the one
+// ctx carries (WithEnviron).
+func Locate(ctx context.Context, dir string) (*Repo, error) {
+	environ := environOf(ctx)
+	if getenv(environ, "GIT_DIR") != "" || getenv(environ, "GIT_WORK_TREE") != "" {
+		return Open(ctx, dir)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return Open(dir)
+		return Open(ctx, dir)
 	}
 	for d := abs; ; {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			git, err := exec.LookPath("git")
+			git, err := lookGit(environ)
 			if err != nil {
-				return Open(dir) // says what to do without git
+				return Open(ctx, dir) // says what to do without git
 			}
-			return &Repo{Root: d, Git: git, Exclude: []string{DefaultStateDir}}, nil
+			return &Repo{Root: d, Git: git, Environ: environ, Exclude: []string{DefaultStateDir}}, nil
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return Open(dir)
+			return Open(ctx, dir)
 		}
 		d = parent
 	}

@@ -38,7 +38,7 @@ func (m *measurer) want(what string, files []string, moved bool) {
 
 func located(tb testing.TB, dir string) *Repo {
 	tb.Helper()
-	r, err := Locate(dir)
+	r, err := Locate(context.Background(), dir)
 	if err != nil {
 		tb.Fatalf("Locate(%s): %v", dir, err)
 	}
@@ -181,13 +181,13 @@ func TestLocate(t *testing.T) {
 	writeFile(t, dir, "sub/x.txt", "y\n")
 	m := &measurer{tb: t, r: r}
 	m.want("edited in a subdirectory", []string{"sub/x.txt"}, false)
-	if _, err := Locate(t.TempDir()); !errors.Is(err, ErrNotRepo) {
+	if _, err := Locate(context.Background(), t.TempDir()); !errors.Is(err, ErrNotRepo) {
 		t.Fatalf("outside a work tree: %v, want ErrNotRepo", err)
 	}
 	// A .git that is not a repository: git says so when measuring.
 	fake := t.TempDir()
 	writeFile(t, fake, ".git", "gitdir: /nonexistent\n")
-	r, err := Locate(fake)
+	r, err := Locate(context.Background(), fake)
 	if err == nil {
 		_, _, err = r.Measure(context.Background(), nil, nil)
 	}

@@ -82,7 +82,7 @@ func (c *call) haltMessage(ctx context.Context, d lb.Decision, st *lb.BreakerSta
 	if st.Slice != "" {
 		// Only when halting: the report recommends a rollback when a
 		// checkpoint exists.
-		if repo, err := gitrepo.Open(c.Project); err == nil {
+		if repo, err := gitrepo.Open(ctx, c.Project); err == nil {
 			if cps, err := repo.Checkpoints(ctx); err == nil {
 				for _, cp := range cps {
 					if cp.Slice == st.Slice {

@@ -13,10 +13,10 @@ import (
 // and takes the snapshot the first iteration is compared with. Outside a
 // repository the loop goes on without a file signal, and says so once.
 func (l *loop) prepareGit(ctx context.Context) error {
-	repo, err := gitrepo.Open(l.cfg.Dir)
+	repo, err := gitrepo.Open(ctx, l.cfg.Dir)
 	switch {
 	case errors.Is(err, gitrepo.ErrNotRepo):
-		ws, werr := worktree.OpenWorkspace(l.cfg.Dir, l.cfg.StateDir, l.cfg.WarningFile, l.cfg.GuidanceFile)
+		ws, werr := worktree.OpenWorkspace(ctx, l.cfg.Dir, l.cfg.StateDir, l.cfg.WarningFile, l.cfg.GuidanceFile)
 		if werr != nil {
 			l.con.line("loopbreaker: %s is not inside a git repository: files changed are not measured (no file signal) and no checkpoint is made (nor does any subfolder hold one, which would make it a workspace)", l.cfg.Dir)
 			return nil

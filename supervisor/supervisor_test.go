@@ -381,7 +381,7 @@ echo "Error: cannot find the fixture testdata/in.txt" >&2
 	if res.Outcome != Halted || res.Decision.Detector != lb.DetectorSameError {
 		t.Fatalf("outcome %s by %q, want halted by same_error", res.Outcome, res.Decision.Detector)
 	}
-	repo, err := gitrepo.Open(p.dir)
+	repo, err := gitrepo.Open(context.Background(), p.dir)
 	if err != nil {
 		t.Fatal(err)
 	}

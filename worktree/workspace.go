@@ -52,14 +52,14 @@ type Workspace struct{ members []member }
 // OpenWorkspace opens the repositories of the workspace dir, leaving out
 // loopbreaker's own files and also (as Open does). It fails with
 // gitrepo.ErrNotRepo when dir holds none.
-func OpenWorkspace(dir, stateDir string, also ...string) (*Workspace, error) {
+func OpenWorkspace(ctx context.Context, dir, stateDir string, also ...string) (*Workspace, error) {
 	names := WorkspaceMembers(dir)
 	if len(names) == 0 {
 		return nil, fmt.Errorf("worktree: %s: %w, and none of its subfolders is one", dir, gitrepo.ErrNotRepo)
 	}
 	w := &Workspace{}
 	for _, name := range names {
-		repo, err := gitrepo.Open(filepath.Join(dir, name))
+		repo, err := gitrepo.Open(ctx, filepath.Join(dir, name))
 		if err != nil {
 			return nil, err
 		}
@@ -119,7 +119,7 @@ func startWorkspace(ctx context.Context, project string, err error) []*Pending {
 	var members []*Pending
 	for _, name := range WorkspaceMembers(project) {
 		p := &Pending{project: project, member: name}
-		p.repo, p.err = gitrepo.Open(filepath.Join(project, name))
+		p.repo, p.err = gitrepo.Open(ctx, filepath.Join(project, name))
 		if p.err == nil {
 			p.status = p.repo.StartStatus(ctx)
 		}

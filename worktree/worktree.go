@@ -76,8 +76,8 @@ type Tree struct {
 // files in also (absolute, or relative to the work tree's root): files
 // loopbreaker reads or writes for this caller, such as the output it was
 // given or the guidance it writes for the agent.
-func Open(project, stateDir string, also ...string) (*Tree, error) {
-	repo, err := gitrepo.Locate(project)
+func Open(ctx context.Context, project, stateDir string, also ...string) (*Tree, error) {
+	repo, err := gitrepo.Locate(ctx, project)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +152,7 @@ type Pending struct {
 // after all.
 func Start(ctx context.Context, project string) *Pending {
 	p := &Pending{project: project}
-	p.repo, p.err = gitrepo.Locate(project)
+	p.repo, p.err = gitrepo.Locate(ctx, project)
 	if p.err == nil {
 		p.status = p.repo.StartStatus(ctx)
 	}
@@ -284,7 +284,7 @@ func writeMark(stateDir, name string, b []byte) error {
 // Outside git there is nothing to take.
 func Baseline(ctx context.Context, project, stateDir, session string) error {
 	names := []string{markName(session)}
-	if _, err := gitrepo.Locate(project); errors.Is(err, gitrepo.ErrNotRepo) {
+	if _, err := gitrepo.Locate(ctx, project); errors.Is(err, gitrepo.ErrNotRepo) {
 		names = names[:0]
 		for _, m := range WorkspaceMembers(project) {
 			names = append(names, workspaceMarkName(session, m))

@@ -635,3 +635,53 @@ func TestEveryCLIInstallsTheClient(t *testing.T) {
 		}
 	}
 }
+
+// The resident breaker was started by one call, with that call's
+// environment; git must still run in each call's own, as it would in a
+// `loopbreaker` process of the call: here the call's PATH names another
+// git (a wrapper that logs the call's mark, then runs git), which the
+// turn end's measurement and record's must run.
+func TestResidentRunsGitInTheCallsEnvironment(t *testing.T) {
+	w := newWorld(t)
+	dir := w.project("p")
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	wrapper := filepath.Join(w.root, "wrapper")
+	ran := filepath.Join(w.root, "wrapper.log")
+	if err := os.Mkdir(wrapper, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\necho \"$LB_CALL $1\" >> " + ran + "\nexec " + realGit + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(wrapper, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Started by a call with the world's PATH, which has no wrapper.
+	if r := w.run(dir, nil, filepath.Join(w.bin, "loopbreaker-hook"), "check"); r.code != 0 {
+		t.Fatalf("check: %+v", r)
+	}
+	plain := w.env
+	w.env = append(slices.Clone(plain), "PATH="+wrapper+string(os.PathListSeparator)+os.Getenv("PATH"))
+	for _, call := range []struct {
+		mark string
+		run  func() result
+	}{
+		{"turn-end", func() result { return w.client(dir, payload(t, "Stop-first.json", nil)) }},
+		{"record", func() result {
+			return w.run(dir, nil, filepath.Join(w.bin, "loopbreaker-hook"), "record", "--exit-code", "0")
+		}},
+	} {
+		w.env = append(w.env, "LB_CALL="+call.mark)
+		if r := call.run(); r.code != 0 {
+			t.Fatalf("%s: %+v", call.mark, r)
+		}
+		logged, _ := os.ReadFile(ran)
+		if !strings.Contains(string(logged), call.mark+" ") {
+			t.Errorf("the %s call's git was not the one its PATH names; the wrapper logged:\n%s\nthe breaker's log:\n%s", call.mark, logged, w.log())
+		}
+	}
+	if n := len(w.residents()); n != 1 {
+		t.Fatalf("%d resident breakers answered, want the one the first call started; log:\n%s", n, w.log())
+	}
+}

@@ -54,9 +54,9 @@ func (o *gitOptions) needSlice(cmd string) error {
 
 // openGit opens the git work tree of the project, keeping loopbreaker's
 // state directory out of snapshots and rollbacks wherever it is.
-func (o *gitOptions) openGit(env *Env) (*gitrepo.Repo, error) {
+func (o *gitOptions) openGit(ctx context.Context, env *Env) (*gitrepo.Repo, error) {
 	project := resolveProject(env, o.project)
-	repo, err := gitrepo.Open(project)
+	repo, err := gitrepo.Open(ctx, project)
 	if err != nil {
 		if errors.Is(err, gitrepo.ErrNotRepo) {
 			return nil, fmt.Errorf("checkpoints need git: %s is not inside a git work tree; run `git init && git add -A && git commit -m start` there first", project)
@@ -125,7 +125,7 @@ func runCheckpointCreate(ctx context.Context, env *Env, args []string) error {
 	if err := o.needSlice("checkpoint create"); err != nil {
 		return err
 	}
-	repo, err := o.openGit(env)
+	repo, err := o.openGit(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func runCheckpointClean(ctx context.Context, env *Env, args []string) error {
 	if err := o.needSlice("checkpoint clean"); err != nil {
 		return err
 	}
-	repo, err := o.openGit(env)
+	repo, err := o.openGit(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -220,7 +220,7 @@ func runCheckpointList(ctx context.Context, env *Env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	repo, err := o.openGit(env)
+	repo, err := o.openGit(ctx, env)
 	if err != nil {
 		return err
 	}

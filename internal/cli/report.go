@@ -52,7 +52,7 @@ func (w *workspace) report(ctx context.Context, expects string) (report.Report, 
 		Now: w.env.Now(), Session: session, Program: "loopbreaker", Expectation: expects,
 	}
 	if st.Slice != "" {
-		if repo, err := gitrepo.Open(w.project); err == nil {
+		if repo, err := gitrepo.Open(ctx, w.project); err == nil {
 			if cps, err := repo.Checkpoints(ctx); err == nil {
 				for _, cp := range cps {
 					if cp.Slice == st.Slice {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/agent/all"
+	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/internal/resident"
 	"github.com/loopbreaker/loopbreaker/internal/residentwire"
 	"github.com/loopbreaker/loopbreaker/session"
@@ -190,7 +191,11 @@ func residentAnswer(ctx context.Context, env *Env, kept *session.Kept, req *resi
 		Environ: req.Env, Dir: req.Dir, Now: env.Now, hookStarted: time.Now(), kept: kept,
 		marks: marks, mark: marks.forCall(peer.PID),
 	}
-	code := Main(ctx, req.Args, call)
+	// git too runs as in the call's own process: its PATH, HOME,
+	// GIT_DIR and the rest, not those of the call that started this
+	// server. (The protected breaker keeps its own: there, the agent's
+	// environment must not choose the git the breaker runs.)
+	code := Main(gitrepo.WithEnviron(ctx, req.Env), req.Args, call)
 	marks.hold(req, call.mark)
 	return &residentwire.Response{Code: code, Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 }

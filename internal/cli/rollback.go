@@ -51,7 +51,7 @@ func runRollback(ctx context.Context, env *Env, args []string) error {
 	if err := o.needSlice("rollback"); err != nil {
 		return err
 	}
-	repo, err := o.openGit(env)
+	repo, err := o.openGit(ctx, env)
 	if err != nil {
 		return err
 	}
