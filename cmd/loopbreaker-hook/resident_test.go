@@ -118,26 +118,37 @@ type result struct {
 
 func (w *world) run(dir string, stdin []byte, prog string, args ...string) result {
 	w.t.Helper()
+	r, err := runIn(w.env, dir, stdin, prog, args...)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return r
+}
+
+// runIn runs prog in dir with environment env; an error when it could
+// not start, hangs or was killed.
+func runIn(env []string, dir string, stdin []byte, prog string, args ...string) (result, error) {
 	cmd := exec.Command(prog, args...)
-	cmd.Dir, cmd.Env = dir, w.env
+	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	done := make(chan error, 1)
 	if err := cmd.Start(); err != nil {
-		w.t.Fatal(err)
+		return result{}, err
 	}
 	go func() { done <- cmd.Wait() }()
 	select {
 	case <-done:
 	case <-time.After(hang):
 		cmd.Process.Kill()
-		w.t.Fatalf("%s %v hangs", prog, args)
+		<-done
+		return result{}, fmt.Errorf("%s %v hangs", prog, args)
 	}
 	if cmd.ProcessState.ExitCode() < 0 {
-		w.t.Fatalf("%s %v: %v", prog, args, cmd.ProcessState)
+		return result{}, fmt.Errorf("%s %v: %v", prog, args, cmd.ProcessState)
 	}
-	return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}
+	return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}, nil
 }
 
 // client runs loopbreaker-hook claude on payload in dir.
@@ -683,5 +694,78 @@ func TestResidentRunsGitInTheCallsEnvironment(t *testing.T) {
 	}
 	if n := len(w.residents()); n != 1 {
 		t.Fatalf("%d resident breakers answered, want the one the first call started; log:\n%s", n, w.log())
+	}
+}
+
+// A call in flight does not hold up the next: while one turn end's git
+// waits (here on a pipe the test holds shut), a tool call of another
+// project through the same resident breaker is answered; then the turn
+// end finishes. Answered one at a time, the tool call would wait until
+// the turn end gave up (its hook timeout is ten minutes here).
+func TestResidentAnswersCallsSideBySide(t *testing.T) {
+	w := newWorld(t)
+	slow, quick := w.project("p"), w.project("q")
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	wrapper := filepath.Join(w.root, "wrapper")
+	entered, gate := filepath.Join(w.root, "entered"), filepath.Join(w.root, "gate")
+	for _, fifo := range []string{entered, gate} {
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		// A failed test leaves no git waiting at the gate.
+		if f, err := os.OpenFile(gate, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	if err := os.Mkdir(wrapper, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The first git of the call says it has started, then waits for the
+	// gate; the next ones run at once.
+	released := filepath.Join(w.root, "released")
+	script := "#!/bin/sh\nif [ ! -e " + released + " ]; then touch " + released + "; echo in > " + entered + "; cat " + gate + " > /dev/null; fi\nexec " + realGit + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(wrapper, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r := w.client(quick, payload(t, "SessionStart-startup.json", nil)); r.code != 0 {
+		t.Fatalf("the first call, which starts the resident breaker: %+v", r)
+	}
+	gated := append(slices.Clone(w.env), "PATH="+wrapper+string(os.PathListSeparator)+os.Getenv("PATH"), "LOOPBREAKER_HOOK_TIMEOUT=10m")
+	stop := payload(t, "Stop-first.json", nil)
+	type answered struct {
+		r   result
+		err error
+	}
+	turnEnd := make(chan answered, 1)
+	go func() {
+		r, err := runIn(gated, slow, stop, filepath.Join(w.bin, "loopbreaker-hook"), "claude")
+		turnEnd <- answered{r, err}
+	}()
+	// Opened for reading, the pipe returns once the turn end's git is in.
+	if _, err := os.ReadFile(entered); err != nil {
+		t.Fatal(err)
+	}
+	pre, _ := toolCall(t, 1)
+	if r := w.client(quick, pre); r.code != 0 {
+		t.Fatalf("the tool call beside the turn end: %+v", r)
+	}
+	select {
+	case a := <-turnEnd:
+		t.Fatalf("the turn end answered before its git was let through: %+v %v", a.r, a.err)
+	default:
+	}
+	if err := os.WriteFile(gate, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if a := <-turnEnd; a.err != nil || a.r.code != 0 || strings.Contains(a.r.stdout, "hook timeout") {
+		t.Fatalf("the turn end: %+v %v", a.r, a.err)
+	}
+	if n := len(w.residents()); n != 1 {
+		t.Fatalf("%d resident breakers answered, want one; log:\n%s", n, w.log())
 	}
 }

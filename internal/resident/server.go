@@ -70,9 +70,13 @@ type Server struct {
 	// Ready, when set, is called once the socket listens.
 	Ready func()
 
-	// calls serialises Handle: the hook path marks a running call by its
-	// process id, and one call at a time keeps those marks each its own.
-	calls sync.Mutex
+	// unnamed serialises the calls whose client the kernel did not name
+	// (Peer.PID 0): such a call marks itself running by this process's
+	// id, which two at once would share. Every other call is answered as
+	// soon as it arrives, beside those in flight, as separate hook
+	// processes would be: the calls of one parallel batch do not wait in
+	// line, and each project's state lock orders their updates.
+	unnamed sync.Mutex
 }
 
 // ErrRunning is returned by Run when another resident breaker of this user
@@ -249,11 +253,14 @@ func (s *Server) serve(ctx context.Context, c *net.UnixConn) (replaced bool) {
 	return false
 }
 
-// handle runs Handle, one call at a time, turning a panic into an error
-// answer: the client then falls back to the in-process path.
+// handle runs Handle (one at a time for calls of unnamed clients),
+// turning a panic into an error answer: the client then falls back to
+// the in-process path.
 func (s *Server) handle(ctx context.Context, req *residentwire.Request, peer Peer) (resp *residentwire.Response) {
-	s.calls.Lock()
-	defer s.calls.Unlock()
+	if peer.PID <= 0 {
+		s.unnamed.Lock()
+		defer s.unnamed.Unlock()
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			s.logf("internal error answering %v: %v", req.Args, r)
