@@ -27,8 +27,8 @@ func runCheck(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer w.close()
-	if _, onRedis := w.store.(*redisstore.Store); !onRedis && w.cfg.Enabled {
-		if err := stateDirUsable(w.stateDir); err != nil {
+	if _, onRedis := w.Store.(*redisstore.Store); !onRedis && w.Config.Enabled {
+		if err := stateDirUsable(w.StateDir); err != nil {
 			return err
 		}
 	}
@@ -37,11 +37,11 @@ func runCheck(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
-	if o.start && w.cfg.AutoReset && w.cfg.Enabled {
+	if o.start && w.Config.AutoReset && w.Config.Enabled {
 		if err := w.writable(); err != nil {
 			return err
 		}
-		st, err := w.store.Load(ctx, w.scope)
+		st, err := w.Store.Load(ctx, w.Scope)
 		if err != nil {
 			return err
 		}
@@ -52,7 +52,7 @@ func runCheck(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprintln(env.Stderr, "loopbreaker: auto_reset: the OPEN breaker was reset at loop start")
 		}
 	}
-	if o.start && w.cfg.Enabled {
+	if o.start && w.Config.Enabled {
 		if err := w.saveBaseline(ctx, o.session); err != nil {
 			fmt.Fprintf(env.Stderr, "loopbreaker: warning: no snapshot of the working tree at loop start (%v); the first record compares with HEAD\n", err)
 		}

@@ -16,15 +16,15 @@ func runCompact(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer w.close()
-	c, ok := w.store.(interface {
+	c, ok := w.Store.(interface {
 		Compact(ctx context.Context, scope string) error
 	})
 	if !ok {
 		return fmt.Errorf("the store %s cannot compact journals", w.storeName())
 	}
-	if err := c.Compact(ctx, w.scope); err != nil {
+	if err := c.Compact(ctx, w.Scope); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "loopbreaker: journal of %s rotated\n", w.scope)
+	fmt.Fprintf(env.Stdout, "loopbreaker: journal of %s rotated\n", w.Scope)
 	return nil
 }

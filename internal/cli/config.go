@@ -37,22 +37,22 @@ func runConfig(_ context.Context, env *Env, args []string) error {
 	}
 	defer w.close()
 	if len(keys) == 1 {
-		return w.loaded.PrintKey(env.Stdout, keys[0], o.json)
+		return w.Loaded.PrintKey(env.Stdout, keys[0], o.json)
 	}
-	if w.loaded.Config.StateDir == "" {
-		root, err := session.StateRoot(w.cfg, env.Getenv)
+	if w.Loaded.Config.StateDir == "" {
+		root, err := session.StateRoot(w.Config, env.Getenv)
 		if err != nil {
 			return err
 		}
-		w.loaded.Config.StateDir = root
+		w.Loaded.Config.StateDir = root
 	}
-	if err := w.loaded.Print(env.Stdout, o.json); err != nil || o.json {
+	if err := w.Loaded.Print(env.Stdout, o.json); err != nil || o.json {
 		return err
 	}
 	how := "under state_dir"
 	if !w.keyed {
 		how = "LOOPBREAKER_DIR"
 	}
-	_, err = fmt.Fprintf(env.Stdout, "\nthis project's state: %s (%s)\n", w.stateDir, how)
+	_, err = fmt.Fprintf(env.Stdout, "\nthis project's state: %s (%s)\n", w.StateDir, how)
 	return err
 }

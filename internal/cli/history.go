@@ -33,7 +33,7 @@ func runHistory(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer w.close()
-	entries, err := w.store.Journal(ctx, w.scope, o.n)
+	entries, err := w.Store.Journal(ctx, w.Scope, o.n)
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func runHistory(ctx context.Context, env *Env, args []string) error {
 		return enc.Encode(entries)
 	}
 	if len(entries) == 0 {
-		fmt.Fprintf(env.Stdout, "no history yet for %s\n", w.scope)
+		fmt.Fprintf(env.Stdout, "no history yet for %s\n", w.Scope)
 		return nil
 	}
 	return shownBy(env.Stdout, func(b io.Writer) error {

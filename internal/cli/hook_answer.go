@@ -110,36 +110,36 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 	w, err := c.open(env)
 	if err != nil {
 		if w != nil {
-			onError = w.cfg.OnError
+			onError = w.Config.OnError
 		}
 		markSeen(env, project, "", p)
 		return unopened(ctx, env, a, c, p, onError, err)
 	}
 	defer w.close()
-	onError = w.cfg.OnError
+	onError = w.Config.OnError
 	var killed, late []string
 	if env.marks != nil {
-		killed, late = findKilled(w.stateDir, true, env.marks.awaited)
+		killed, late = findKilled(w.StateDir, true, env.marks.awaited)
 	} else {
-		killed, late = killedHooks(w.stateDir)
+		killed, late = killedHooks(w.StateDir)
 	}
 	unseen := append(killed, unguardedHooks(env)...)
 	if env.mark != nil {
-		env.mark.path, env.mark.remove = markRunning(w.stateDir, p, env.mark.pid, clock)
+		env.mark.path, env.mark.remove = markRunning(w.StateDir, p, env.mark.pid, clock)
 	} else {
-		_, remove := markRunning(w.stateDir, p, os.Getpid(), clock)
+		_, remove := markRunning(w.StateDir, p, os.Getpid(), clock)
 		defer remove()
 	}
 	pol := &hookpolicy.Policy{
 		Agent:   a,
-		Service: w.svc, Scope: w.scope, Session: w.session, Caller: w.caller,
-		Config: w.cfg, Project: w.project, StateDir: w.stateDir, Dir: env.Dir,
+		Service: w.Service, Scope: w.Scope, Session: w.Name, Caller: w.Caller,
+		Config: w.Config, Project: w.Project, StateDir: w.StateDir, Dir: env.Dir,
 		Now: env.Now, Log: env.Stderr,
-		Files:    hookpolicy.GitFiles(w.project, w.stateDir, w.session),
-		Baseline: hookpolicy.GitBaseline(w.project, w.stateDir, w.session),
+		Files:    hookpolicy.GitFiles(w.Project, w.StateDir, w.Name),
+		Baseline: hookpolicy.GitBaseline(w.Project, w.StateDir, w.Name),
 		Guard:    hookGuard(env, a, w),
 		EngineFor: func(cfg lb.Config) *breaker.Engine {
-			return session.Engine(cfg, w.scope, env.Now)
+			return session.Engine(cfg, w.Scope, env.Now)
 		},
 		Unseen: unseen,
 		Late:   late,
@@ -149,7 +149,7 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 	}
 	ans = pol.Answer(ctx, p)
 	if ans.Failed {
-		markSeen(env, project, w.stateDir, p)
+		markSeen(env, project, w.StateDir, p)
 	}
 	return ans
 }
@@ -161,7 +161,7 @@ func unopened(ctx context.Context, env *Env, a agent.Agent, c common, p *hook.Pa
 	scope, session := "", c.session
 	if r, rerr := c.openRead(env); rerr == nil {
 		defer r.close()
-		store, scope, session = r.store, r.scope, r.session
+		store, scope, session = r.Store, r.Scope, r.Name
 	}
 	ans, _ := hookpolicy.OnFailure(ctx, a, p, store, scope, session, onError, err, env.Stderr)
 	return ans

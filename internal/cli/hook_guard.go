@@ -20,13 +20,13 @@ func hookGuard(env *Env, a agent.Agent, w *workspace) *hookpolicy.Guard {
 		home, _ = os.UserHomeDir()
 	}
 	in := hookpolicy.GuardInput{
-		Agent: a, Project: w.project, Home: home, Getenv: env.Getenv,
-		StateDir: w.stateDir,
+		Agent: a, Project: w.Project, Home: home, Getenv: env.Getenv,
+		StateDir: w.StateDir,
 	}
-	if root, err := session.StateRoot(w.cfg, env.Getenv); err == nil {
+	if root, err := session.StateRoot(w.Config, env.Getenv); err == nil {
 		in.StateRoot = root
 	}
-	in.Config = config.Files(w.project, env.Environ)
+	in.Config = config.Files(w.Project, env.Environ)
 	if exe, err := os.Executable(); err == nil {
 		in.Binaries = append(in.Binaries, exe)
 		if real, err := filepath.EvalSymlinks(exe); err == nil && real != exe {

@@ -7,6 +7,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/agent/all"
+	"github.com/loopbreaker/loopbreaker/session"
 	"github.com/loopbreaker/loopbreaker/tamper"
 )
 
@@ -21,7 +22,7 @@ func TestGuardProtectsSettingsNamedByVariables(t *testing.T) {
 		"COPILOT_HOME=" + filepath.Join(elsewhere, "copilot"),
 		"PI_CODING_AGENT_DIR=" + filepath.Join(elsewhere, "pi"),
 	}}
-	w := &workspace{project: project, cfg: lb.Defaults()}
+	w := &workspace{Session: &session.Session{Project: project, Config: lb.Defaults()}}
 	for name, path := range map[string]string{
 		"opencode": filepath.Join(elsewhere, "team.json"),
 		"copilot":  filepath.Join(elsewhere, "copilot", "hooks", "undo.json"),
@@ -48,7 +49,7 @@ func TestGuardProtectsSettingsNamedByVariables(t *testing.T) {
 func TestGuardProtectsTheConfigurationFilesLoadReads(t *testing.T) {
 	project, home, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
 	env := &Env{Environ: []string{"HOME=" + home, "LOOPBREAKER_CONFIG=team/lb.yaml"}}
-	w := &workspace{project: project, cfg: lb.Defaults()}
+	w := &workspace{Session: &session.Session{Project: project, Config: lb.Defaults()}}
 	a, err := all.Lookup("claude")
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +82,7 @@ func TestGuardProtectsTheClientBesideLoopbreaker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	guard := hookGuard(env, a, &workspace{project: project, cfg: lb.Defaults()})
+	guard := hookGuard(env, a, &workspace{Session: &session.Session{Project: project, Config: lb.Defaults()}})
 	for _, path := range []string{filepath.Join(bin, "loopbreaker-hook"), filepath.Join(bin, "loopbreaker")} {
 		got := tamper.Check(tamper.Call{Cwd: project, Writes: []string{path}}, guard.Protected)
 		if len(got) == 0 || got[0].Kind != tamper.KindBinary {
@@ -102,7 +103,7 @@ func TestGuardProtectsTheResidentSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	guard := hookGuard(env, a, &workspace{project: project, cfg: lb.Defaults()})
+	guard := hookGuard(env, a, &workspace{Session: &session.Session{Project: project, Config: lb.Defaults()}})
 	sock := filepath.Join(run, "loopbreaker", "resident.sock")
 	for _, call := range []tamper.Call{
 		{Cwd: project, Writes: []string{sock}},

@@ -309,7 +309,7 @@ func seenInStore(ctx context.Context, env *Env, project string) ([]hook.Seen, er
 		return nil, err
 	}
 	defer w.close()
-	scopes, err := w.store.Scopes(ctx)
+	scopes, err := w.Store.Scopes(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +318,7 @@ func seenInStore(ctx context.Context, env *Env, project string) ([]hook.Seen, er
 		if !strings.HasPrefix(sc, "session:") {
 			continue
 		}
-		st, err := w.store.Load(ctx, sc)
+		st, err := w.Store.Load(ctx, sc)
 		if err != nil {
 			return out, err
 		}

@@ -37,7 +37,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 			if err != nil {
 				return nil, nil, err
 			}
-			p := &mcpserver.Project{Config: w.cfg, Store: w.store, Now: env.Now, Session: w.session}
+			p := &mcpserver.Project{Config: w.Config, Store: w.Store, Now: env.Now, Session: w.Name}
 			return p, w.close, nil
 		},
 		Report: func(ctx context.Context, session string) (string, error) {

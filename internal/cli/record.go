@@ -345,7 +345,7 @@ func (w *workspace) measureFiles(ctx context.Context, m *worktree.Pending, sessi
 	for _, f := range inputs {
 		also = append(also, abs(w.env, f))
 	}
-	ch, err := m.Since(ctx, w.stateDir, session, also...)
+	ch, err := m.Since(ctx, w.StateDir, session, also...)
 	if err != nil {
 		return err
 	}
@@ -359,7 +359,7 @@ func (w *workspace) measureFiles(ctx context.Context, m *worktree.Pending, sessi
 // only what changed since (not edits made by hand between two loops).
 // Outside a git repository there is nothing to take.
 func (w *workspace) saveBaseline(ctx context.Context, session string) error {
-	_, err := worktree.Since(ctx, w.project, w.stateDir, session)
+	_, err := worktree.Since(ctx, w.Project, w.StateDir, session)
 	if err != nil && !errors.Is(err, gitrepo.ErrNotRepo) {
 		return err
 	}

@@ -29,47 +29,47 @@ func runRecover(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer w.close()
-	if _, err := refuseUnderAgent(env, "recover", w.session); err != nil {
+	if _, err := refuseUnderAgent(env, "recover", w.Name); err != nil {
 		return err
 	}
 	// What recover writes is the person's: the witness takes it as the
 	// mark to compare the next updates with.
 	defer func() {
-		if st, err := w.store.Load(ctx, w.scope); err == nil {
-			w.svc.Remember([]*lb.BreakerState{st})
+		if st, err := w.Store.Load(ctx, w.Scope); err == nil {
+			w.Service.Remember([]*lb.BreakerState{st})
 		}
 	}()
-	_, loadErr := w.store.Load(ctx, w.scope)
+	_, loadErr := w.Store.Load(ctx, w.Scope)
 	if loadErr != nil && !errors.Is(loadErr, lb.ErrCorruptState) {
 		return loadErr
 	}
 	if o.discard {
-		fresh := lb.NewBreakerState(w.scope)
-		if err := w.store.Replace(ctx, w.scope, fresh); err != nil {
+		fresh := lb.NewBreakerState(w.Scope)
+		if err := w.Store.Replace(ctx, w.Scope, fresh); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "loopbreaker: %s discarded and started over from CLOSED (the journal keeps the old history)\n", w.scope)
+		fmt.Fprintf(env.Stdout, "loopbreaker: %s discarded and started over from CLOSED (the journal keeps the old history)\n", w.Scope)
 		return nil
 	}
-	stats, err := journalStats(ctx, w.store, w.scope)
+	stats, err := journalStats(ctx, w.Store, w.Scope)
 	if err != nil {
 		return err
 	}
-	st, replayed, err := w.svc.Rebuild(ctx, w.scope)
+	st, replayed, err := w.Service.Rebuild(ctx, w.Scope)
 	if err != nil {
 		return fmt.Errorf("%w\nthe journal cannot be replayed; `loopbreaker recover --discard` starts over from CLOSED", err)
 	}
 	if stats.Entries == 0 && loadErr != nil {
-		return fmt.Errorf("no journal to rebuild %s from (%s); `loopbreaker recover --discard` starts over from CLOSED", w.scope, stats.Path)
+		return fmt.Errorf("no journal to rebuild %s from (%s); `loopbreaker recover --discard` starts over from CLOSED", w.Scope, stats.Path)
 	}
-	if err := w.store.Replace(ctx, w.scope, st); err != nil {
+	if err := w.Store.Replace(ctx, w.Scope, st); err != nil {
 		return err
 	}
 	how := "the state file was fine; rebuilt anyway"
 	if loadErr != nil {
 		how = "the corrupt state file was kept aside"
 	}
-	fmt.Fprintf(env.Stdout, "loopbreaker: %s rebuilt from %s: %d events replayed, state %s (%s)\n", w.scope, stats.Path, replayed, st.State, how)
+	fmt.Fprintf(env.Stdout, "loopbreaker: %s rebuilt from %s: %d events replayed, state %s (%s)\n", w.Scope, stats.Path, replayed, st.State, how)
 	if stats.Skipped > 0 || stats.TruncatedTail {
 		fmt.Fprintf(env.Stdout, "  skipped %d unreadable journal lines", stats.Skipped)
 		if stats.TruncatedTail {

@@ -38,13 +38,13 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 
 // report builds the diagnostic report of the session's breaker.
 func (w *workspace) report(ctx context.Context, expects string) (report.Report, error) {
-	st, err := w.store.Load(ctx, w.scope)
+	st, err := w.Store.Load(ctx, w.Scope)
 	if err != nil {
 		return report.Report{}, err
 	}
 	// The report's commands take the session's name, not its scope; the
 	// default session needs no --session at all.
-	session := strings.TrimPrefix(w.scope, "session:")
+	session := strings.TrimPrefix(w.Scope, "session:")
 	if session == "default" {
 		session = ""
 	}
@@ -52,7 +52,7 @@ func (w *workspace) report(ctx context.Context, expects string) (report.Report, 
 		Now: w.env.Now(), Session: session, Program: "loopbreaker", Expectation: expects,
 	}
 	if st.Slice != "" {
-		if repo, err := gitrepo.Open(ctx, w.project); err == nil {
+		if repo, err := gitrepo.Open(ctx, w.Project); err == nil {
 			if cps, err := repo.Checkpoints(ctx); err == nil {
 				for _, cp := range cps {
 					if cp.Slice == st.Slice {
@@ -62,5 +62,5 @@ func (w *workspace) report(ctx context.Context, expects string) (report.Report, 
 			}
 		}
 	}
-	return report.Build(st, w.svc.Engine.Status(st, w.env.Now()), opts), nil
+	return report.Build(st, w.Service.Engine.Status(st, w.env.Now()), opts), nil
 }

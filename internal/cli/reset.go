@@ -38,7 +38,7 @@ func runReset(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer w.close()
-	from, err := refuseUnderAgent(env, "reset", w.session)
+	from, err := refuseUnderAgent(env, "reset", w.Name)
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func runReset(ctx context.Context, env *Env, args []string) error {
 	if d.Transition != nil {
 		was = string(d.Transition.From)
 	}
-	fmt.Fprintf(env.Stdout, "loopbreaker: %s reset %s -> %s", w.scope, was, d.State)
+	fmt.Fprintf(env.Stdout, "loopbreaker: %s reset %s -> %s", w.Scope, was, d.State)
 	if d.State == lb.HalfOpen {
 		fmt.Fprint(env.Stdout, " (the next check takes the probe)")
 	}

@@ -113,13 +113,13 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	// the session's previous measurement: the loop's start is theirs, as
 	// check --start makes it for a shell loop, so that a first turn which
 	// commits its work (the work tree then matches HEAD) is seen.
-	if w.cfg.Enabled {
+	if w.Config.Enabled {
 		if err := w.saveBaseline(ctx, o.session); err != nil {
 			fmt.Fprintf(env.Stderr, "loopbreaker: the work tree's state at the loop's start was not kept (%v): the hooks' first turn compares with HEAD\n", err)
 		}
 	}
-	cfg.Dir, cfg.StateDir = w.project, w.stateDir
-	rc := w.cfg.Run
+	cfg.Dir, cfg.StateDir = w.Project, w.StateDir
+	rc := w.Config.Run
 	cfg.MaxIterations, cfg.IterationTimeout, cfg.MaxWait = rc.MaxIterations, rc.IterationTimeout, rc.MaxWait
 	if o.maxIterations.set {
 		if o.maxIterations.v < 0 {
@@ -130,7 +130,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	if o.timeoutSet {
 		cfg.IterationTimeout = o.iterationTimeout
 	}
-	cfg.KeepOutputs, cfg.Checkpoint, cfg.AutoReset = rc.KeepOutputs, rc.Checkpoint, w.cfg.AutoReset && w.cfg.Enabled
+	cfg.KeepOutputs, cfg.Checkpoint, cfg.AutoReset = rc.KeepOutputs, rc.Checkpoint, w.Config.AutoReset && w.Config.Enabled
 	cfg.CompletionSignals = rc.CompletionSignals
 	if rc.ContinueSession || o.continueSession {
 		as, ok := agentSessionFor(command)
@@ -140,8 +140,8 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 			cfg.AgentSession = &as
 		}
 	}
-	if w.cfg.Enabled && w.cfg.Budget.OnCallsPerHour == lb.CallsPause {
-		cfg.CallsPerHour = w.cfg.Budget.CallsPerHour
+	if w.Config.Enabled && w.Config.Budget.OnCallsPerHour == lb.CallsPause {
+		cfg.CallsPerHour = w.Config.Budget.CallsPerHour
 	}
 	if f := env.Getenv(supervisor.EnvWarningFile); f != "" {
 		cfg.WarningFile = abs(env, f)
@@ -149,7 +149,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	if f := env.Getenv(supervisor.EnvGuidanceFile); f != "" {
 		cfg.GuidanceFile = abs(env, f)
 	}
-	if !w.cfg.Enabled {
+	if !w.Config.Enabled {
 		fmt.Fprintln(env.Stderr, "loopbreaker: the breaker is disabled (enabled: false): the loop runs UNGUARDED until completion or the iteration limit")
 	}
 
@@ -250,7 +250,7 @@ func (w *workspace) finishRun(ctx context.Context, res supervisor.Result) error 
 		return err
 	}
 	path := filepath.Join(res.RunDir, "report.md")
-	if f, err := createInState(w.stateDir, path); err == nil {
+	if f, err := createInState(w.StateDir, path); err == nil {
 		werr := r.Markdown(f)
 		if cerr := f.Close(); werr == nil && cerr == nil {
 			fmt.Fprintf(env.Stderr, "loopbreaker: report saved in %s\n", w.rel(path))
@@ -268,7 +268,7 @@ func stateLabel(d lb.Decision) string {
 
 // rel shows a path relative to the project when it is inside it.
 func (w *workspace) rel(p string) string {
-	if r, err := filepath.Rel(w.project, p); err == nil && !strings.HasPrefix(r, "..") {
+	if r, err := filepath.Rel(w.Project, p); err == nil && !strings.HasPrefix(r, "..") {
 		return r
 	}
 	return p
@@ -278,7 +278,7 @@ func (w *workspace) rel(p string) string {
 type runBreaker struct{ w *workspace }
 
 func (b runBreaker) Load(ctx context.Context) (*lb.BreakerState, error) {
-	return b.w.store.Load(ctx, b.w.scope)
+	return b.w.Store.Load(ctx, b.w.Scope)
 }
 
 func (b runBreaker) Apply(ctx context.Context, ev lb.Event) (breaker.Result, error) {
@@ -286,7 +286,7 @@ func (b runBreaker) Apply(ctx context.Context, ev lb.Event) (breaker.Result, err
 }
 
 func (b runBreaker) Status(st *lb.BreakerState) lb.Status {
-	return b.w.svc.Engine.Status(st, b.w.env.Now())
+	return b.w.Service.Engine.Status(st, b.w.env.Now())
 }
 
 var _ supervisor.Breaker = runBreaker{}

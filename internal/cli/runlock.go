@@ -21,15 +21,15 @@ const runLockName = "loop.lock"
 // other's hook records), so a second one is refused, naming the first.
 // A loop that crashed leaves no lock: the kernel dropped it.
 func (w *workspace) lockRun() (release func(), err error) {
-	if err := os.MkdirAll(w.stateDir, 0o755); err != nil {
-		return nil, fmt.Errorf("create the state directory: %w: check that %s is writable", err, w.stateDir)
+	if err := os.MkdirAll(w.StateDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create the state directory: %w: check that %s is writable", err, w.StateDir)
 	}
-	root, err := nofollow.OpenRoot(w.stateDir, nofollow.StateHint)
+	root, err := nofollow.OpenRoot(w.StateDir, nofollow.StateHint)
 	if err != nil {
 		return nil, fmt.Errorf("open the state directory: %w", err)
 	}
 	defer root.Close()
-	dir, err := root.MkdirAll(supervisor.RunDirName(w.session), 0o755)
+	dir, err := root.MkdirAll(supervisor.RunDirName(w.Name), 0o755)
 	if err != nil {
 		return nil, fmt.Errorf("create the run directory: %w", err)
 	}
@@ -42,7 +42,7 @@ func (w *workspace) lockRun() (release func(), err error) {
 // checkNotRunning refuses to start a shell loop (check --start) on a
 // session whose `run` loop is going on.
 func (w *workspace) checkNotRunning() error {
-	root, err := nofollow.OpenRoot(w.stateDir, nofollow.StateHint)
+	root, err := nofollow.OpenRoot(w.StateDir, nofollow.StateHint)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -50,7 +50,7 @@ func (w *workspace) checkNotRunning() error {
 		return fmt.Errorf("open the state directory: %w", err)
 	}
 	defer root.Close()
-	dir, err := root.OpenDir(supervisor.RunDirName(w.session))
+	dir, err := root.OpenDir(supervisor.RunDirName(w.Name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -66,5 +66,5 @@ func (w *workspace) runningError(err error) error {
 	if !errors.As(err, &held) {
 		return err
 	}
-	return fmt.Errorf("session %q already has a loop running (%s): two loops on one session take each other's iterations; wait for it to end, stop it, or start this one with --session OTHER", w.session, held.holder)
+	return fmt.Errorf("session %q already has a loop running (%s): two loops on one session take each other's iterations; wait for it to end, stop it, or start this one with --session OTHER", w.Name, held.holder)
 }

@@ -90,12 +90,12 @@ func openScope(ctx context.Context, env *Env, c *common) (*scopeSession, error) 
 	if err != nil {
 		return nil, err
 	}
-	lock, err := scopelock.Load(w.project, w.cfg.Scope)
+	lock, err := scopelock.Load(w.Project, w.Config.Scope)
 	if err != nil {
 		w.close()
 		return nil, err
 	}
-	st, err := w.store.Load(ctx, w.scope)
+	st, err := w.Store.Load(ctx, w.Scope)
 	if err != nil {
 		w.close()
 		return nil, err
@@ -146,7 +146,7 @@ func runScopeCheck(ctx context.Context, env *Env, args []string) error {
 	}
 	defer s.close()
 	out := scopeCheckOutput{
-		Configured: s.lock.Configured(), Enabled: s.cfg.Enabled,
+		Configured: s.lock.Configured(), Enabled: s.Config.Enabled,
 		Slice: scopelock.EffectiveSlice(s.state, o.slice), OK: true,
 	}
 	for _, f := range files {
@@ -159,7 +159,7 @@ func runScopeCheck(ctx context.Context, env *Env, args []string) error {
 			v.Justified = v.Justification != nil
 			v.OK = v.Justified
 		}
-		if !v.OK && s.cfg.Enabled {
+		if !v.OK && s.Config.Enabled {
 			out.OK = false
 		}
 		out.Files = append(out.Files, v)
@@ -324,7 +324,7 @@ func runScopeRecord(ctx context.Context, env *Env, args []string, verdict string
 			return refuse(ExitError, "%s has a justification for slice %s: editing it is no violation; nothing recorded", rel, slice)
 		}
 	}
-	if !s.cfg.Enabled {
+	if !s.Config.Enabled {
 		return refuse(ExitOK, "disabled (enabled: false): nothing recorded")
 	}
 	v := &lb.ScopeViolation{File: rel, Test: o.test, Slice: o.slice, Justification: o.reason, Verdict: verdict}
@@ -433,7 +433,7 @@ func runScopeList(ctx context.Context, env *Env, args []string) error {
 	if o.json {
 		return encodeIndented(env.Stdout, out)
 	}
-	printScopeList(env.Stdout, out, s.scope)
+	printScopeList(env.Stdout, out, s.Scope)
 	return nil
 }
 

@@ -76,7 +76,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer w.close()
-	cfg := w.cfg
+	cfg := w.Config
 	addr := o.addr
 	if addr == "" {
 		addr = cfg.Server.Addr
@@ -95,14 +95,14 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	// On a state directory the cache is authoritative: one server per
 	// directory. On Redis every server is a peer: nothing is cached, every
 	// call is one store update (fleet.go).
-	rs, fleet := w.store.(*redisstore.Store)
+	rs, fleet := w.Store.(*redisstore.Store)
 	if fleet {
 		// A server writes hot scopes (global) without pause, as the
 		// other servers do: the one that loses goes next.
 		rs.TakeTurns()
 	}
 	if !fleet {
-		release, err := lockServer(w.stateDir, addr)
+		release, err := lockServer(w.StateDir, addr)
 		if err != nil {
 			return err
 		}
@@ -141,9 +141,9 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	mt := metrics.New(src)
 	walDir := ""
 	if !o.writeThrough && !fleet {
-		walDir = filepath.Join(w.stateDir, walDirName)
+		walDir = filepath.Join(w.StateDir, walDirName)
 	}
-	m, err = breakerserver.Open(ctx, w.store, cfg, breakerserver.Options{
+	m, err = breakerserver.Open(ctx, w.Store, cfg, breakerserver.Options{
 		Now: env.Now, TemplateKinds: kinds, Logger: log, Shared: fleet,
 		WALDir: walDir, WALFsync: cfg.Journal.Fsync, CheckpointEvery: o.checkpointEvery, MaxLive: o.maxBreakers,
 		OnChange: func(c breakerserver.Change) {

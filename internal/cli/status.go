@@ -36,16 +36,16 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
-	st, err := w.store.Load(ctx, w.scope)
+	st, err := w.Store.Load(ctx, w.Scope)
 	if err != nil {
 		return err
 	}
-	out := statusOutput{output: w.output(st, nil), StateDir: w.stateDir}
-	if rs, ok := w.store.(*redisstore.Store); ok {
+	out := statusOutput{output: w.output(st, nil), StateDir: w.StateDir}
+	if rs, ok := w.Store.(*redisstore.Store); ok {
 		out.Store = rs.String()
 	}
-	if w.keyed && !dirExists(w.stateDir) {
-		out.StaleStates = session.StaleStates(w.stateDir, w.project)
+	if w.keyed && !dirExists(w.StateDir) {
+		out.StaleStates = session.StaleStates(w.StateDir, w.Project)
 	}
 	if o.json {
 		enc := json.NewEncoder(env.Stdout)
@@ -97,11 +97,11 @@ func printWhere(w io.Writer, o statusOutput) {
 // their state (sessions first), the rest are counted by kind, so that the
 // command reads only a few state files whatever their number.
 func (w *workspace) printOthers(ctx context.Context, out io.Writer) {
-	scopes, err := w.store.Scopes(ctx)
+	scopes, err := w.Store.Scopes(ctx)
 	if err != nil {
 		return
 	}
-	scopes = slices.DeleteFunc(scopes, func(sc string) bool { return sc == w.scope })
+	scopes = slices.DeleteFunc(scopes, func(sc string) bool { return sc == w.Scope })
 	if len(scopes) == 0 {
 		return
 	}
@@ -112,7 +112,7 @@ func (w *workspace) printOthers(ctx context.Context, out io.Writer) {
 	var shown []string
 	for _, sc := range scopes[:min(len(scopes), maxOthersShown)] {
 		state := "unreadable"
-		if st, err := w.store.Load(ctx, sc); err == nil {
+		if st, err := w.Store.Load(ctx, sc); err == nil {
 			state = string(st.State)
 		}
 		shown = append(shown, fmt.Sprintf("%s (%s)", sc, state))
@@ -148,8 +148,8 @@ func named(fs *flag.FlagSet, names ...string) bool {
 // asked for (where its state will be, with nothing recorded): there is no
 // other name it could have meant.
 func (w *workspace) knownScope(ctx context.Context) error {
-	scopes, err := w.store.Scopes(ctx)
-	if err != nil || len(scopes) == 0 || slices.Contains(scopes, w.scope) {
+	scopes, err := w.Store.Scopes(ctx)
+	if err != nil || len(scopes) == 0 || slices.Contains(scopes, w.Scope) {
 		return err
 	}
 	slices.SortStableFunc(scopes, func(a, b string) int {
@@ -160,7 +160,7 @@ func (w *workspace) knownScope(ctx context.Context) error {
 		more = fmt.Sprintf(", and %d more", len(scopes)-maxKnownListed)
 		scopes = scopes[:maxKnownListed]
 	}
-	return fmt.Errorf("no breaker %s in this project: the known ones are %s%s; check the name (--session NAME is session:NAME, --scope SCOPE names any)", w.scope, strings.Join(scopes, ", "), more)
+	return fmt.Errorf("no breaker %s in this project: the known ones are %s%s; check the name (--session NAME is session:NAME, --scope SCOPE names any)", w.Scope, strings.Join(scopes, ", "), more)
 }
 
 // maxKnownListed is how many breakers an unknown one's error lists.

@@ -103,7 +103,7 @@ const maxWatchTools = 6
 
 // watchViews reads every breaker of the project, sessions first.
 func (w *workspace) watchViews(ctx context.Context) []watchView {
-	scopes, err := w.store.Scopes(ctx)
+	scopes, err := w.Store.Scopes(ctx)
 	if err != nil {
 		return []watchView{{status: lb.Status{Scope: "(the store)"}, err: err}}
 	}
@@ -116,12 +116,12 @@ func (w *workspace) watchViews(ctx context.Context) []watchView {
 	now := w.env.Now()
 	views := make([]watchView, 0, len(scopes))
 	for _, sc := range scopes {
-		st, err := w.store.Load(ctx, sc)
+		st, err := w.Store.Load(ctx, sc)
 		if err != nil {
 			views = append(views, watchView{status: lb.Status{Scope: sc}, err: err})
 			continue
 		}
-		eng := w.sess.Engine(sc)
+		eng := w.Session.Engine(sc)
 		v := watchView{status: eng.Status(st, now), hourCalls: st.Spend.CallsInHour(now)}
 		v.hourCallsAtLeast = v.hourCalls >= breaker.HourCallsKept(eng.Config.Budget.CallsPerHour)
 		for _, t := range st.Tools[max(0, len(st.Tools)-maxWatchTools):] {

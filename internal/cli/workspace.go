@@ -71,20 +71,12 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 // configuration, the store and the operations) with the command's
 // environment. The short fields are the session's, for the commands.
 type workspace struct {
-	env      *Env
-	sess     *session.Session
-	project  string
-	stateDir string
-	// keyed: stateDir is the project's own directory under the state
+	// Session is the opened project: its settings, store and breaker.
+	*session.Session
+	env *Env
+	// keyed: StateDir is the project's own directory under the state
 	// root (not LOOPBREAKER_DIR), which records the project's path.
-	keyed   bool
-	loaded  *config.Loaded
-	cfg     lb.Config
-	store   lb.Store
-	svc     *breaker.Service
-	session string
-	scope   string
-	caller  string
+	keyed bool
 }
 
 // findProject returns the nearest directory from start upwards that holds
@@ -179,12 +171,11 @@ func (c *common) openMode(env *Env, readOnly bool) (*workspace, error) {
 		if sess != nil {
 			// The configuration was read: a hook still answers the
 			// failure as its on_error says.
-			return &workspace{cfg: sess.Config}, err
+			return &workspace{Session: sess}, err
 		}
 		return nil, err
 	}
-	w := &workspace{env: env, keyed: keyed}
-	w.adopt(sess)
+	w := &workspace{Session: sess, env: env, keyed: keyed}
 	if !readOnly {
 		if err := w.recordProject(); err != nil {
 			w.close()
@@ -200,26 +191,17 @@ func (w *workspace) recordProject() error {
 	if !w.keyed {
 		return nil
 	}
-	return session.RecordProject(w.stateDir, w.project)
-}
-
-// adopt makes sess the workspace's session.
-func (w *workspace) adopt(sess *session.Session) {
-	w.sess = sess
-	w.project, w.stateDir, w.loaded, w.cfg = sess.Project, sess.StateDir, sess.Loaded, sess.Config
-	w.store, w.svc = sess.Store, sess.Service
-	w.session, w.scope, w.caller = sess.Name, sess.Scope, sess.Caller
+	return session.RecordProject(w.StateDir, w.Project)
 }
 
 // storeName names the store in messages, without a password.
-func (w *workspace) storeName() string { return w.sess.StoreName() }
+func (w *workspace) storeName() string { return w.Session.StoreName() }
 
 // writable reopens a workspace opened with openRead for writing.
 func (w *workspace) writable() error {
-	if err := w.sess.Reopen(); err != nil {
+	if err := w.Session.Reopen(); err != nil {
 		return err
 	}
-	w.adopt(w.sess)
 	return w.recordProject()
 }
 
@@ -227,20 +209,19 @@ func (w *workspace) writable() error {
 // changes nothing (a check of a CLOSED breaker), and opens the state
 // directory for writing only when it does.
 func (w *workspace) applyReadFirst(ctx context.Context, ev lb.Event) (breaker.Result, error) {
-	res, err := w.sess.ApplyReadFirst(ctx, ev)
-	w.adopt(w.sess)
+	res, err := w.Session.ApplyReadFirst(ctx, ev)
 	return res, err
 }
 
 // SessionScope is the scope of a session's breaker.
 func SessionScope(name string) string { return session.ScopeOf(name) }
 
-func (w *workspace) close() { w.sess.Close() }
+func (w *workspace) close() { w.Session.Close() }
 
 // apply applies ev to the session's breaker; on_error decides what a
 // failure of the breaker itself does (see session.Apply).
 func (w *workspace) apply(ctx context.Context, ev lb.Event) (breaker.Result, error) {
-	return w.sess.Apply(ctx, ev)
+	return w.Session.Apply(ctx, ev)
 }
 
 // output is the JSON of status, check and record: the breaker's status
@@ -256,23 +237,23 @@ type output struct {
 
 func (w *workspace) output(st *lb.BreakerState, d *lb.Decision) output {
 	if st == nil {
-		st = lb.NewBreakerState(w.scope)
+		st = lb.NewBreakerState(w.Scope)
 	}
-	out := output{Status: w.svc.Engine.Status(st, w.env.Now())}
+	out := output{Status: w.Service.Engine.Status(st, w.env.Now())}
 	if st.ConfigInForce != "" {
 		// A guarded session runs with the configuration it started with:
 		// its thresholds are the ones to show, and what the files would
 		// change is said.
-		raw, err := hookpolicy.ReadKeptConfig(w.stateDir, st.ConfigInForce)
+		raw, err := hookpolicy.ReadKeptConfig(w.StateDir, st.ConfigInForce)
 		var kept lb.Config
 		var changed []string
 		if err == nil {
-			kept, changed, err = config.InForce(w.cfg, raw)
+			kept, changed, err = config.InForce(w.Config, raw)
 		}
 		if err != nil {
 			out.ConfigPending = []string{err.Error()}
 		} else if len(changed) > 0 {
-			out.Status = session.Engine(kept, w.scope, w.env.Now).Status(st, w.env.Now())
+			out.Status = session.Engine(kept, w.Scope, w.env.Now).Status(st, w.env.Now())
 			out.ConfigPending = changed
 		}
 	}
