@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loopbreaker/loopbreaker/internal/residentwire"
@@ -136,8 +137,10 @@ func (s *Server) Run(ctx context.Context) error {
 		}
 	}
 	var closeOnce sync.Once
+	var stopped atomic.Bool
 	stop := func() {
 		closeOnce.Do(func() {
+			stopped.Store(true)
 			// Unlinked before closing: a client that dials from now on
 			// finds no socket and starts the next server, not this one.
 			os.Remove(sock)
@@ -177,13 +180,19 @@ func (s *Server) Run(ctx context.Context) error {
 			s.logf("exiting: stopped")
 			return nil
 		case err := <-acceptErr:
+			if stopped.Load() {
+				// A hand-over closed the listener; its call's end comes
+				// on done.
+				acceptErr = nil
+				continue
+			}
 			return fmt.Errorf("accepting on %s: %w", sock, err)
 		case c := <-conns:
 			inFlight++
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				done <- s.serve(ctx, c)
+				done <- s.serve(ctx, c, stop)
 			}()
 		case replaced := <-done:
 			inFlight--
@@ -205,8 +214,10 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 // serve answers one connection: one call, one answer. It reports whether
-// the caller is of another build (the server then goes away).
-func (s *Server) serve(ctx context.Context, c *net.UnixConn) (replaced bool) {
+// the caller is of another build (the server then goes away): it stops
+// listening (stop) before it answers so, since that caller dials again
+// at once, for the server of its own build, and must not reach this one.
+func (s *Server) serve(ctx context.Context, c *net.UnixConn, stop func()) (replaced bool) {
 	defer c.Close()
 	peer, err := peerOf(c)
 	if err == nil {
@@ -232,6 +243,7 @@ func (s *Server) serve(ctx context.Context, c *net.UnixConn) (replaced bool) {
 		}
 	}
 	if req.Build != s.Build && !s.Fixed {
+		stop()
 		residentwire.WriteResponse(c, &residentwire.Response{Replaced: true})
 		return true
 	}

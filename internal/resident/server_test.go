@@ -203,6 +203,12 @@ func TestServerHandsOverToAnotherBuild(t *testing.T) {
 	if !resp.Replaced || len(resp.Stdout) != 0 {
 		t.Fatalf("a call of another build got %+v, want Replaced and no answer", resp)
 	}
+	// The caller dials again at once for its own build's server: by the
+	// time it reads "replaced", this one no longer listens.
+	if c, err := net.Dial("unix", r.sock); err == nil {
+		c.Close()
+		t.Fatal("the replaced server still listens once it has answered: the caller's next call could reach it")
+	}
 	if err := r.exited(t); err != nil {
 		t.Fatal(err)
 	}
