@@ -4,7 +4,9 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -136,9 +138,15 @@ func (w *protectedWorld) as(uid int, dir string, stdin []byte, prog string, args
 		"LOOPBREAKER_CONFIG=" + filepath.Join(w.project, "loopbreaker.yaml"), "LOOPBREAKER_ENABLED=false",
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}
 	cmd.Stdin = bytes.NewReader(stdin)
+	return runBounded(w.t, cmd, fmt.Sprintf("%s %v as uid %d", prog, args, uid))
+}
+
+// runBounded runs cmd and returns what it printed; one that hangs fails t.
+func runBounded(t *testing.T, cmd *exec.Cmd, what string) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	must(w.t, cmd.Start())
+	must(t, cmd.Start())
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 	select {
@@ -146,7 +154,7 @@ func (w *protectedWorld) as(uid int, dir string, stdin []byte, prog string, args
 	case <-time.After(hang):
 		cmd.Process.Kill()
 		<-done
-		w.t.Fatalf("%s %v as uid %d hangs", prog, args, uid)
+		t.Fatalf("%s hangs", what)
 	}
 	return result{out.String(), errb.String(), cmd.ProcessState.ExitCode()}
 }
@@ -352,6 +360,75 @@ func TestProtectedBreakerReportsAKilledClient(t *testing.T) {
 	for range 3 {
 		if r := w.hook(read); strings.Contains(r.stderr, "killed") {
 			t.Fatalf("reported again, or an acknowledged call reported: %+v", r)
+		}
+	}
+}
+
+// A devcontainer as docs/protected.md sets one up, as far as this
+// machine can make one without a container engine: the agent's client
+// runs in mount and PID namespaces of its own, as the agent's user,
+// where the breaker's socket directory is a read-only bind mount at the
+// container's own root (here below a directory, named by --protected)
+// and the project lies at the host's path. Its calls are answered and
+// recorded; its reset is refused by its uid, which the kernel gives the
+// breaker as the host sees it; and a client killed inside the container
+// before it acknowledged its answer is reported, since the breaker names
+// running calls by the pid the kernel gives it, the host's, not the
+// container's.
+func TestProtectedBreakerFromAContainer(t *testing.T) {
+	w := newProtectedWorld(t)
+	if out, err := exec.Command("unshare", "--mount", "--pid", "--fork", "--mount-proc", "true").CombinedOutput(); err != nil {
+		t.Skipf("this machine cannot make mount and PID namespaces (unshare: %v: %s)", err, bytes.TrimSpace(out))
+	}
+	container := filepath.Join(w.base, "container")
+	must(t, os.MkdirAll(filepath.Join(container, residentwire.SystemRunDir), 0o755))
+	bin := uidtest.Binary(t, w.base)
+	hostRun := filepath.Join(w.root, residentwire.SystemRunDir)
+	inContainer := func(stdin []byte, env []string, prog string, args ...string) result {
+		t.Helper()
+		script := fmt.Sprintf("mount --bind %[1]s %[2]s && mount -o remount,bind,ro %[2]s && exec setpriv --reuid=%[3]d --regid=%[3]d --clear-groups \"$@\"",
+			hostRun, filepath.Join(container, residentwire.SystemRunDir), agentUID)
+		cmd := exec.Command("unshare", append([]string{"--mount", "--pid", "--fork", "--mount-proc", "--propagation", "private", "sh", "-c", script, "sh", prog}, args...)...)
+		cmd.Dir = w.project
+		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(w.root, "home/agent")}, env...)
+		cmd.Stdin = bytes.NewReader(stdin)
+		return runBounded(t, cmd, fmt.Sprintf("%s %v in the container", prog, args))
+	}
+	client := filepath.Join(bins, "loopbreaker-hook")
+	for _, name := range []string{"SessionStart-startup.json", "PreToolUse-read.json"} {
+		if r := inContainer(payload(t, name, nil), nil, client, "hook", "claude", "--protected", container); r.code != 0 || strings.Contains(r.stdout, "deny") {
+			t.Fatalf("%s from the container: %+v", name, r)
+		}
+	}
+	if !strings.Contains(w.as(0, w.project, nil, filepath.Join(bins, "loopbreaker"), "hook", "status", "--root", w.root).stdout, "claude") {
+		t.Fatal("hook status --root does not list the managed install")
+	}
+	// The calls reached the breaker's own state, under the host's root.
+	journals := 0
+	filepath.WalkDir(filepath.Join(w.root, residentwire.SystemStateDir), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), "journal") {
+			journals++
+		}
+		return nil
+	})
+	if journals == 0 {
+		t.Fatalf("no journal in the breaker's state after the container's calls")
+	}
+	if r := inContainer(nil, nil, filepath.Join(bins, "loopbreaker"), "protect", "reset", "--session", "claude", "--root", container); r.code == 0 || !strings.Contains(r.stdout+r.stderr, "only a person") {
+		t.Fatalf("a reset from the container: %+v, want it refused as the agent's", r)
+	}
+	inContainer(nil, []string{"LB_KILLED_CLIENT_SOCK=" + filepath.Join(container, residentwire.SystemRunDir, residentwire.SocketName),
+		"LB_KILLED_CLIENT_DIR=" + w.project, "LB_KILLED_CLIENT_PAYLOAD=" + string(payload(t, "PreToolUse-edit.json", nil))},
+		bin, "-test.run=^TestProtectedKilledClientHelper$")
+	read := payload(t, "PreToolUse-read.json", nil)
+	deadline := time.Now().Add(hang)
+	for {
+		r := inContainer(read, nil, client, "hook", "claude", "--protected", container)
+		if strings.Contains(r.stderr, "a hook call was killed before it answered: claude PreToolUse of Edit") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the call of the client killed in the container was never reported; the last call: %+v", r)
 		}
 	}
 }

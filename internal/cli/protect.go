@@ -69,6 +69,14 @@ func runProtectCall(env *Env, command string, args []string) error {
 	// breaker reads.
 	root := "/"
 	var rest []string
+	for _, a := range args {
+		if a == "-h" || a == "--help" {
+			// Help is this program's to give, whether the breaker runs
+			// or not.
+			printProtectUsage(env)
+			return nil
+		}
+	}
 	for i := 0; i < len(args); i++ {
 		switch v, ok := strings.CutPrefix(args[i], "--root="); {
 		case ok:

@@ -163,3 +163,12 @@ func TestProtectSetupRefusesAManagedFileTheAgentCanWrite(t *testing.T) {
 		})
 	}
 }
+
+// `protect reset --help` is answered here, not sent to a protected
+// breaker that may not run.
+func TestProtectResetHelpWithoutABreaker(t *testing.T) {
+	code, stdout, stderr := runCLI(t, t.TempDir(), "protect", "reset", "--root", t.TempDir(), "--help")
+	if code != 0 || !strings.Contains(stdout, "loopbreaker protect reset [--root /]") || stderr != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q: want protect's usage", code, stdout, stderr)
+	}
+}
