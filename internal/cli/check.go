@@ -26,7 +26,7 @@ func runCheck(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	if _, onRedis := w.Store.(*redisstore.Store); !onRedis && w.Config.Enabled {
 		if err := stateDirUsable(w.StateDir); err != nil {
 			return err
@@ -46,7 +46,7 @@ func runCheck(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		if st.State == lb.Open {
-			if _, err := w.apply(ctx, lb.Event{Kind: lb.EventReset, Reset: &lb.Reset{By: "auto_reset", Reason: "loop start with auto_reset: true"}}); err != nil {
+			if _, err := w.Apply(ctx, lb.Event{Kind: lb.EventReset, Reset: &lb.Reset{By: "auto_reset", Reason: "loop start with auto_reset: true"}}); err != nil {
 				return err
 			}
 			fmt.Fprintln(env.Stderr, "loopbreaker: auto_reset: the OPEN breaker was reset at loop start")
@@ -59,7 +59,7 @@ func runCheck(ctx context.Context, env *Env, args []string) error {
 	}
 	// A check that changes nothing writes nothing: no state directory
 	// appears where a check runs, and a read-only one is fine.
-	res, err := w.applyReadFirst(ctx, lb.Event{Kind: lb.EventCheck})
+	res, err := w.ApplyReadFirst(ctx, lb.Event{Kind: lb.EventCheck})
 	if err != nil {
 		return err
 	}

@@ -15,12 +15,12 @@ func runCompact(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	c, ok := w.Store.(interface {
 		Compact(ctx context.Context, scope string) error
 	})
 	if !ok {
-		return fmt.Errorf("the store %s cannot compact journals", w.storeName())
+		return fmt.Errorf("the store %s cannot compact journals", w.StoreName())
 	}
 	if err := c.Compact(ctx, w.Scope); err != nil {
 		return err

@@ -35,7 +35,7 @@ func runConfig(_ context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	if len(keys) == 1 {
 		return w.Loaded.PrintKey(env.Stdout, keys[0], o.json)
 	}

@@ -32,7 +32,7 @@ func runHistory(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	entries, err := w.Store.Journal(ctx, w.Scope, o.n)
 	if err != nil {
 		return err

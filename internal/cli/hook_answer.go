@@ -115,7 +115,7 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 		markSeen(env, project, "", p)
 		return unopened(ctx, env, a, c, p, onError, err)
 	}
-	defer w.close()
+	defer w.Close()
 	onError = w.Config.OnError
 	var killed, late []string
 	if env.marks != nil {
@@ -160,7 +160,7 @@ func unopened(ctx context.Context, env *Env, a agent.Agent, c common, p *hook.Pa
 	var store lb.Store
 	scope, session := "", c.session
 	if r, rerr := c.openRead(env); rerr == nil {
-		defer r.close()
+		defer r.Close()
 		store, scope, session = r.Store, r.Scope, r.Name
 	}
 	ans, _ := hookpolicy.OnFailure(ctx, a, p, store, scope, session, onError, err, env.Stderr)

@@ -308,7 +308,7 @@ func seenInStore(ctx context.Context, env *Env, project string) ([]hook.Seen, er
 	if err != nil {
 		return nil, err
 	}
-	defer w.close()
+	defer w.Close()
 	scopes, err := w.Store.Scopes(ctx)
 	if err != nil {
 		return nil, err

@@ -53,12 +53,12 @@ func runInit(_ context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	w.close()
+	w.Close()
 	where := "outside the project"
 	if !w.keyed {
 		where = "LOOPBREAKER_DIR"
 	}
-	fmt.Fprintf(env.Stdout, "state in %s (%s)\n", w.storeName(), where)
+	fmt.Fprintf(env.Stdout, "state in %s (%s)\n", w.StoreName(), where)
 	fmt.Fprintln(env.Stdout, "next: in your loop, `loopbreaker check || break` before each iteration and `loopbreaker record ...` after it")
 	return nil
 }

@@ -28,7 +28,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	w.close()
+	w.Close()
 
 	srv, err := mcpserver.New(mcpserver.Options{
 		Version: buildVersion(),
@@ -38,7 +38,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 				return nil, nil, err
 			}
 			p := &mcpserver.Project{Config: w.Config, Store: w.Store, Now: env.Now, Session: w.Name}
-			return p, w.close, nil
+			return p, func() { w.Close() }, nil
 		},
 		Report: func(ctx context.Context, session string) (string, error) {
 			return mcpReport(ctx, env, o, session)
@@ -75,7 +75,7 @@ func mcpReport(ctx context.Context, env *Env, o common, session string) (string,
 	if err != nil {
 		return "", err
 	}
-	defer w.close()
+	defer w.Close()
 	r, err := w.report(ctx, "")
 	if err != nil {
 		return "", err

@@ -171,13 +171,13 @@ func runRecord(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	if measuring != nil {
 		if err := w.measureFiles(ctx, measuring, o.session, it, o.inputFiles()...); err != nil {
 			fmt.Fprintf(env.Stderr, "loopbreaker: files changed not measured (%v); pass --files-changed N\n", err)
 		}
 	}
-	res, err := w.apply(ctx, lb.Event{Kind: lb.EventIteration, Iteration: it})
+	res, err := w.Apply(ctx, lb.Event{Kind: lb.EventIteration, Iteration: it})
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ func runRecover(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	if _, err := refuseUnderAgent(env, "recover", w.Name); err != nil {
 		return err
 	}

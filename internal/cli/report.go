@@ -25,7 +25,7 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	r, err := w.report(ctx, o.expects)
 	if err != nil {
 		return err

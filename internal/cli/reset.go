@@ -37,12 +37,12 @@ func runReset(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	from, err := refuseUnderAgent(env, "reset", w.Name)
 	if err != nil {
 		return err
 	}
-	res, err := w.apply(ctx, lb.Event{Kind: lb.EventReset, Reset: &lb.Reset{
+	res, err := w.Apply(ctx, lb.Event{Kind: lb.EventReset, Reset: &lb.Reset{
 		ProbeFirst: o.probeFirst, Guidance: o.guidance, Reason: o.reason, By: o.by, From: from.String(),
 	}})
 	if err != nil {

@@ -103,7 +103,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	release, err := w.lockRun()
 	if err != nil {
 		return err
@@ -282,7 +282,7 @@ func (b runBreaker) Load(ctx context.Context) (*lb.BreakerState, error) {
 }
 
 func (b runBreaker) Apply(ctx context.Context, ev lb.Event) (breaker.Result, error) {
-	return b.w.apply(ctx, ev)
+	return b.w.Apply(ctx, ev)
 }
 
 func (b runBreaker) Status(st *lb.BreakerState) lb.Status {

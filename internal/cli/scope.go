@@ -92,12 +92,12 @@ func openScope(ctx context.Context, env *Env, c *common) (*scopeSession, error) 
 	}
 	lock, err := scopelock.Load(w.Project, w.Config.Scope)
 	if err != nil {
-		w.close()
+		w.Close()
 		return nil, err
 	}
 	st, err := w.Store.Load(ctx, w.Scope)
 	if err != nil {
-		w.close()
+		w.Close()
 		return nil, err
 	}
 	return &scopeSession{workspace: w, lock: lock, state: st}, nil
@@ -144,7 +144,7 @@ func runScopeCheck(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.Close()
 	out := scopeCheckOutput{
 		Configured: s.lock.Configured(), Enabled: s.Config.Enabled,
 		Slice: scopelock.EffectiveSlice(s.state, o.slice), OK: true,
@@ -274,7 +274,7 @@ func runScopeRecord(ctx context.Context, env *Env, args []string, verdict string
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.Close()
 	file := files[0]
 	m := s.lock.Explain(abs(env, file))
 	rel := m.File
@@ -328,7 +328,7 @@ func runScopeRecord(ctx context.Context, env *Env, args []string, verdict string
 		return refuse(ExitOK, "disabled (enabled: false): nothing recorded")
 	}
 	v := &lb.ScopeViolation{File: rel, Test: o.test, Slice: o.slice, Justification: o.reason, Verdict: verdict}
-	res, err := s.apply(ctx, lb.Event{Kind: lb.EventScopeViolation, Violation: v})
+	res, err := s.Apply(ctx, lb.Event{Kind: lb.EventScopeViolation, Violation: v})
 	if err != nil {
 		return err
 	}
@@ -417,7 +417,7 @@ func runScopeList(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.Close()
 	cfg := s.lock.Config()
 	out := scopeListOutput{
 		Configured: s.lock.Configured(), Allow: nonNilList(cfg.Allow), Justify: nonNilList(cfg.Justify),

@@ -75,7 +75,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	cfg := w.Config
 	addr := o.addr
 	if addr == "" {
@@ -193,7 +193,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		log.Info("resets over HTTP are disabled (LOOPBREAKER_ADMIN_TOKEN is not set)")
 	}
 	srv := httpapi.HTTPServer(handler, limiter, log, context.WithoutCancel(ctx))
-	fmt.Fprintf(env.Stderr, "loopbreaker: serving http://%s (state %s, %s)\n", ln.Addr(), w.storeName(), mode(walDir, fleet))
+	fmt.Fprintf(env.Stderr, "loopbreaker: serving http://%s (state %s, %s)\n", ln.Addr(), w.StoreName(), mode(walDir, fleet))
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

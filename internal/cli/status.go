@@ -30,7 +30,7 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	if named(fs, "session", "scope") {
 		if err := w.knownScope(ctx); err != nil {
 			return err

@@ -41,7 +41,7 @@ func runWatch(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	if o.interval < 0 {
 		return usagef("--interval must be positive, got %s", o.interval)
 	}

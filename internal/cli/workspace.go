@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
-	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/config"
 	"github.com/loopbreaker/loopbreaker/hookpolicy"
 	"github.com/loopbreaker/loopbreaker/session"
@@ -69,7 +67,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 // workspace is an opened project as the CLI sees it: the session (the
 // configuration, the store and the operations) with the command's
-// environment. The short fields are the session's, for the commands.
+// environment; the session's fields and operations are the workspace's.
 type workspace struct {
 	// Session is the opened project: its settings, store and breaker.
 	*session.Session
@@ -178,7 +176,7 @@ func (c *common) openMode(env *Env, readOnly bool) (*workspace, error) {
 	w := &workspace{Session: sess, env: env, keyed: keyed}
 	if !readOnly {
 		if err := w.recordProject(); err != nil {
-			w.close()
+			w.Close()
 			return nil, err
 		}
 	}
@@ -194,9 +192,6 @@ func (w *workspace) recordProject() error {
 	return session.RecordProject(w.StateDir, w.Project)
 }
 
-// storeName names the store in messages, without a password.
-func (w *workspace) storeName() string { return w.Session.StoreName() }
-
 // writable reopens a workspace opened with openRead for writing.
 func (w *workspace) writable() error {
 	if err := w.Session.Reopen(); err != nil {
@@ -205,24 +200,8 @@ func (w *workspace) writable() error {
 	return w.recordProject()
 }
 
-// applyReadFirst applies ev without creating or writing anything when it
-// changes nothing (a check of a CLOSED breaker), and opens the state
-// directory for writing only when it does.
-func (w *workspace) applyReadFirst(ctx context.Context, ev lb.Event) (breaker.Result, error) {
-	res, err := w.Session.ApplyReadFirst(ctx, ev)
-	return res, err
-}
-
 // SessionScope is the scope of a session's breaker.
 func SessionScope(name string) string { return session.ScopeOf(name) }
-
-func (w *workspace) close() { w.Session.Close() }
-
-// apply applies ev to the session's breaker; on_error decides what a
-// failure of the breaker itself does (see session.Apply).
-func (w *workspace) apply(ctx context.Context, ev lb.Event) (breaker.Result, error) {
-	return w.Session.Apply(ctx, ev)
-}
 
 // output is the JSON of status, check and record: the breaker's status
 // with the decision of this call folded in.
