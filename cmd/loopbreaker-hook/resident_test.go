@@ -609,8 +609,9 @@ func TestKilledClientIsReportedByTheNextCall(t *testing.T) {
 }
 
 // Every CLI's install, whatever it writes (settings, a plugin, an
-// extension, hook scripts), runs the client with --client: `hook status`
-// reads back the client as the program of each CLI's hooks.
+// extension, hook scripts), runs the client beside loopbreaker by default:
+// `hook status` reads back the client as the program of each CLI's hooks;
+// with --client=false, loopbreaker itself.
 func TestEveryCLIInstallsTheClient(t *testing.T) {
 	w := newWorld(t)
 	dir := w.project("p")
@@ -627,22 +628,30 @@ func TestEveryCLIInstallsTheClient(t *testing.T) {
 	if err := json.Unmarshal([]byte(w.run(dir, nil, lb, "hook", "status", "--json").stdout), &st); err != nil || len(st.Tools) < 2 {
 		t.Fatalf("hook status --json: %v, %d CLIs", err, len(st.Tools))
 	}
-	client := filepath.Join(w.bin, "loopbreaker-hook")
-	for _, tool := range st.Tools {
-		if r := w.run(dir, nil, lb, "hook", "install", tool.Tool, "--client"); r.code != 0 {
-			t.Fatalf("hook install %s --client: %+v", tool.Tool, r)
+	for _, c := range []struct {
+		flags   []string
+		program string
+	}{
+		{nil, filepath.Join(w.bin, "loopbreaker-hook")},
+		{[]string{"--client=false"}, lb},
+		{[]string{"--client"}, filepath.Join(w.bin, "loopbreaker-hook")},
+	} {
+		for _, tool := range st.Tools {
+			if r := w.run(dir, nil, lb, append([]string{"hook", "install", tool.Tool}, c.flags...)...); r.code != 0 {
+				t.Fatalf("hook install %s %v: %+v", tool.Tool, c.flags, r)
+			}
 		}
-	}
-	if err := json.Unmarshal([]byte(w.run(dir, nil, lb, "hook", "status", "--json").stdout), &st); err != nil {
-		t.Fatal(err)
-	}
-	for _, tool := range st.Tools {
-		ok := false
-		for _, in := range tool.Installs {
-			ok = ok || in.Level == "project" && slices.Equal(in.Programs, []string{client})
+		if err := json.Unmarshal([]byte(w.run(dir, nil, lb, "hook", "status", "--json").stdout), &st); err != nil {
+			t.Fatal(err)
 		}
-		if !ok {
-			t.Errorf("%s: the project's hooks run %+v, want the client %s", tool.Tool, tool.Installs, client)
+		for _, tool := range st.Tools {
+			ok := false
+			for _, in := range tool.Installs {
+				ok = ok || in.Level == "project" && slices.Equal(in.Programs, []string{c.program})
+			}
+			if !ok {
+				t.Errorf("hook install %s %v: the project's hooks run %+v, want %s", tool.Tool, c.flags, tool.Installs, c.program)
+			}
 		}
 	}
 }

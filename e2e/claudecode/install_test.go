@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	lb "github.com/loopbreaker/loopbreaker"
 	fm "github.com/loopbreaker/loopbreaker/e2e/fakemodel"
+	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
 
 // fixAdd is a short productive run: the test fails, the model reads the
@@ -59,6 +61,33 @@ func TestInstall(t *testing.T) {
 				}
 			}
 			r.assertProductive(p, script, rw)
+		})
+	})
+
+	t.Run("install-default-client", func(t *testing.T) {
+		// What a person gets from `hook install claude` with a release,
+		// which ships loopbreaker-hook beside loopbreaker: the hooks run
+		// the thin client, its first call starts the resident breaker,
+		// and a loop is halted through it with no call falling back to
+		// the in-process hook.
+		forEachVersion(t, func(t *testing.T, a agent, rw *row) {
+			p := newProject(t, a, calcRepo(), installNone)
+			c := harness.InstallClient(t, binaries(t), p.dir, p.env, "claude")
+			p.env = c.Env
+			p.commit()
+			script := stuckCases[1].script(p)
+			r := p.claude(script...)
+			if st := p.status(); st.State != lb.Open || st.Detector != stuckCases[1].want.detector {
+				t.Errorf("breaker %s by %q (%s), want OPEN by %s", st.State, st.Detector, clip(st.Reason, 160), stuckCases[1].want.detector)
+			}
+			if got := r.lastProposed(); got >= len(script)-1 {
+				t.Errorf("the model got to tool call %d of %d: the loop was not cut", got, len(script)-1)
+			}
+			if r.fake.Log.FirstMainContaining("loopbreaker") == 0 {
+				t.Errorf("no word of loopbreaker reached the model")
+			}
+			c.CheckAnswered(t, p.home, r.res.Stdout+r.res.Stderr)
+			rw.Halted = "through the client"
 		})
 	})
 

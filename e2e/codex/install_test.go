@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
 	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
@@ -50,6 +51,26 @@ func TestInstallRunsHooksWithoutBypass(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDefaultInstallRunsTheClient: what a person gets from `hook install
+// codex` with a release, which ships loopbreaker-hook beside loopbreaker:
+// the hooks run the thin client, trusted as installed (a plain codex
+// exec), its first call starts the resident breaker, and identical reads
+// are halted through it with no call falling back to the in-process hook.
+func TestDefaultInstallRunsTheClient(t *testing.T) {
+	t.Parallel()
+	ss := newSession(t, setup{files: calcRepo(), steps: fakemodel.Repeat(6, fakemodel.Shell("cat README.md"))})
+	c := harness.InstallClient(t, shared.binaries(t), ss.repo, ss.env, "codex", "--project")
+	ss.env = c.Env
+	r := ss.exec("fix the failing tests")
+	if st := ss.status(); st.State != lb.Open || st.Detector != lb.DetectorToolRepeat {
+		t.Errorf("status: %s by %q (%s), want OPEN by tool_repeat; Codex output:\n%s", st.State, st.Detector, st.Reason, tail(r.Stderr, 1500))
+	}
+	if ss.model.Log.FirstMainContaining("loopbreaker") == 0 {
+		t.Errorf("no word of loopbreaker reached the model")
+	}
+	c.CheckAnswered(t, ss.home, r.Stdout+r.Stderr)
 }
 
 // TestUninstallLeavesNothingBehind: a file the install created is removed

@@ -91,6 +91,27 @@ func TestInstallProject(t *testing.T) {
 	a.checkHooksRan(a.gemini("what is in calc.go?", simpleTask(a.Repo)))
 }
 
+// TestDefaultInstallRunsTheClient: what a person gets from `hook install
+// gemini` with a release, which ships loopbreaker-hook beside loopbreaker:
+// the hooks run the thin client, its first call starts the resident
+// breaker, and identical reads are halted through it with no call
+// falling back to the in-process hook.
+func TestDefaultInstallRunsTheClient(t *testing.T) {
+	t.Parallel()
+	a := newAgent(t, setup{install: "none"})
+	c := harness.InstallClient(t, bins, a.Repo, a.Env, "gemini")
+	a.Env = c.Env
+	a.Commit("hooks")
+	r := a.gemini("fix the failing tests", fakemodel.GeminiScript{Steps: repeat(8, readFile(filepath.Join(a.Repo, "calc.go"))), Final: "I read calc.go again and again."})
+	if st := a.Status("gemini"); st.State != lb.Open || st.Detector != lb.DetectorToolRepeat {
+		t.Errorf("status: %s by %q (%s), want OPEN by tool_repeat", st.State, st.Detector, st.Reason)
+	}
+	if a.api.Log.FirstMainContaining("loopbreaker") == 0 {
+		t.Errorf("no word of loopbreaker reached the model")
+	}
+	c.CheckAnswered(t, a.Home, r.Stdout+r.Stderr)
+}
+
 func TestInstallUser(t *testing.T) {
 	t.Parallel()
 	a := newAgent(t, setup{install: "user"})

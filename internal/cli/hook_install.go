@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -42,7 +43,7 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	fs.BoolVar(&o.managed, "managed", false, "the CLI's managed (system) settings, which its user cannot switch off: claude /etc/claude-code/managed-settings.json, codex /etc/codex/requirements.toml, qwen /etc/qwen-code/settings.json, droid /etc/factory/settings.json (run as root; see docs/protected.md)")
 	fs.StringVar(&o.root, "root", "/", "with --managed: the system `root` the managed settings are below (an image being built, a test)")
 	if verb == "install" {
-		fs.BoolVar(&o.client, "client", false, "the hooks run the thin client loopbreaker-hook beside this binary, which forwards each call to the resident breaker (docs/resident.md)")
+		fs.BoolVar(&o.client, "client", true, "the hooks run the thin client loopbreaker-hook beside this binary, which forwards each call to the resident breaker (docs/resident.md); the default when the client is there; --client=false runs `loopbreaker hook` in a process of its own")
 		fs.StringVar(&o.agentVersion, "agent-version", "", "claude: Claude Code's `version` (default: asked with claude --version); 2.1 and later also get the PostToolBatch hook, which 2.0.x does not know")
 		fs.BoolVar(&o.trust, "trust", true, "codex: save Codex's trust of the installed hooks through codex app-server (without it codex exec skips them silently); --trust=false to leave it to you")
 		fs.BoolVar(&o.trustProject, "trust-project", false, "codex: also mark the project trusted in Codex's config.toml ([projects.\"DIR\"] trust_level = \"trusted\"), without which Codex ignores the project's .codex/hooks.json")
@@ -89,7 +90,8 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 	if err != nil {
 		return err
 	}
-	if o.client && o.command != "" {
+	clientAsked := named(fs, "client") && o.client
+	if clientAsked && o.command != "" {
 		return usagef("hook %s: give --client or --command, not both", verb)
 	}
 	program := o.command
@@ -112,9 +114,15 @@ func runHookInstall(ctx context.Context, env *Env, verb string, args []string) e
 			program = exe
 		}
 	}
-	if o.client {
-		if program, err = hookClient(program); err != nil {
+	if verb == "install" && o.client && o.command == "" {
+		client, err := hookClient(program)
+		switch {
+		case err == nil:
+			program = client
+		case clientAsked:
 			return err
+		default:
+			programNote = joinNotes(programNote, inProcessNote(program))
 		}
 	}
 	if o.managed {
@@ -270,13 +278,35 @@ func clientBeside(program string) string {
 
 // hookClient is the thin client installed beside program, the loopbreaker
 // the hooks would otherwise run: the client starts that loopbreaker as the
-// resident breaker and falls back to it.
+// resident breaker and falls back to it. On Windows the client would
+// always fall back (no Unix socket to its breaker), so the hooks run
+// program itself.
 func hookClient(program string) (string, error) {
+	if runtime.GOOS == "windows" {
+		return "", fmt.Errorf("--client: the resident breaker does not run on Windows; leave --client out")
+	}
 	client := clientBeside(program)
 	name := filepath.Base(client)
 	fi, err := os.Stat(client)
 	if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-		return "", fmt.Errorf("--client: no executable %s beside %s: install a release that ships it (every archive, npm package and the formula do; from source: go install ./cmd/loopbreaker-hook), or leave --client out", name, program)
+		return "", fmt.Errorf("--client: no executable %s beside %s: install a release that ships it (every archive, npm package and the formula do; from source: go install ./cmd/loopbreaker-hook), or give --client=false", name, program)
 	}
 	return client, nil
+}
+
+// inProcessNote says why an install without --client runs program, the
+// whole loopbreaker, on every tool call.
+func inProcessNote(program string) string {
+	if runtime.GOOS == "windows" {
+		return ""
+	}
+	return fmt.Sprintf("note: no loopbreaker-hook beside %s, so each hook call starts the whole loopbreaker (several times the cost of a call through the resident breaker); install a release that ships it (every archive, npm package and the formula do; from source: go install ./cmd/loopbreaker-hook) and run hook install again", program)
+}
+
+// joinNotes puts two notes of an install on lines of their own.
+func joinNotes(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "\n  " + b
 }

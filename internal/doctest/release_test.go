@@ -227,9 +227,15 @@ func testNpmPackage(t *testing.T, r release) {
 	project := newRepo(t, env)
 	runIn(t, project, env, "", lb, "init")
 	runIn(t, project, env, "", lb, "hook", "install", "claude", "--agent-version", "2.1.0")
+	// The hook's first call starts the resident breaker, which would
+	// otherwise outlive the test by its idle time.
+	t.Cleanup(func() { runIn(t, project, env, "", lb, "resident", "stop") })
 	command := preToolUseCommand(t, filepath.Join(project, ".claude", "settings.json"))
 	if !strings.Contains(command, prefix) {
 		t.Errorf("the hook command does not run the installed package under %s: %s", prefix, command)
+	}
+	if !strings.Contains(command, "loopbreaker-hook hook claude") {
+		t.Errorf("the hook command does not run the client the package ships: %s", command)
 	}
 	payload, err := os.ReadFile(filepath.Join(repoRoot, "hook", "testdata", "claude", "PreToolUse-bash-echo.json"))
 	if err != nil {
@@ -243,6 +249,9 @@ func testNpmPackage(t *testing.T, r release) {
 	answer := runIn(t, project, env, string(payload), "sh", "-c", command)
 	if strings.Contains(answer, "UNGUARDED") {
 		t.Fatalf("the installed hook did not find its program:\n%s", answer)
+	}
+	if strings.Contains(answer, "loopbreaker-hook:") {
+		t.Errorf("the client could not reach the resident breaker it started:\n%s", answer)
 	}
 	if after := runIn(t, project, env, "", lb, "hook", "status", "--json"); !strings.Contains(after, session) {
 		t.Errorf("after the hook call, hook status does not list session %s:\n%s", session, after)
