@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/cannotrun"
+	"github.com/loopbreaker/loopbreaker/hook"
 
 	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/agent/claude"
@@ -23,29 +24,51 @@ import (
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
 
+// cli is one entry of the list: the CLI's name, known without building
+// it, and its constructor.
+type cli struct {
+	name hook.Tool
+	new  func() agent.Agent
+}
+
+// of makes the entry of a CLI package, whose New returns its own type.
+func of[A agent.Agent](name hook.Tool, newAgent func() A) cli {
+	return cli{name, func() agent.Agent { return newAgent() }}
+}
+
+// clis lists every CLI, in the order help and status show them.
+func clis() []cli {
+	return []cli{
+		of(claude.Name, claude.New), of(codex.Name, codex.New), of(gemini.Name, gemini.New), of(qwen.Name, qwen.New),
+		of(pi.Name, pi.New), of(copilot.Name, copilot.New), of(cline.Name, cline.New), of(opencode.Name, opencode.New),
+		of(droid.Name, droid.New), of(kilocode.Name, kilocode.New),
+	}
+}
+
 // Agents lists every CLI, in the order help and status show them.
 func Agents() []agent.Agent {
-	return []agent.Agent{
-		claude.New(), codex.New(), gemini.New(), qwen.New(),
-		pi.New(), copilot.New(), cline.New(), opencode.New(),
-		droid.New(), kilocode.New(),
+	var out []agent.Agent
+	for _, c := range clis() {
+		out = append(out, c.new())
 	}
+	return out
 }
 
 // Names are the CLIs' names, in order.
 func Names() []string {
 	var names []string
-	for _, a := range Agents() {
-		names = append(names, string(a.Name()))
+	for _, c := range clis() {
+		names = append(names, string(c.name))
 	}
 	return names
 }
 
-// Lookup finds the CLI named name.
+// Lookup finds the CLI named name, building that one only: a hook call
+// needs its own CLI, not the others.
 func Lookup(name string) (agent.Agent, error) {
-	for _, a := range Agents() {
-		if string(a.Name()) == name {
-			return a, nil
+	for _, c := range clis() {
+		if string(c.name) == name {
+			return c.new(), nil
 		}
 	}
 	return nil, fmt.Errorf("unknown agent %q: want %s", name, OneOf())

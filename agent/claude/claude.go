@@ -20,8 +20,12 @@ func New() Agent {
 	return Agent{Location: agent.Location{Project: ".claude/settings.json", UserEnv: "CLAUDE_CONFIG_DIR", UserDir: ".claude", File: "settings.json"}}
 }
 
-// Name is "claude".
-func (Agent) Name() hook.Tool { return "claude" }
+// Name is the CLI's name on loopbreaker's command line (`loopbreaker hook claude`),
+// known without building an Agent.
+const Name hook.Tool = "claude"
+
+// Name returns Name.
+func (Agent) Name() hook.Tool { return Name }
 
 // Traits of Claude Code.
 // CLAUDECODE is set to 1 for the Bash tool (cli.js 2.0.77, the 2.1.330 binary).

@@ -332,8 +332,12 @@ func (a Agent) ProjectFiles(project string) []string {
 	return out
 }
 
-// Name is "cline".
-func (Agent) Name() hook.Tool { return "cline" }
+// Name is the CLI's name on loopbreaker's command line (`loopbreaker hook cline`),
+// known without building an Agent.
+const Name hook.Tool = "cline"
+
+// Name returns Name.
+func (Agent) Name() hook.Tool { return Name }
 
 // Traits of the Cline CLI: each hook file passes its own name.
 func (Agent) Traits() agent.Traits {

@@ -23,8 +23,12 @@ func New() Agent {
 	return Agent{Location: agent.Location{Project: ".codex/hooks.json", UserEnv: "CODEX_HOME", UserDir: ".codex", File: "hooks.json"}}
 }
 
-// Name is "codex".
-func (Agent) Name() hook.Tool { return "codex" }
+// Name is the CLI's name on loopbreaker's command line (`loopbreaker hook codex`),
+// known without building an Agent.
+const Name hook.Tool = "codex"
+
+// Name returns Name.
+func (Agent) Name() hook.Tool { return Name }
 
 // Traits of Codex CLI.
 // CODEX_THREAD_ID is named in the 0.169.0 binary's unified exec, CODEX_SANDBOX is set when it runs a command sandboxed.

@@ -181,8 +181,12 @@ func New() Agent {
 	return Agent{Location: agent.Location{Project: ".github/hooks/" + HooksFile, UserEnv: "COPILOT_HOME", UserDir: ".copilot", File: "hooks/" + HooksFile}}
 }
 
-// Name is "copilot".
-func (Agent) Name() hook.Tool { return "copilot" }
+// Name is the CLI's name on loopbreaker's command line (`loopbreaker hook copilot`),
+// known without building an Agent.
+const Name hook.Tool = "copilot"
+
+// Name returns Name.
+func (Agent) Name() hook.Tool { return Name }
 
 // Traits of Copilot CLI.
 func (Agent) Traits() agent.Traits {

@@ -23,8 +23,12 @@ func New() Agent {
 	return Agent{Location: agent.Location{Project: ".factory/hooks.json", UserDir: ".factory", File: "hooks.json"}}
 }
 
-// Name is "droid".
-func (Agent) Name() hook.Tool { return "droid" }
+// Name is the CLI's name on loopbreaker's command line (`loopbreaker hook droid`),
+// known without building an Agent.
+const Name hook.Tool = "droid"
+
+// Name returns Name.
+func (Agent) Name() hook.Tool { return Name }
 
 // Traits of Droid: it tells its hooks the project in FACTORY_PROJECT_DIR,
 // and a call that fails fires no PostToolUse, so one announced and never

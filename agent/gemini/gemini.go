@@ -19,8 +19,12 @@ func New() Agent {
 	return Agent{Location: agent.Location{Project: ".gemini/settings.json", UserDir: ".gemini", File: "settings.json"}}
 }
 
-// Name is "gemini".
-func (Agent) Name() hook.Tool { return "gemini" }
+// Name is the CLI's name on loopbreaker's command line (`loopbreaker hook gemini`),
+// known without building an Agent.
+const Name hook.Tool = "gemini"
+
+// Name returns Name.
+func (Agent) Name() hook.Tool { return Name }
 
 // Traits of Gemini CLI.
 // GEMINI_CLI is set to 1 for shell commands (its documentation).

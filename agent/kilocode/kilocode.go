@@ -23,8 +23,12 @@ type Agent struct{ opencode.Agent }
 // New returns Kilo Code.
 func New() Agent { return Agent{opencode.New()} }
 
-// Name is "kilocode".
-func (Agent) Name() hook.Tool { return "kilocode" }
+// Name is the CLI's name on loopbreaker's command line (`loopbreaker hook kilocode`),
+// known without building an Agent.
+const Name hook.Tool = "kilocode"
+
+// Name returns Name.
+func (Agent) Name() hook.Tool { return Name }
 
 // Traits of Kilo Code: its command is kilo; the plugin names the event on
 // the command line, which the payload repeats. Its results may come late:

@@ -91,8 +91,12 @@ type Agent struct{ hook.Standard }
 // New returns OpenCode.
 func New() Agent { return Agent{} }
 
-// Name is "opencode".
-func (Agent) Name() hook.Tool { return "opencode" }
+// Name is the CLI's name on loopbreaker's command line (`loopbreaker hook opencode`),
+// known without building an Agent.
+const Name hook.Tool = "opencode"
+
+// Name returns Name.
+func (Agent) Name() hook.Tool { return Name }
 
 // Traits of OpenCode: the plugin names the event on the command line,
 // which the payload repeats.

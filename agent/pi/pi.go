@@ -107,8 +107,12 @@ func New() Agent {
 	return Agent{Location: agent.Location{Project: ".pi/extensions/" + ExtensionFile, UserEnv: "PI_CODING_AGENT_DIR", UserDir: ".pi/agent", File: "extensions/" + ExtensionFile}}
 }
 
-// Name is "pi".
-func (Agent) Name() hook.Tool { return "pi" }
+// Name is the CLI's name on loopbreaker's command line (`loopbreaker hook pi`),
+// known without building an Agent.
+const Name hook.Tool = "pi"
+
+// Name returns Name.
+func (Agent) Name() hook.Tool { return Name }
 
 // Traits of pi.
 func (Agent) Traits() agent.Traits {

@@ -23,8 +23,12 @@ func New() Agent {
 	return Agent{Location: agent.Location{Project: ".qwen/settings.json", UserEnv: "QWEN_HOME", UserDir: ".qwen", File: "settings.json"}}
 }
 
-// Name is "qwen".
-func (Agent) Name() hook.Tool { return "qwen" }
+// Name is the CLI's name on loopbreaker's command line (`loopbreaker hook qwen`),
+// known without building an Agent.
+const Name hook.Tool = "qwen"
+
+// Name returns Name.
+func (Agent) Name() hook.Tool { return Name }
 
 // Traits of Qwen Code.
 // QWEN_CODE is set to 1 for shell commands (0.24.4's bundle).
