@@ -32,7 +32,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,7 +152,7 @@ func forward(bin string, fwd []string, stdin []byte, env []string) int {
 // ask sends req to the resident breaker, starting it when none answers or
 // when the one that answers is of another build. It returns the answer
 // and the connection to acknowledge it on.
-func ask(dir string, req *residentwire.Request, bin string) (*residentwire.Response, net.Conn, error) {
+func ask(dir string, req *residentwire.Request, bin string) (*residentwire.Response, *os.File, error) {
 	sock, err := residentwire.SocketPath(dir)
 	if err != nil {
 		return nil, nil, err
@@ -161,20 +160,20 @@ func ask(dir string, req *residentwire.Request, bin string) (*residentwire.Respo
 	if err := residentwire.CheckPrivate(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, nil, err
 	}
-	c, err := net.Dial("unix", sock)
+	c, err := dial(sock)
 	if err != nil {
 		if c, err = start(dir, sock, bin); err != nil {
 			return nil, nil, err
 		}
 	}
-	resp, err := exchange(nopClose{c}, req)
+	resp, err := exchange(c, req)
 	if err == nil && resp.Replaced {
 		// Another build answered and is going away: start ours.
 		c.Close()
 		if c, err = start(dir, sock, bin); err != nil {
 			return nil, nil, err
 		}
-		if resp, err = exchange(nopClose{c}, req); err == nil && resp.Replaced {
+		if resp, err = exchange(c, req); err == nil && resp.Replaced {
 			err = fmt.Errorf("it is of another build than %s even after a restart", bin)
 		}
 	}
@@ -188,8 +187,9 @@ func ask(dir string, req *residentwire.Request, bin string) (*residentwire.Respo
 	return resp, c, nil
 }
 
-func exchange(c net.Conn, req *residentwire.Request) (*residentwire.Response, error) {
-	defer c.Close()
+// exchange sends req on c and reads the answer, leaving c open for the
+// acknowledgement.
+func exchange(c io.ReadWriter, req *residentwire.Request) (*residentwire.Response, error) {
 	if err := residentwire.WriteRequest(c, req); err != nil {
 		// A server that refuses the caller answers at once and closes:
 		// its answer says why, better than the broken pipe.
@@ -207,7 +207,7 @@ func exchange(c net.Conn, req *residentwire.Request) (*residentwire.Response, er
 
 // start starts `loopbreaker resident run` in its own session, detached
 // from the agent CLI, and waits for its socket.
-func start(dir, sock, bin string) (net.Conn, error) {
+func start(dir, sock, bin string) (*os.File, error) {
 	if err := residentwire.MakePrivate(dir); err != nil {
 		return nil, err
 	}
@@ -242,7 +242,7 @@ func start(dir, sock, bin string) (net.Conn, error) {
 	deadline := time.Now().Add(startWait)
 	buf := make([]byte, 1)
 	for {
-		c, err := net.Dial("unix", sock)
+		c, err := dial(sock)
 		if err == nil {
 			return c, nil
 		}
