@@ -140,13 +140,23 @@ func forward(bin string, fwd []string, stdin []byte, env []string) int {
 		return fallback(bin, fwd, stdin, env, err)
 	}
 	defer c.Close()
-	os.Stdout.Write(resp.Stdout)
-	os.Stderr.Write(resp.Stderr)
+	pass(resp)
 	// Passed on: the resident breaker removes the call's running mark.
 	// Killed before this, the call is reported by the project's next one,
 	// as a killed in-process hook is.
 	residentwire.WriteAck(c)
 	return resp.Code
+}
+
+// pass prints an answer's output. Most answers print nothing, and an
+// empty write would still be a system call each.
+func pass(resp *residentwire.Response) {
+	if len(resp.Stdout) > 0 {
+		os.Stdout.Write(resp.Stdout)
+	}
+	if len(resp.Stderr) > 0 {
+		os.Stderr.Write(resp.Stderr)
+	}
 }
 
 // ask sends req to the resident breaker, starting it when none answers or

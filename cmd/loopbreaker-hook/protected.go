@@ -76,8 +76,7 @@ func protected(root string, args []string, env []string) int {
 	case resp.Replaced:
 		return denied(args, stdin, fmt.Errorf("it answered as a breaker being replaced, which a protected breaker never is"))
 	}
-	os.Stdout.Write(resp.Stdout)
-	os.Stderr.Write(resp.Stderr)
+	pass(resp)
 	// Passed on: the breaker forgets the call. Killed before this, the
 	// call is one the breaker reports at the next (its answer was lost).
 	residentwire.WriteAck(c)
