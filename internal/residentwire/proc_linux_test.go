@@ -3,7 +3,10 @@ package residentwire
 import (
 	"bytes"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // readProc returns a file whole, past the size of its first buffer, and
@@ -24,5 +27,25 @@ func TestReadProcReadsTheWholeFile(t *testing.T) {
 	}
 	if StartTicks(os.Getpid()) == "" {
 		t.Fatal("no start time read for this process")
+	}
+}
+
+// sinceBoot reads the clock /proc/uptime shows, which start times count
+// on: a process's age is measured on one clock.
+func TestSinceBootIsUptime(t *testing.T) {
+	up, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		t.Skipf("no /proc/uptime: %v", err)
+	}
+	secs, err := strconv.ParseFloat(strings.Fields(string(up))[0], 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := sinceBoot()
+	if diff := got - time.Duration(secs*float64(time.Second)); !ok || diff < 0 || diff > time.Second {
+		t.Fatalf("sinceBoot = %v, %v; /proc/uptime said %.2f s just before", got, ok, secs)
+	}
+	if age := ProcessAge(); age < 0 || age > time.Hour {
+		t.Fatalf("ProcessAge of the test process = %v", age)
 	}
 }
