@@ -32,7 +32,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -141,8 +140,7 @@ func forward(bin string, fwd []string, stdin []byte, env []string) int {
 		return fallback(bin, fwd, stdin, env, err)
 	}
 	defer c.Close()
-	os.Stdout.Write(resp.Stdout)
-	os.Stderr.Write(resp.Stderr)
+	pass(resp)
 	// Passed on: the resident breaker removes the call's running mark.
 	// Killed before this, the call is reported by the project's next one,
 	// as a killed in-process hook is.
@@ -150,10 +148,21 @@ func forward(bin string, fwd []string, stdin []byte, env []string) int {
 	return resp.Code
 }
 
+// pass prints an answer's output. Most answers print nothing, and an
+// empty write would still be a system call each.
+func pass(resp *residentwire.Response) {
+	if len(resp.Stdout) > 0 {
+		os.Stdout.Write(resp.Stdout)
+	}
+	if len(resp.Stderr) > 0 {
+		os.Stderr.Write(resp.Stderr)
+	}
+}
+
 // ask sends req to the resident breaker, starting it when none answers or
 // when the one that answers is of another build. It returns the answer
 // and the connection to acknowledge it on.
-func ask(dir string, req *residentwire.Request, bin string) (*residentwire.Response, net.Conn, error) {
+func ask(dir string, req *residentwire.Request, bin string) (*residentwire.Response, *os.File, error) {
 	sock, err := residentwire.SocketPath(dir)
 	if err != nil {
 		return nil, nil, err
@@ -161,20 +170,20 @@ func ask(dir string, req *residentwire.Request, bin string) (*residentwire.Respo
 	if err := residentwire.CheckPrivate(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, nil, err
 	}
-	c, err := net.Dial("unix", sock)
+	c, err := dial(sock)
 	if err != nil {
 		if c, err = start(dir, sock, bin); err != nil {
 			return nil, nil, err
 		}
 	}
-	resp, err := exchange(nopClose{c}, req)
+	resp, err := exchange(c, req)
 	if err == nil && resp.Replaced {
 		// Another build answered and is going away: start ours.
 		c.Close()
 		if c, err = start(dir, sock, bin); err != nil {
 			return nil, nil, err
 		}
-		if resp, err = exchange(nopClose{c}, req); err == nil && resp.Replaced {
+		if resp, err = exchange(c, req); err == nil && resp.Replaced {
 			err = fmt.Errorf("it is of another build than %s even after a restart", bin)
 		}
 	}
@@ -188,8 +197,9 @@ func ask(dir string, req *residentwire.Request, bin string) (*residentwire.Respo
 	return resp, c, nil
 }
 
-func exchange(c net.Conn, req *residentwire.Request) (*residentwire.Response, error) {
-	defer c.Close()
+// exchange sends req on c and reads the answer, leaving c open for the
+// acknowledgement.
+func exchange(c io.ReadWriter, req *residentwire.Request) (*residentwire.Response, error) {
 	if err := residentwire.WriteRequest(c, req); err != nil {
 		// A server that refuses the caller answers at once and closes:
 		// its answer says why, better than the broken pipe.
@@ -207,7 +217,7 @@ func exchange(c net.Conn, req *residentwire.Request) (*residentwire.Response, er
 
 // start starts `loopbreaker resident run` in its own session, detached
 // from the agent CLI, and waits for its socket.
-func start(dir, sock, bin string) (net.Conn, error) {
+func start(dir, sock, bin string) (*os.File, error) {
 	if err := residentwire.MakePrivate(dir); err != nil {
 		return nil, err
 	}
@@ -242,7 +252,7 @@ func start(dir, sock, bin string) (net.Conn, error) {
 	deadline := time.Now().Add(startWait)
 	buf := make([]byte, 1)
 	for {
-		c, err := net.Dial("unix", sock)
+		c, err := dial(sock)
 		if err == nil {
 			return c, nil
 		}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -62,13 +61,13 @@ func protected(root string, args []string, env []string) int {
 	if err != nil {
 		return denied(args, stdin, fmt.Errorf("reading the working directory: %w", err))
 	}
-	c, err := net.DialTimeout("unix", sock, protectedWait)
+	c, err := dial(sock)
 	if err != nil {
 		return denied(args, stdin, err)
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(protectedWait))
-	resp, err := exchange(nopClose{c}, &residentwire.Request{Args: append([]string{"hook"}, args...), Env: env, Dir: wd, Stdin: stdin})
+	resp, err := exchange(c, &residentwire.Request{Args: append([]string{"hook"}, args...), Env: env, Dir: wd, Stdin: stdin})
 	switch {
 	case err != nil:
 		return denied(args, stdin, err)
@@ -77,19 +76,12 @@ func protected(root string, args []string, env []string) int {
 	case resp.Replaced:
 		return denied(args, stdin, fmt.Errorf("it answered as a breaker being replaced, which a protected breaker never is"))
 	}
-	os.Stdout.Write(resp.Stdout)
-	os.Stderr.Write(resp.Stderr)
+	pass(resp)
 	// Passed on: the breaker forgets the call. Killed before this, the
 	// call is one the breaker reports at the next (its answer was lost).
 	residentwire.WriteAck(c)
 	return resp.Code
 }
-
-// nopClose keeps exchange from closing the connection the
-// acknowledgement still goes on.
-type nopClose struct{ net.Conn }
-
-func (nopClose) Close() error { return nil }
 
 // denied is the answer when the protected breaker could not answer: the
 // tool call is refused with exit code 2 and the reason on
