@@ -11,6 +11,7 @@
 package replay
 
 import (
+	"slices"
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
@@ -110,7 +111,7 @@ func Prepare(s *transcript.Session) *Prepared {
 				p.lastEdit = p.steps
 				turnEdits++
 				for _, f := range tc.Files {
-					if !contains(turnFiles, f) {
+					if !slices.Contains(turnFiles, f) {
 						turnFiles = append(turnFiles, f)
 					}
 				}
@@ -171,15 +172,6 @@ func errSig(tc lb.ToolCall) string {
 		return ""
 	}
 	return tc.Error.Signature
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func summary(msg string) string {
