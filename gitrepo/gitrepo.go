@@ -36,10 +36,10 @@ var (
 	ErrCheckpointDiverged = errors.New("checkpoint is not an ancestor of HEAD")
 )
 
-// DefaultStateDir is where loopbreaker's state directory was inside the
-// work tree before it moved out of the project (the CLI moves it when it
-// first opens the project). Open puts it in Repo.Exclude, so that a
-// snapshot never counts one not moved yet and a rollback never removes it.
+// DefaultStateDir is the name a state directory kept inside the work tree
+// goes by (LOOPBREAKER_DIR=.loopbreaker, as the docs write it). Open puts
+// it in Repo.Exclude, so that a snapshot never counts the breaker's own
+// files as the agent's change and a rollback never removes them.
 const DefaultStateDir = ".loopbreaker"
 
 // Repo is a git work tree.

@@ -80,8 +80,9 @@ func (f Finding) String() string {
 // Protected are the paths a call must not change, resolved by the caller.
 // Paths are absolute; empty fields are left out.
 type Protected struct {
-	// Project is the project directory: its loopbreaker.yaml/.yml and the
-	// legacy .loopbreaker/ state directory are protected.
+	// Project is the project directory: its loopbreaker.yaml/.yml and a
+	// .loopbreaker/ state directory inside it (LOOPBREAKER_DIR=.loopbreaker)
+	// are protected.
 	Project string
 	// Home is the user's home directory: ~ in commands.
 	Home string
