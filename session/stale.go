@@ -3,12 +3,15 @@ package session
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 	"github.com/loopbreaker/loopbreaker/internal/realpath"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // projectRecordName is the file in a project's state directory that names
@@ -39,7 +42,9 @@ func StaleStates(stateDir, project string) []StaleState {
 		if !e.IsDir() || dir == stateDir || len(e.Name()) != len(key) || !strings.HasPrefix(e.Name(), name+"-") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, projectRecordName))
+		// Another state directory's record: a named pipe or a link planted
+		// there must not hang `status` or send it elsewhere.
+		data, err := safeopen.ReadFile(filepath.Join(dir, projectRecordName), safeopen.NoLinks, 1<<16)
 		if err != nil {
 			continue
 		}
@@ -53,19 +58,28 @@ func StaleStates(stateDir, project string) []StaleState {
 
 // RecordProject writes the project's path into its state directory (the
 // file "project"), when it is missing or names another path (the
-// directory was moved by hand to follow a moved project).
+// directory was moved by hand to follow a moved project). The file is
+// read and replaced without following a link: one the agent planted
+// there (its user owns the directory) is replaced, never written through.
 func RecordProject(stateDir, project string) error {
-	path := filepath.Join(stateDir, projectRecordName)
 	want := realpath.Of(project) + "\n"
-	if got, err := os.ReadFile(path); err == nil && string(got) == want {
-		return nil
-	}
 	if err := os.MkdirAll(stateDir, 0o755); err != nil {
 		return fmt.Errorf("create the state directory %s: %w", stateDir, err)
 	}
-	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
-	if err := os.WriteFile(tmp, []byte(want), 0o644); err != nil {
+	d, err := nofollow.OpenRoot(stateDir, nofollow.StateHint)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if f, err := d.OpenFile(projectRecordName, os.O_RDONLY, 0); err == nil {
+		got, rerr := io.ReadAll(io.LimitReader(f, int64(len(want))+1))
+		f.Close()
+		if rerr == nil && string(got) == want {
+			return nil
+		}
+	}
+	if err := d.WriteAtomic(projectRecordName, []byte(want), 0o644); err != nil {
 		return fmt.Errorf("record the project in %s: %w", stateDir, err)
 	}
-	return os.Rename(tmp, path)
+	return nil
 }
