@@ -23,6 +23,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // OwnFiles are loopbreaker's own files in a project, which a measurement
@@ -58,7 +59,9 @@ func installed(paths []string) []string {
 			out = append(out, p)
 			continue
 		}
-		if data, err := os.ReadFile(p); err == nil && bytes.Contains(data, []byte("loopbreaker")) {
+		// Read without waiting or following a link: the agent may swap
+		// the file for a named pipe after the lstat above.
+		if data, err := safeopen.ReadFile(p, safeopen.NoLinks, safeopen.SmallFileLimit); err == nil && bytes.Contains(data, []byte("loopbreaker")) {
 			out = append(out, p)
 		}
 	}
