@@ -2,8 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -146,7 +148,14 @@ func findKilled(stateDir string, remove bool, held func(path string) bool) (kill
 			continue
 		}
 		var m runningMark
-		if data, err := safeopen.ReadFile(path, safeopen.NoLinks, 4096); err == nil {
+		data, err := safeopen.ReadFile(path, safeopen.NoLinks, 4096)
+		if errors.Is(err, fs.ErrNotExist) {
+			// Gone since the listing: its call finished (the resident
+			// breaker takes a call's acknowledgement on its own time), or
+			// another call reported it already.
+			continue
+		}
+		if err == nil {
 			_ = json.Unmarshal(data, &m)
 		}
 		if remove {
