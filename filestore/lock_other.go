@@ -15,3 +15,9 @@ import (
 func lockExclusive(ctx context.Context, root *nofollow.Dir, name string) (func(), error) {
 	return nil, fmt.Errorf("filestore: file locking is not supported on %s; use the Redis store instead", runtime.GOOS)
 }
+
+// writeSwapped: the store does not write here.
+func (s *Store) writeSwapped(*nofollow.Dir, []byte) bool { return false }
+
+// readStateFile reads the state file of d.
+func readStateFile(d *nofollow.Dir) ([]byte, error) { return d.ReadFile(stateName) }

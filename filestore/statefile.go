@@ -145,7 +145,7 @@ func (s *Store) readState(f scopeFiles) (sf loadedState, exists bool, err error)
 	if f.d == nil {
 		return loadedState{State: loopbreaker.NewBreakerState(f.scope)}, false, nil
 	}
-	data, err := f.d.ReadFile(stateName)
+	data, err := readStateFile(f.d)
 	if errors.Is(err, fs.ErrNotExist) {
 		// A journal without a state means the state file was deleted: never
 		// come back CLOSED silently (restart bypass). The state file is
@@ -161,7 +161,7 @@ func (s *Store) readState(f scopeFiles) (sf loadedState, exists bool, err error)
 			}
 			return loadedState{}, false, ioError("read journal", f.journal, oerr)
 		case jerr == nil && fi.Size() > 0:
-			data, err = f.d.ReadFile(stateName)
+			data, err = readStateFile(f.d)
 			if errors.Is(err, fs.ErrNotExist) {
 				return loadedState{}, false, s.corrupt(f, "is missing although the scope has a journal (was it deleted?)")
 			}
@@ -312,6 +312,9 @@ func encodeStateLines(st *loopbreaker.BreakerState, pending [][]byte) ([]byte, e
 // writer is simply overwritten (a link or anything but a regular file in
 // its place is an error, never written through).
 func (s *Store) writeAtomic(d *nofollow.Dir, name string, data []byte) error {
+	if name == stateName && s.opts.Memory != nil && s.writeSwapped(d, data) {
+		return s.syncDir(d)
+	}
 	tmp := name + ".tmp"
 	f, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {

@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	lb "github.com/loopbreaker/loopbreaker"
@@ -16,7 +18,7 @@ import (
 )
 
 // fileWitness keeps the marks of one state directory, one small file
-// per scope: "SEQ RESETS".
+// per scope: "SEQ RESETS CHECK".
 type fileWitness struct{ dir string }
 
 // WitnessRoot is lb.WitnessDirName under $XDG_STATE_HOME, else under
@@ -45,28 +47,72 @@ func witnessFor(stateDir string, getenv func(string) string) *fileWitness {
 	return &fileWitness{dir: filepath.Join(root, hex.EncodeToString(sum[:])[:16])}
 }
 
-// witnessFileBytes bounds a mark's file: two numbers.
+// witnessFileBytes bounds a mark's file: two numbers and their check.
 const witnessFileBytes = 64
 
+// witnessReads is how many times Mark reads a file whose check fails
+// before it takes the mark for missing.
+const witnessReads = 3
+
 func (w *fileWitness) Mark(scope string) (lb.WitnessMark, bool) {
-	data, err := safeopen.ReadFile(filepath.Join(w.dir, fsname.Escape(scope)), safeopen.NoLinks, witnessFileBytes)
-	if err != nil {
-		return lb.WitnessMark{}, false
+	path := filepath.Join(w.dir, fsname.Escape(scope))
+	for range witnessReads {
+		data, err := safeopen.ReadFile(path, safeopen.NoLinks, witnessFileBytes)
+		if err != nil {
+			return lb.WitnessMark{}, false
+		}
+		m, ok, torn := parseWitnessMark(data)
+		if !torn {
+			return m, ok
+		}
 	}
-	var m lb.WitnessMark
-	if _, err := fmt.Sscanf(strings.TrimSpace(string(data)), "%d %d", &m.Seq, &m.Resets); err != nil {
-		return lb.WitnessMark{}, false
-	}
-	return m, true
+	return lb.WitnessMark{}, false
 }
 
-// SetMark writes the mark whole (a temporary file renamed over the old
-// one). A failure is not reported: the witness is a second net, and the
-// state itself was saved.
+// parseWitnessMark reads "SEQ RESETS CHECK". torn: CHECK is not the two
+// numbers' (a reader that held the file open while the next SetMark wrote
+// it again in place, see atomicfile.Replace, can read old and new bytes
+// mixed; taken as they are, a larger number would be a rollback that
+// never happened). A mark without CHECK (written before it existed) is
+// taken as it is.
+func parseWitnessMark(data []byte) (m lb.WitnessMark, ok, torn bool) {
+	fields := strings.Fields(string(data))
+	if len(fields) < 2 {
+		return m, false, false
+	}
+	seq, err1 := strconv.ParseUint(fields[0], 10, 64)
+	resets, err2 := strconv.Atoi(fields[1])
+	if err1 != nil || err2 != nil {
+		return m, false, false
+	}
+	m = lb.WitnessMark{Seq: seq, Resets: resets}
+	if len(fields) > 2 && fields[2] != witnessCheck(m) {
+		return lb.WitnessMark{}, false, true
+	}
+	return m, true, false
+}
+
+// witnessCheck is the check SetMark writes after a mark's two numbers.
+func witnessCheck(m lb.WitnessMark) string {
+	return fmt.Sprintf("%08x", crc32.ChecksumIEEE(fmt.Appendf(nil, "%d %d", m.Seq, m.Resets)))
+}
+
+// SetMark writes the mark whole: the spare file beside it (".SCOPE.spare",
+// which no scope's file is named) filled and swapped with it, so that a
+// hook call makes no new file for it (atomicfile.Replace). A failure is
+// not reported: the witness is a second net, and the state itself was
+// saved.
 func (w *fileWitness) SetMark(scope string, m lb.WitnessMark) {
+	name := fsname.Escape(scope)
+	path, spare := filepath.Join(w.dir, name), filepath.Join(w.dir, "."+name+".spare")
+	data := fmt.Appendf(nil, "%d %d %s\n", m.Seq, m.Resets, witnessCheck(m))
+	if atomicfile.Replace(path, spare, data, 0o600) == nil {
+		return
+	}
+	// The directory is made when it is first missing, not looked at on
+	// every call.
 	if err := os.MkdirAll(w.dir, 0o700); err != nil {
 		return
 	}
-	name := filepath.Join(w.dir, fsname.Escape(scope))
-	_ = atomicfile.Write(name, fmt.Appendf(nil, "%d %d\n", m.Seq, m.Resets), 0o600)
+	_ = atomicfile.Replace(path, spare, data, 0o600)
 }

@@ -284,6 +284,11 @@ func TestKilledResidentLosesNothingAcknowledged(t *testing.T) {
 		}
 	}
 	pid := w.lastPID()
+	// The last client acknowledged its answer before it exited, but the
+	// resident breaker takes the acknowledgement (and removes the call's
+	// running mark) on its own time: killed before that, the call would
+	// be reported as killed, rightly.
+	waitNoMarks(t, w.stateDir(dir))
 	// A call in flight: its frame half sent when the process dies.
 	sock := filepath.Join(w.runDir(), residentwire.SocketName)
 	c, err := net.Dial("unix", sock)
@@ -538,6 +543,29 @@ type runningMark struct {
 	Started time.Time `json:"started"`
 }
 
+// waitNoMarks waits until no running mark is left in the state
+// directory: the calls made so far were all acknowledged.
+func waitNoMarks(t *testing.T, stateDir string) {
+	t.Helper()
+	running := filepath.Join(stateDir, "hooks", "running")
+	if err := waitfor.Until(running, hang, func() bool { return len(runningMarks(running)) == 0 }); err != nil {
+		t.Fatalf("the running marks of calls answered and acknowledged stay: %v (%v)", runningMarks(running), err)
+	}
+}
+
+// runningMarks are the names of the running marks in dir (not the
+// temporary and spare files, whose names start with a dot).
+func runningMarks(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
 // waitMark waits for the running mark of a call of event.
 func waitMark(t *testing.T, stateDir, event string) runningMark {
 	t.Helper()
@@ -572,6 +600,10 @@ func TestKilledClientIsReportedByTheNextCall(t *testing.T) {
 	w.client(dir, pre)
 	w.client(dir, post)
 	stateDir := w.stateDir(dir)
+	// The two calls' marks go once the resident breaker took their
+	// acknowledgements (on its own time); the file of one may be the next
+	// call's mark already, read under its old name.
+	waitNoMarks(t, stateDir)
 	release := holdLock(t, stateDir)
 	victim := exec.Command(filepath.Join(w.bin, "loopbreaker-hook"), "claude")
 	victim.Dir, victim.Env, victim.Stdin = dir, w.env, bytes.NewReader(payload(t, "PreToolUse-edit.json", nil))

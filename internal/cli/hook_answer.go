@@ -124,10 +124,14 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 		killed, late = killedHooks(w.StateDir)
 	}
 	unseen := append(killed, unguardedHooks(env)...)
+	var spares *markSpares
+	if env.marks != nil {
+		spares = &env.marks.spares
+	}
 	if env.mark != nil {
-		env.mark.path, env.mark.remove = markRunning(w.StateDir, p, env.mark.pid, clock)
+		env.mark.path, env.mark.remove = markRunning(w.StateDir, p, env.mark.pid, clock, spares)
 	} else {
-		_, remove := markRunning(w.StateDir, p, os.Getpid(), clock)
+		_, remove := markRunning(w.StateDir, p, os.Getpid(), clock, spares)
 		defer remove()
 	}
 	pol := &hookpolicy.Policy{

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -60,16 +62,23 @@ func runningDir(stateDir string) string { return filepath.Join(stateDir, "hooks"
 // breaker's client's) and returns its path and what removes it. At
 // lateShare of the call's hook timeout (clock), the mark is rewritten to
 // say the call is late and what holds it up. A mark that cannot be
-// written is not an error: the call still answers.
-func markRunning(stateDir string, p *hook.Payload, pid int, clock hookClock) (path string, done func()) {
+// written is not an error: the call still answers. spares, the resident
+// breaker's (nil in a hook process), lends the file the mark is written
+// in and takes it back when the mark goes.
+func markRunning(stateDir string, p *hook.Payload, pid int, clock hookClock, spares *markSpares) (path string, done func()) {
 	dir := runningDir(stateDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", func() {}
-	}
 	name := filepath.Join(dir, processKey(pid))
 	m := runningMark{Tool: string(p.Tool), Session: p.SessionID, Event: p.Event, ToolName: p.ToolName, Started: clock.start.UTC()}
-	if writeMark(name, m) != nil {
-		return "", func() {}
+	unmark, err := spares.mark(dir, name, m)
+	if err != nil {
+		// The directory is made when it is first missing, not looked at
+		// on every call.
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", func() {}
+		}
+		if unmark, err = spares.mark(dir, name, m); err != nil {
+			return "", func() {}
+		}
 	}
 	var mu sync.Mutex
 	removed := false
@@ -90,7 +99,7 @@ func markRunning(stateDir string, p *hook.Payload, pid int, clock hookClock) (pa
 		mu.Lock()
 		defer mu.Unlock()
 		removed = true
-		os.Remove(name)
+		unmark()
 	}
 }
 
@@ -123,6 +132,12 @@ func findKilled(stateDir string, remove bool, held func(path string) bool) (kill
 		return nil, nil
 	}
 	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), spareMarkPrefix) {
+			if remove && spareOwnerGone(e.Name()) {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
+			continue
+		}
 		pidText, _, _ := strings.Cut(e.Name(), "-")
 		pid, err := strconv.Atoi(pidText)
 		if err != nil || pid == os.Getpid() || stillRunning(e.Name(), pid) {
@@ -133,7 +148,14 @@ func findKilled(stateDir string, remove bool, held func(path string) bool) (kill
 			continue
 		}
 		var m runningMark
-		if data, err := safeopen.ReadFile(path, safeopen.NoLinks, 4096); err == nil {
+		data, err := safeopen.ReadFile(path, safeopen.NoLinks, 4096)
+		if errors.Is(err, fs.ErrNotExist) {
+			// Gone since the listing: its call finished (the resident
+			// breaker takes a call's acknowledgement on its own time), or
+			// another call reported it already.
+			continue
+		}
+		if err == nil {
 			_ = json.Unmarshal(data, &m)
 		}
 		if remove {

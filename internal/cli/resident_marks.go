@@ -18,6 +18,8 @@ type heldMarks struct {
 	mu     sync.Mutex
 	held   map[*residentwire.Request]*callMark
 	marked map[string]bool
+	// spares are the files the calls' marks are written in.
+	spares markSpares
 }
 
 func newHeldMarks() *heldMarks {

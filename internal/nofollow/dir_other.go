@@ -177,3 +177,8 @@ func (d *Dir) Lstat(name string) (fs.FileInfo, error) {
 	}
 	return os.Lstat(filepath.Join(d.path, filepath.FromSlash(name)))
 }
+
+// Swap cannot exchange two files in one step here.
+func (d *Dir) Swap(a, b string) error {
+	return &os.LinkError{Op: "swap", Old: d.Join(a), New: d.Join(b), Err: ErrSwapUnsupported}
+}

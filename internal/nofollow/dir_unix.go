@@ -185,18 +185,24 @@ func (d *Dir) openFileStat(name string, flag int, perm os.FileMode) (*os.File, u
 // it is a link (a link is moved or replaced as a name, its target is left
 // alone).
 func (d *Dir) Rename(oldname, newname string) error {
-	ofd, obase, odone, err := d.parent(oldname)
+	return d.twoNames("rename", oldname, newname, unix.Renameat)
+}
+
+// twoNames runs op on the parents and last elements of a and b, never
+// following a link on the way; a failure is a *os.LinkError of opName.
+func (d *Dir) twoNames(opName, a, b string, op func(afd int, a string, bfd int, b string) error) error {
+	afd, abase, adone, err := d.parent(a)
 	if err != nil {
 		return err
 	}
-	defer odone()
-	nfd, nbase, ndone, err := d.parent(newname)
+	defer adone()
+	bfd, bbase, bdone, err := d.parent(b)
 	if err != nil {
 		return err
 	}
-	defer ndone()
-	if err := ignoringEINTR(func() error { return unix.Renameat(ofd, obase, nfd, nbase) }); err != nil {
-		return &os.LinkError{Op: "rename", Old: d.Join(oldname), New: d.Join(newname), Err: err}
+	defer bdone()
+	if err := ignoringEINTR(func() error { return op(afd, abase, bfd, bbase) }); err != nil {
+		return &os.LinkError{Op: opName, Old: d.Join(a), New: d.Join(b), Err: err}
 	}
 	return nil
 }
@@ -346,4 +352,17 @@ func (fi fileInfo) Mode() fs.FileMode {
 		m |= fs.ModeDevice
 	}
 	return m
+}
+
+// Swap exchanges the files (or links, never followed) a and b below d in
+// one step. It fails with ErrSwapUnsupported where the platform or the
+// file system cannot.
+func (d *Dir) Swap(a, b string) error {
+	return d.twoNames("swap", a, b, func(afd int, a string, bfd int, b string) error {
+		err := swapat(afd, a, bfd, b)
+		if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.ENOTSUP) {
+			return ErrSwapUnsupported
+		}
+		return err
+	})
 }

@@ -114,13 +114,24 @@ func (d *Dir) unexpected(name, found, want string) error {
 	return &Error{Path: d.Join(name), Found: found, Want: want, Hint: hint}
 }
 
+// ErrSwapUnsupported: Swap cannot exchange two files here (the platform,
+// or the file system).
+var ErrSwapUnsupported = errors.New("exchanging two files in one step is not supported here")
+
 // ReadFile reads the whole regular file name below d.
-func (d *Dir) ReadFile(name string) ([]byte, error) {
+func (d *Dir) ReadFile(name string) ([]byte, error) { return d.ReadFileAfter(name, nil) }
+
+// ReadFileAfter is ReadFile that calls before, when not nil, on the open
+// file before it reads it (to take a lock on it).
+func (d *Dir) ReadFileAfter(name string, before func(*os.File)) ([]byte, error) {
 	f, n, err := d.openFile(name, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if before != nil {
+		before(f)
+	}
 	size := 512
 	if n > 0 {
 		size = int(n) + 1

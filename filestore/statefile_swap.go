@@ -1,0 +1,111 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package filestore
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/nofollow"
+	"golang.org/x/sys/unix"
+)
+
+// spareName is the file a store with a Memory (the resident breaker's)
+// writes a scope's next state into before swapping it with stateName:
+// the state it replaced is then the spare. Renaming a new file over the
+// state every update makes the file system allocate an inode (on ext4
+// without a journal, the allocator skips one by one every inode freed in
+// the last minutes) and, on ext4, write the new file to disk at the
+// rename (auto_da_alloc): together the dearest part of a warm hook call.
+//
+// Only a store with a Memory swaps (the resident breaker's, the one that
+// writes the same states over and over); every other writer renames a new
+// file over the state, as before.
+const spareName = stateName + ".spare"
+
+// writeSwapped writes data as the state file of d through the spare;
+// false when it could not (the state file is then as it was, and the
+// caller writes a new file). The writer holds the store's lock, so no
+// other writer fills the spare; a reader that opened the state before it
+// became the spare holds it under a shared flock (readStateFile), which
+// the writer's exclusive one waits for, never: the spare is then dropped
+// (the reader keeps its file) and the next update makes another.
+func (s *Store) writeSwapped(d *nofollow.Dir, data []byte) bool {
+	f, err := d.OpenFile(spareName, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if flock(f, syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		_ = d.Remove(spareName)
+		return false
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Nlink != 1 {
+		// Another name's file too: rewriting it in place would change
+		// that one.
+		_ = d.Remove(spareName)
+		return false
+	}
+	if fi.Mode().Perm() != 0o644 && f.Chmod(0o644) != nil {
+		return false
+	}
+	// Written over, then cut to length: emptied first, ext4 would write
+	// it to disk at its close (auto_da_alloc).
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return false
+	}
+	if fi.Size() > int64(len(data)) && f.Truncate(int64(len(data))) != nil {
+		return false
+	}
+	// The modification time to the microsecond of the clock, not the
+	// kernel's (which moves by a tick of several milliseconds): another
+	// store that remembers the state file it wrote by its inode, size and
+	// time (knownStates) may see that very inode back in place after two
+	// swaps, and must find its time changed.
+	tv := unix.NsecToTimeval(time.Now().UnixNano())
+	if unix.Futimes(int(f.Fd()), []unix.Timeval{tv, tv}) != nil {
+		return false
+	}
+	if s.opts.Fsync && f.Sync() != nil {
+		return false
+	}
+	err = d.Swap(spareName, stateName)
+	if errors.Is(err, fs.ErrNotExist) {
+		// No state yet: the spare becomes it.
+		err = d.Rename(spareName, stateName)
+	}
+	return err == nil
+}
+
+// readStateFile reads the state file of d under a shared flock, which
+// keeps a resident breaker from filling it again as its spare while it is
+// read (writeSwapped): a reader without the store's lock that opened it
+// just before it was swapped out reads it whole all the same. A writer
+// holds its exclusive flock for the few microseconds of a write; one held
+// longer is not a writer's (anyone who can read the file can lock it), and
+// after sharedLockTries the file is read without the lock, as it was
+// before spares existed.
+func readStateFile(d *nofollow.Dir) ([]byte, error) {
+	return d.ReadFileAfter(stateName, func(f *os.File) {
+		for range sharedLockTries {
+			if err := flock(f, syscall.LOCK_SH|syscall.LOCK_NB); !errors.Is(err, syscall.EWOULDBLOCK) {
+				return
+			}
+			time.Sleep(sharedLockWait)
+		}
+	})
+}
+
+// sharedLockTries and sharedLockWait bound readStateFile's wait for a
+// writer's flock: 20 ms in all, a thousand writes' time.
+const (
+	sharedLockTries = 100
+	sharedLockWait  = 200 * time.Microsecond
+)

@@ -1,0 +1,5 @@
+//go:build unix && !linux && !darwin
+
+package nofollow
+
+func swapat(int, string, int, string) error { return ErrSwapUnsupported }
