@@ -86,22 +86,31 @@ func (s *Store) writeSwapped(d *nofollow.Dir, data []byte) bool {
 
 // readStateFile reads the state file of d under a shared flock, which
 // keeps a resident breaker from filling it again as its spare while it is
-// read (writeSwapped): a reader without the store's lock that opened it
-// just before it was swapped out reads it whole all the same. A writer
-// holds its exclusive flock for the few microseconds of a write; one held
-// longer is not a writer's (anyone who can read the file can lock it), and
-// after sharedLockTries the file is read without the lock, as it was
-// before spares existed.
+// read (writeSwapped). A file the reader cannot lock is held by a writer:
+// it was swapped out after the open and is being filled as the spare, or
+// was just swapped in and its writer has not let go yet. Either way the
+// name holds a whole state, so the reader opens it again rather than read
+// a file that may be half written. After sharedLockTries the file is read
+// without the lock, as it was before spares existed: a writer holds its
+// flock for the few microseconds of a write, and one held longer is not a
+// writer's (anyone who can read the file can lock it).
 func readStateFile(d *nofollow.Dir) ([]byte, error) {
-	return d.ReadFileAfter(stateName, func(f *os.File) {
-		for range sharedLockTries {
-			if err := flock(f, syscall.LOCK_SH|syscall.LOCK_NB); !errors.Is(err, syscall.EWOULDBLOCK) {
-				return
+	for try := 1; ; try++ {
+		data, err := d.ReadFileAfter(stateName, func(f *os.File) error {
+			if err := flock(f, syscall.LOCK_SH|syscall.LOCK_NB); errors.Is(err, syscall.EWOULDBLOCK) && try < sharedLockTries {
+				return errWritten
 			}
-			time.Sleep(sharedLockWait)
+			return nil
+		})
+		if !errors.Is(err, errWritten) {
+			return data, err
 		}
-	})
+		time.Sleep(sharedLockWait)
+	}
 }
+
+// errWritten: the state file opened is locked by a writer; open it again.
+var errWritten = errors.New("the state file is being written")
 
 // sharedLockTries and sharedLockWait bound readStateFile's wait for a
 // writer's flock: 20 ms in all, a thousand writes' time.

@@ -3,10 +3,13 @@
 package filestore
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	lb "github.com/loopbreaker/loopbreaker"
 )
 
 func stateInode(t *testing.T, dir string) uint64 {
@@ -98,5 +101,54 @@ func TestSwappedStateKeptForItsReader(t *testing.T) {
 	}
 	if got := seenSeq(t, a, scope); got != 7 {
 		t.Fatalf("seq %d, want 7", got)
+	}
+}
+
+// Readers without the store's lock, loading the state while a store with
+// a Memory swaps it and fills the old one as its spare, always read a
+// whole state: never a file being written over.
+func TestLoadWhileSwappingReadsWholeStates(t *testing.T) {
+	a, _ := swappingStore(t, 2)
+	r := reopen(t, a, Options{})
+	const scope = "global"
+	const writes = 300
+	done, stop := make(chan struct{}), make(chan struct{})
+	defer func() { close(stop); <-done }()
+	go func() {
+		defer close(done)
+		for range writes {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			err := a.Update(context.Background(), []string{scope}, func(states []*lb.BreakerState) ([][]lb.JournalEntry, error) {
+				states[0].Iterations++
+				return [][]lb.JournalEntry{{{Type: lb.EntryEvent, Event: &lb.Event{Kind: lb.EventIteration, Iteration: &lb.Iteration{}}}}}, nil
+			})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	last := 0
+	for loads := 0; ; loads++ {
+		select {
+		case <-done:
+			if loads == 0 {
+				t.Fatal("no load ran beside the writes")
+			}
+			return
+		default:
+		}
+		st, err := r.Load(context.Background(), scope)
+		if err != nil {
+			t.Fatalf("load %d beside the writes: %v", loads, err)
+		}
+		if st.Iterations < last {
+			t.Fatalf("load %d went back from %d to %d iterations", loads, last, st.Iterations)
+		}
+		last = st.Iterations
 	}
 }

@@ -122,15 +122,18 @@ var ErrSwapUnsupported = errors.New("exchanging two files in one step is not sup
 func (d *Dir) ReadFile(name string) ([]byte, error) { return d.ReadFileAfter(name, nil) }
 
 // ReadFileAfter is ReadFile that calls before, when not nil, on the open
-// file before it reads it (to take a lock on it).
-func (d *Dir) ReadFileAfter(name string, before func(*os.File)) ([]byte, error) {
+// file before it reads it (to take a lock on it); an error from before is
+// returned, the file unread.
+func (d *Dir) ReadFileAfter(name string, before func(*os.File) error) ([]byte, error) {
 	f, n, err := d.openFile(name, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	if before != nil {
-		before(f)
+		if err := before(f); err != nil {
+			return nil, err
+		}
 	}
 	size := 512
 	if n > 0 {
