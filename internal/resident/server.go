@@ -115,6 +115,11 @@ func (s *Server) Run(ctx context.Context) error {
 		wait = lockWait
 	}
 	unlock, err := lockDir(ctx, filepath.Join(s.Dir, residentwire.LockName), wait)
+	if errors.Is(err, ErrRunning) {
+		// Several first calls start one server each: one wins, the log
+		// says where the others went.
+		s.logf("exiting: another resident breaker runs (pid %d gave way)", os.Getpid())
+	}
 	if err != nil {
 		return err
 	}
