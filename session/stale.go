@@ -63,10 +63,15 @@ func StaleStates(stateDir, project string) []StaleState {
 // there (its user owns the directory) is replaced, never written through.
 func RecordProject(stateDir, project string) error {
 	want := realpath.Of(project) + "\n"
-	if err := os.MkdirAll(stateDir, 0o755); err != nil {
-		return fmt.Errorf("create the state directory %s: %w", stateDir, err)
-	}
+	// Every call that opens the project for writing comes here: the
+	// directory is made only when it is missing, not looked at each time.
 	d, err := nofollow.OpenRoot(stateDir, nofollow.StateHint)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(stateDir, 0o755); err != nil {
+			return fmt.Errorf("create the state directory %s: %w", stateDir, err)
+		}
+		d, err = nofollow.OpenRoot(stateDir, nofollow.StateHint)
+	}
 	if err != nil {
 		return err
 	}
