@@ -42,6 +42,10 @@ func TestREADMEInstallFromSource(t *testing.T) {
 	if !strings.HasSuffix(strings.TrimSpace(out), "\n"+installed) {
 		t.Errorf("after the README's lines the shell does not find %s:\n%s", installed, out)
 	}
+	// The hooks run the client beside loopbreaker (docs/resident.md).
+	if _, err := os.Stat(filepath.Join(gopath, "bin", "loopbreaker-hook")); err != nil {
+		t.Errorf("the README's lines do not install the hook client beside loopbreaker: %v", err)
+	}
 	if !strings.HasPrefix(out, "loopbreaker ") {
 		t.Errorf("loopbreaker version printed no version line:\n%s", out)
 	}
