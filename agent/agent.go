@@ -80,6 +80,18 @@ type Agent interface {
 	Transcript() transcript.Reader
 }
 
+// MessageReader is implemented by a CLI that runs the calls of one model
+// message at once and whose transcript tells which calls one message
+// asked for: the hooks of a batch may come in any order on a busy machine
+// (a call announced after another call of its batch reported), and the
+// transcript places such a call in its batch.
+type MessageReader interface {
+	// MessageCalls returns the call ids (as the payloads name them) of
+	// the model message that asked for the call p announces; nil when
+	// the transcript does not say.
+	MessageCalls(p *hook.Payload) []string
+}
+
 // Guarded is what the tamper guard protects of one CLI.
 type Guarded struct {
 	// Files are settings files (project and user), Dirs folders whose

@@ -3,8 +3,10 @@ package hookpolicy
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 
 	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/hook"
 )
 
@@ -67,6 +69,82 @@ func batchOpen(m *lb.SessionMemory) bool {
 	return false
 }
 
+// inMessage reports whether the pending call named id was asked for in
+// the same model message as the call being announced, as the CLI's
+// transcript says (agent.MessageReader): a call whose hook comes after
+// another call of its batch reported is still of that batch. It reads
+// the transcript at most once a hook call, and only when the order of
+// the hooks left the question open.
+func (c *call) inMessage(id string) bool {
+	return id != "" && slices.Contains(c.messageCalls(), id)
+}
+
+// messageCalls are the ids (callID) of the calls of the model message
+// that asked for the call of this hook, as the CLI's transcript says; read
+// once a hook call.
+func (c *call) messageCalls() []string {
+	if !c.messageRead {
+		c.messageRead = true
+		if r, ok := c.Agent.(agent.MessageReader); ok {
+			for _, use := range r.MessageCalls(c.p) {
+				c.message = append(c.message, callID(&hook.Payload{SessionID: c.p.SessionID, ToolUseID: use}))
+			}
+		}
+	}
+	return c.message
+}
+
+// joinsBatch reports whether the call being announced is of the current
+// batch: the batch still takes calls, or a call of it was asked for in the
+// same model message: still pending, or, in warning mode, reported
+// already (the CLI sends the next message only when every call of this
+// one has reported, so a reported call of the announced call's message is
+// of the current batch). The transcript is read only when a call of the
+// batch waits, or in warning mode, where a batch split in two may read as
+// a broken cycle and close the breaker (see unannouncedInMessage).
+func (c *call) joinsBatch(m *lb.SessionMemory) bool {
+	if batchOpen(m) {
+		return true
+	}
+	if m.Batch == 0 {
+		return false
+	}
+	for i := range m.Pending {
+		if m.Pending[i].Batch == m.Batch && c.inMessage(m.Pending[i].ID) {
+			return true
+		}
+	}
+	if c.tx.State().State != lb.HalfOpen {
+		return false
+	}
+	self := callID(c.p)
+	for _, id := range c.messageCalls() {
+		if id != self && m.IsCounted(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// unannouncedInMessage reports whether a call of the reporting call's
+// model message has been neither announced nor reported yet: its hook
+// comes late, and the batch has not fully reported. It is asked in
+// warning mode only, where judging a batch seen in part may close the
+// breaker (breaker.Engine holds its judgement while lb.ToolCall.BatchOpen).
+func (c *call) unannouncedInMessage() bool {
+	if c.tx.State().State != lb.HalfOpen {
+		return false
+	}
+	m := c.tx.Peek()
+	self := callID(c.p)
+	for _, id := range c.messageCalls() {
+		if id != self && (m == nil || (!m.IsCounted(id) && m.FindPending(id) < 0)) {
+			return true
+		}
+	}
+	return false
+}
+
 // reportsToCome reports whether calls of batch b have still to report:
 // some wait in the pending calls, or come in later (the failed calls
 // recorded after this one). The engine holds its judgement of a batch
@@ -99,7 +177,7 @@ func (c *call) remember() {
 	if m.FindPending(id) >= 0 {
 		return
 	}
-	if !batchOpen(m) {
+	if !c.joinsBatch(m) {
 		m.Batch++
 		m.BatchResults = m.Results
 	}
@@ -200,8 +278,10 @@ func (c *call) failedPending(every bool) []lb.ToolCall {
 		case every:
 		case id != "" && pc.ID == id:
 			// Announced again: the first announcement never ran.
-		case callKey(&pc.Call) == key && pc.Results < m.Results:
-			// Repeated after its batch saw results: it failed.
+		case callKey(&pc.Call) == key && pc.Results < m.Results && !c.inMessage(pc.ID):
+			// Repeated after its batch saw results: it failed. Not when
+			// both were asked for in one message: the same read twice in
+			// one batch runs twice, whatever order their hooks came in.
 		case callKey(&pc.Call) == key && silent:
 			// The CLI reports every call that ran and none that failed:
 			// the same call announced again is its failed repeat.

@@ -133,6 +133,10 @@ type call struct {
 	// says why they were not.
 	files    gitrepo.Change
 	filesErr error
+	// message holds the ids (callID) of the calls of the model message
+	// that asked for the call announced, once read (see inMessage).
+	message     []string
+	messageRead bool
 }
 
 // Answer decides how to answer one hook call and renders the answer in the

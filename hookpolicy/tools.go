@@ -61,7 +61,7 @@ func (c *call) postTool(ctx context.Context) (hook.Answer, error) {
 			return c.check(ctx)
 		}
 		tc.Batch = batch
-		tc.BatchOpen = reportsToCome(c.tx.Peek(), batch, nil)
+		tc.BatchOpen = reportsToCome(c.tx.Peek(), batch, nil) || c.unannouncedInMessage()
 		tc.Usage = c.transcriptUsage()
 	}
 	d, err := c.apply(lb.Event{Kind: lb.EventToolCall, ToolCall: &tc})

@@ -28,13 +28,12 @@ func inBatch(call int) int {
 // hooks in any order).
 func TestBatches(t *testing.T) {
 	t.Parallel()
-	t.Run("identical-reads-in-one-batch", func(t *testing.T) {
-		// The same file read four times in one message, then the fix and
-		// a passing test: nothing failed, so nothing may be counted as a
-		// failure nor halt the run. Four identical calls are four calls:
-		// a warning that they repeat is allowed.
+	identicalReads := func(t *testing.T, late bool) {
 		forEachVersion(t, func(t *testing.T, a agent, rw *row) {
 			p := newProject(t, a, calcRepo(), installProject)
+			if late {
+				harness.HoldPreToolUse(t, p.hook, harness.Hold{Call: "calc.go", Nth: 4})
+			}
 			calc := p.path("calc.go")
 			script := []fm.AnthropicStep{
 				fm.Parallel(fm.Read(calc), fm.Read(calc), fm.Read(calc), fm.Read(calc)),
@@ -46,15 +45,29 @@ func TestBatches(t *testing.T) {
 			r.assertNoFailureCounted(p)
 			r.assertNotHalted(p, script, rw)
 		})
+	}
+	t.Run("identical-reads-in-one-batch", func(t *testing.T) {
+		// The same file read four times in one message, then the fix and
+		// a passing test: nothing failed, so nothing may be counted as a
+		// failure nor halt the run. Four identical calls are four calls:
+		// a warning that they repeat is allowed.
+		identicalReads(t, false)
+	})
+	t.Run("identical-reads-announced-late", func(t *testing.T) {
+		// The same, with the fourth read announced only after another
+		// read reported: the reads still waiting did not fail, although
+		// the same read is announced after a result came.
+		identicalReads(t, true)
 	})
 
-	t.Run("same-batch-repeated", func(t *testing.T) {
-		// Four different files read at once, the same four again and
-		// again with the same results: the batch is the loop. Six
-		// batches, 24 calls: made one by one, the same calls halt at 20
-		// (a cycle of four, repeated five times).
+	sameBatchRepeated := func(t *testing.T, late int) {
 		forEachVersion(t, func(t *testing.T, a agent, rw *row) {
 			p := newProject(t, a, goFourBugsRepo(), installProject)
+			if late > 0 {
+				// The fourth batch's read of a.go (it comes first in
+				// the batch's order): the breaker is warned by then.
+				harness.HoldPreToolUse(t, p.hook, harness.Hold{Call: "a.go", Nth: 4, Posts: late})
+			}
 			batch := fm.Parallel(fm.Read(p.path("a.go")), fm.Read(p.path("b.go")), fm.Read(p.path("c.go")), fm.Read(p.path("d.go")))
 			r := p.claude(append(repeat(6, batch), fm.Text("I keep reading the same four files."))...)
 			r.assertHaltedBy(p, haltedBy{unit: inBatch, name: "batch", warnFrom: 2, haltBy: 5,
@@ -66,6 +79,25 @@ func TestBatches(t *testing.T) {
 				t.Errorf("transitions %q, want %q: warned, then halted, never CLOSED in between", moves, want)
 			}
 		})
+	}
+	t.Run("same-batch-repeated", func(t *testing.T) {
+		// Four different files read at once, the same four again and
+		// again with the same results: the batch is the loop. Six
+		// batches, 24 calls: made one by one, the same calls halt at 20
+		// (a cycle of four, repeated five times).
+		sameBatchRepeated(t, 0)
+	})
+	t.Run("same-batch-repeated-announced-late", func(t *testing.T) {
+		// The same, with one read of a batch announced only after
+		// another read of its batch reported, as a busy machine may order
+		// hook processes that Claude Code starts at once: the late call
+		// is still of its batch, not a new one.
+		sameBatchRepeated(t, 1)
+	})
+	t.Run("same-batch-repeated-announced-last", func(t *testing.T) {
+		// The same, with the late read announced only after every other
+		// read of its batch reported.
+		sameBatchRepeated(t, 3)
 	})
 
 	t.Run("halt-in-the-middle-of-a-batch", func(t *testing.T) {

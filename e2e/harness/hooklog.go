@@ -315,3 +315,37 @@ func MustReadCalls(t testing.TB, log string) []Call {
 	}
 	return calls
 }
+
+// Hold says which PreToolUse call the logger holds back, and how long.
+type Hold struct {
+	// Call is a string in the payload of the calls it may hold; Nth
+	// picks the nth of them (each one when 0).
+	Call string
+	Nth  int
+	// Posts is how many PostToolUse calls must be logged, after the held
+	// call began, before it goes on (1 when 0).
+	Posts int
+}
+
+// HoldPreToolUse makes the logger Wrap installed as command hold a
+// PreToolUse call back until other calls reported: the call is announced
+// after calls of its batch reported, the order a busy machine may give
+// hooks that the CLI starts at once.
+func HoldPreToolUse(t testing.TB, command string, h Hold) {
+	t.Helper()
+	b, err := os.ReadFile(command + ".wrap.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg["hold_pre"], cfg["hold_nth"], cfg["hold_posts"] = h.Call, h.Nth, h.Posts
+	if b, err = json.Marshal(cfg); err == nil {
+		err = os.WriteFile(command+".wrap.json", b, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -30,6 +30,15 @@ type config struct {
 	// answers the hook calls instead of Real, through the resident
 	// breaker (LOOPBREAKER_E2E_HOOK_CLIENT=1, harness.Build).
 	Client string `json:"client,omitempty"`
+	// HoldPre, when set, holds each PreToolUse call whose payload
+	// contains it until PostToolUse calls are logged after it began (harness.HoldPreToolUse): a call of a batch
+	// announced only after another call of the batch reported, as a
+	// busy machine orders them.
+	HoldPre string `json:"hold_pre,omitempty"`
+	// HoldNth, when above 0, holds only the nth such call; HoldPosts is
+	// how many PostToolUse calls to wait for (1 when 0).
+	HoldNth   int `json:"hold_nth,omitempty"`
+	HoldPosts int `json:"hold_posts,omitempty"`
 }
 
 type call struct {
@@ -71,6 +80,10 @@ func run() int {
 	} else {
 		c.Raw = string(payload)
 	}
+	if cfg.HoldPre != "" && bytes.Contains(payload, []byte(`"PreToolUse"`)) && bytes.Contains(payload, []byte(cfg.HoldPre)) &&
+		(cfg.HoldNth <= 0 || countHeld(cfg.Log, cfg.HoldPre) == cfg.HoldNth-1) {
+		hold(cfg.Log, countPosts(cfg.Log)+max(cfg.HoldPosts, 1))
+	}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(cfg.Real, os.Args[1:]...)
 	if cfg.Client != "" && len(os.Args) > 2 && os.Args[1] == "hook" {
@@ -109,6 +122,39 @@ func run() int {
 	os.Stdout.Write(stdout.Bytes())
 	os.Stderr.Write(stderr.Bytes())
 	return c.Exit
+}
+
+// postMark is how a logged PostToolUse call reads in the log (the payload
+// is kept as the CLI sent it, compact JSON).
+var postMark = []byte(`"hook_event_name":"PostToolUse"`)
+
+// countPosts counts the PostToolUse calls logged so far.
+func countPosts(log string) int {
+	b, _ := os.ReadFile(log)
+	return bytes.Count(b, postMark)
+}
+
+// countHeld counts the logged PreToolUse calls whose payload contains
+// substr.
+func countHeld(log, substr string) int {
+	b, _ := os.ReadFile(log)
+	n := 0
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if bytes.Contains(line, []byte(`"hook_event_name":"PreToolUse"`)) && bytes.Contains(line, []byte(substr)) {
+			n++
+		}
+	}
+	return n
+}
+
+// hold waits until want PostToolUse calls are logged, for at most 20 s
+// (the CLI's hook timeout is longer): the condition is other processes'
+// calls, which only polling the log can see.
+func hold(log string, want int) {
+	deadline := time.Now().Add(20 * time.Second)
+	for countPosts(log) < want && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // clientEnv is the environment with a runtime directory short enough for
