@@ -3,10 +3,9 @@ package claude
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 
+	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/hook"
-	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // Which calls one model message asked for. Claude Code runs the calls of
@@ -16,14 +15,6 @@ import (
 // of a message on a line of its own, all with the message's id, before
 // the calls run, so the lines near its end tell which calls belong
 // together.
-
-// messageTailChunk is how much of the transcript's end one read takes;
-// maxMessageTail bounds the whole search (the results of a batch of large
-// reads come after its message).
-const (
-	messageTailChunk = 64 << 10
-	maxMessageTail   = 4 << 20
-)
 
 // messageLine is what an assistant line says of its message.
 type messageLine struct {
@@ -41,28 +32,11 @@ type messageLine struct {
 // the call p announces, read from the end of its transcript; nil when the
 // transcript does not have that call (not written yet, or unreadable).
 func (Agent) MessageCalls(p *hook.Payload) []string {
-	if p.TranscriptPath == "" || p.ToolUseID == "" {
+	if p.ToolUseID == "" {
 		return nil
 	}
-	f, fi, err := safeopen.Open(p.TranscriptPath, safeopen.NoLinks)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
 	want := []byte(`"` + p.ToolUseID + `"`)
-	size := fi.Size()
-	for n := min(size, messageTailChunk); ; n = min(size, n*4, maxMessageTail) {
-		data := make([]byte, n)
-		if _, err := f.ReadAt(data, size-n); err != nil && err != io.EOF {
-			return nil
-		}
-		if ids := messageCalls(data, want); ids != nil {
-			return ids
-		}
-		if n == size || n == maxMessageTail {
-			return nil
-		}
-	}
+	return agent.FindInTail(p.TranscriptPath, func(tail []byte) []string { return messageCalls(tail, want) })
 }
 
 // messageCalls finds the assistant line of data that asks for the call

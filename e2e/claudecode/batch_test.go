@@ -80,25 +80,11 @@ func TestBatches(t *testing.T) {
 			}
 		})
 	}
-	t.Run("same-batch-repeated", func(t *testing.T) {
-		// Four different files read at once, the same four again and
-		// again with the same results: the batch is the loop. Six
-		// batches, 24 calls: made one by one, the same calls halt at 20
-		// (a cycle of four, repeated five times).
-		sameBatchRepeated(t, 0)
-	})
-	t.Run("same-batch-repeated-announced-late", func(t *testing.T) {
-		// The same, with one read of a batch announced only after
-		// another read of its batch reported, as a busy machine may order
-		// hook processes that Claude Code starts at once: the late call
-		// is still of its batch, not a new one.
-		sameBatchRepeated(t, 1)
-	})
-	t.Run("same-batch-repeated-announced-last", func(t *testing.T) {
-		// The same, with the late read announced only after every other
-		// read of its batch reported.
-		sameBatchRepeated(t, 3)
-	})
+	// Four different files read at once, the same four again and again
+	// with the same results: the batch is the loop. Six batches, 24
+	// calls: made one by one, the same calls halt at 20 (a cycle of four,
+	// repeated five times).
+	harness.BatchOrders(t, "same-batch-repeated", sameBatchRepeated)
 
 	t.Run("halt-in-the-middle-of-a-batch", func(t *testing.T) {
 		// The same file read four times a message, twice: the 5th read

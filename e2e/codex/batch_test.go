@@ -6,6 +6,7 @@ import (
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
+	"github.com/loopbreaker/loopbreaker/e2e/harness"
 	"github.com/loopbreaker/loopbreaker/internal/storetest"
 )
 
@@ -14,10 +15,7 @@ import (
 // PreToolUse hooks come before their results, which come in any order.
 func TestBatches(t *testing.T) {
 	t.Parallel()
-	t.Run("identical-reads-in-one-batch", func(t *testing.T) {
-		// The same file read four times in one response, then the fix
-		// and the tests: nothing failed, so nothing may be counted as a
-		// failure nor halt the run.
+	identicalReads := func(t *testing.T, late bool) {
 		t.Parallel()
 		read := fakemodel.Shell("cat calc.go")
 		steps := []fakemodel.Step{
@@ -27,6 +25,9 @@ func TestBatches(t *testing.T) {
 			fakemodel.Message("Fixed."),
 		}
 		ss := newSession(t, setup{files: calcRepo(), steps: steps, install: installProject, bypassTrust: true})
+		if late {
+			harness.HoldPreToolUse(t, ss.command, harness.Hold{Call: "cat calc.go", Nth: 4})
+		}
 		ss.exec("fix the failing tests")
 		tr := newTrace(ss.calls())
 		t.Logf("%s", tr.summary())
@@ -40,11 +41,20 @@ func TestBatches(t *testing.T) {
 		if len(tr.ran) != tr.tools {
 			t.Errorf("%d of %d calls ran", len(tr.ran), tr.tools)
 		}
+	}
+	t.Run("identical-reads-in-one-batch", func(t *testing.T) {
+		// The same file read four times in one response, then the fix
+		// and the tests: nothing failed, so nothing may be counted as a
+		// failure nor halt the run.
+		identicalReads(t, false)
 	})
-	t.Run("same-batch-repeated", func(t *testing.T) {
-		// Four different files read at once, the same four again and
-		// again with the same results: the batch is the loop. Made one
-		// by one, the same 24 calls halt at 20.
+	t.Run("identical-reads-announced-late", func(t *testing.T) {
+		// The same, with the fourth read announced only after another
+		// read reported (the order a busy machine may give hook processes
+		// Codex starts at once): the reads still waiting did not fail.
+		identicalReads(t, true)
+	})
+	sameBatchRepeated := func(t *testing.T, late int) {
 		t.Parallel()
 		var batch fakemodel.Step
 		for _, f := range []string{"calc.go", "calc_test.go", "README.md", "go.mod"} {
@@ -52,6 +62,11 @@ func TestBatches(t *testing.T) {
 		}
 		steps := append(fakemodel.Repeat(6, batch), fakemodel.Message("I keep reading the same four files."))
 		ss := newSession(t, setup{files: calcRepo(), steps: steps, install: installProject, bypassTrust: true})
+		if late > 0 {
+			// The fourth response's read of calc.go (first in the
+			// batch's order): the breaker is warned by then.
+			harness.HoldPreToolUse(t, ss.command, harness.Hold{Call: "cat calc.go", Nth: 4, Posts: late})
+		}
 		ss.exec("fix the failing tests")
 		tr := newTrace(ss.calls())
 		t.Logf("%s", tr.summary())
@@ -69,5 +84,9 @@ func TestBatches(t *testing.T) {
 		if moves, want := storetest.Moves(st.Transitions), []string{"CLOSED→HALF_OPEN", "HALF_OPEN→OPEN"}; !slices.Equal(moves, want) {
 			t.Errorf("transitions %q, want %q", moves, want)
 		}
-	})
+	}
+	// Four different files read at once, the same four again and again
+	// with the same results: the batch is the loop. Made one by one, the
+	// same 24 calls halt at 20.
+	harness.BatchOrders(t, "same-batch-repeated", sameBatchRepeated)
 }

@@ -325,6 +325,9 @@ type Hold struct {
 	// Posts is how many PostToolUse calls must be logged, after the held
 	// call began, before it goes on (1 when 0).
 	Posts int
+	// Event and After are the CLI's pre-tool and post-tool events
+	// (PreToolUse and PostToolUse when "").
+	Event, After string
 }
 
 // HoldPreToolUse makes the logger Wrap installed as command hold a
@@ -342,10 +345,27 @@ func HoldPreToolUse(t testing.TB, command string, h Hold) {
 		t.Fatal(err)
 	}
 	cfg["hold_pre"], cfg["hold_nth"], cfg["hold_posts"] = h.Call, h.Nth, h.Posts
+	cfg["hold_event"], cfg["hold_after"] = h.Event, h.After
 	if b, err = json.Marshal(cfg); err == nil {
 		err = os.WriteFile(command+".wrap.json", b, 0o644)
 	}
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// BatchOrders runs f as three subtests of t: name, with the hooks in the
+// order the CLI gives them (late 0); name-announced-late, with one call of
+// a batch announced after another call of its batch reported (late 1);
+// and name-announced-last, after the three others reported (late 3). f
+// holds the call back with HoldPreToolUse. Whatever the order, a call is
+// of the batch its model message made.
+func BatchOrders(t *testing.T, name string, f func(t *testing.T, late int)) {
+	t.Helper()
+	for _, v := range []struct {
+		suffix string
+		late   int
+	}{{"", 0}, {"-announced-late", 1}, {"-announced-last", 3}} {
+		t.Run(name+v.suffix, func(t *testing.T) { f(t, v.late) })
 	}
 }

@@ -36,9 +36,13 @@ type config struct {
 	// busy machine orders them.
 	HoldPre string `json:"hold_pre,omitempty"`
 	// HoldNth, when above 0, holds only the nth such call; HoldPosts is
-	// how many PostToolUse calls to wait for (1 when 0).
-	HoldNth   int `json:"hold_nth,omitempty"`
-	HoldPosts int `json:"hold_posts,omitempty"`
+	// how many PostToolUse calls to wait for (1 when 0). HoldEvent and
+	// HoldAfter name the CLI's pre-tool and post-tool events, when they
+	// are not PreToolUse and PostToolUse (Gemini: BeforeTool, AfterTool).
+	HoldNth   int    `json:"hold_nth,omitempty"`
+	HoldPosts int    `json:"hold_posts,omitempty"`
+	HoldEvent string `json:"hold_event,omitempty"`
+	HoldAfter string `json:"hold_after,omitempty"`
 }
 
 type call struct {
@@ -80,9 +84,12 @@ func run() int {
 	} else {
 		c.Raw = string(payload)
 	}
-	if cfg.HoldPre != "" && bytes.Contains(payload, []byte(`"PreToolUse"`)) && bytes.Contains(payload, []byte(cfg.HoldPre)) &&
-		(cfg.HoldNth <= 0 || countHeld(cfg.Log, cfg.HoldPre) == cfg.HoldNth-1) {
-		hold(cfg.Log, countPosts(cfg.Log)+max(cfg.HoldPosts, 1))
+	if cfg.HoldPre != "" {
+		pre, post := eventMark(cfg.HoldEvent, "PreToolUse"), eventMark(cfg.HoldAfter, "PostToolUse")
+		if bytes.Contains(payload, pre) && bytes.Contains(payload, []byte(cfg.HoldPre)) &&
+			(cfg.HoldNth <= 0 || ordinal(cfg.Log) == cfg.HoldNth) {
+			hold(cfg.Log, post, countLines(cfg.Log, post)+max(cfg.HoldPosts, 1))
+		}
 	}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(cfg.Real, os.Args[1:]...)
@@ -124,35 +131,44 @@ func run() int {
 	return c.Exit
 }
 
-// postMark is how a logged PostToolUse call reads in the log (the payload
-// is kept as the CLI sent it, compact JSON).
-var postMark = []byte(`"hook_event_name":"PostToolUse"`)
-
-// countPosts counts the PostToolUse calls logged so far.
-func countPosts(log string) int {
-	b, _ := os.ReadFile(log)
-	return bytes.Count(b, postMark)
+// eventMark is how a payload of event (def when "") names it: the
+// payload is logged as the CLI sent it, compact JSON.
+func eventMark(event, def string) []byte {
+	if event == "" {
+		event = def
+	}
+	return []byte(`"hook_event_name":"` + event + `"`)
 }
 
-// countHeld counts the logged PreToolUse calls whose payload contains
-// substr.
-func countHeld(log, substr string) int {
+// countLines counts the logged calls whose line contains mark.
+func countLines(log string, mark []byte) int {
 	b, _ := os.ReadFile(log)
-	n := 0
-	for _, line := range bytes.Split(b, []byte("\n")) {
-		if bytes.Contains(line, []byte(`"hook_event_name":"PreToolUse"`)) && bytes.Contains(line, []byte(substr)) {
-			n++
+	return bytes.Count(b, mark)
+}
+
+// ordinal numbers the calls that may be held in the order they began
+// (calls of one batch run at once: the log, written as each ends, cannot
+// tell), by the first marker file next to the log this one could make.
+func ordinal(log string) int {
+	for n := 1; n < 10000; n++ {
+		f, err := os.OpenFile(fmt.Sprintf("%s.held-%d", log, n), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err == nil {
+			f.Close()
+			return n
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return 0
 		}
 	}
-	return n
+	return 0
 }
 
-// hold waits until want PostToolUse calls are logged, for at most 20 s
-// (the CLI's hook timeout is longer): the condition is other processes'
-// calls, which only polling the log can see.
-func hold(log string, want int) {
+// hold waits until want calls of the event mark names are logged, for at
+// most 20 s (the CLI's hook timeout is longer): the condition is other
+// processes' calls, which only polling the log can see.
+func hold(log string, mark []byte, want int) {
 	deadline := time.Now().Add(20 * time.Second)
-	for countPosts(log) < want && time.Now().Before(deadline) {
+	for countLines(log, mark) < want && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
