@@ -70,6 +70,9 @@ type Server struct {
 	LockWait time.Duration
 	// Ready, when set, is called once the socket listens.
 	Ready func()
+	// SocketCheck, when set, says when to check that the socket is still
+	// this server's (nil: every socketCheck); tests fire it.
+	SocketCheck <-chan time.Time
 
 	// unnamed serialises the calls whose client the kernel did not name
 	// (Peer.PID 0): such a call marks itself running by this process's
@@ -83,6 +86,13 @@ type Server struct {
 // ErrRunning is returned by Run when another resident breaker of this user
 // already holds the lock.
 var ErrRunning = errors.New("another resident breaker already runs for this user")
+
+// socketCheck is how often the server checks that its socket is still
+// there. A socket removed (its directory cleaned, a logout's runtime
+// directory) or replaced leaves the server unreachable while it holds the
+// lock: every client would fall back, and no new server could start,
+// until the idle exit.
+const socketCheck = 2 * time.Second
 
 // readTimeout bounds how long a connected peer may take to send its call:
 // a client that connects and says nothing does not hold the server.
@@ -133,6 +143,17 @@ func (s *Server) Run(ctx context.Context) error {
 		return fmt.Errorf("listening on %s: %w", sock, err)
 	}
 	ln.SetUnlinkOnClose(false)
+	made, err := os.Lstat(sock)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("listening on %s: %w", sock, err)
+	}
+	// ours reports whether the socket's path still names this server's
+	// socket, which only then is its to remove.
+	ours := func() bool {
+		fi, err := os.Lstat(sock)
+		return err == nil && os.SameFile(fi, made)
+	}
 	if s.Fixed {
 		// Every user may connect: the peer's credentials decide (Accept,
 		// Authorise).
@@ -148,7 +169,9 @@ func (s *Server) Run(ctx context.Context) error {
 			stopped.Store(true)
 			// Unlinked before closing: a client that dials from now on
 			// finds no socket and starts the next server, not this one.
-			os.Remove(sock)
+			if ours() {
+				os.Remove(sock)
+			}
 			ln.Close()
 		})
 	}
@@ -179,8 +202,21 @@ func (s *Server) Run(ctx context.Context) error {
 	done := make(chan bool, 16) // true: the call asked for a hand-over
 	inFlight := 0
 	idle := after(s.Idle)
+	check := s.SocketCheck
+	if check == nil {
+		tick := time.NewTicker(socketCheck)
+		defer tick.Stop()
+		check = tick.C
+	}
 	for {
 		select {
+		case <-check:
+			if !ours() {
+				// The calls in flight finish (wg); no new one can come.
+				stop()
+				s.logf("exiting: the socket %s was removed or replaced", sock)
+				return nil
+			}
 		case <-ctx.Done():
 			s.logf("exiting: stopped")
 			return nil

@@ -287,3 +287,42 @@ func TestServerSurvivesHostileClients(t *testing.T) {
 	}
 	r.stillRunning(t)
 }
+
+// A server whose socket is removed cannot be reached, yet holds the lock
+// that keeps a new one from starting: it exits at its next check, and
+// gives the lock up. One whose socket was replaced leaves the new one in
+// place.
+func TestServerExitsWhenItsSocketGoes(t *testing.T) {
+	for _, replaced := range []bool{false, true} {
+		t.Run(map[bool]string{false: "removed", true: "replaced"}[replaced], func(t *testing.T) {
+			check := make(chan time.Time, 1)
+			var log strings.Builder
+			r := startServer(t, &Server{Idle: time.Hour, SocketCheck: check, Log: &syncWriter{w: &log}})
+			r.clock.next(t)
+			check <- time.Now()
+			r.call(t, &residentwire.Request{Build: "build-1", Args: []string{"check"}, Dir: "/"})
+			r.stillRunning(t)
+			if err := os.Remove(r.sock); err != nil {
+				t.Fatal(err)
+			}
+			if replaced {
+				if err := os.WriteFile(r.sock, []byte("another server's"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			check <- time.Now()
+			if err := r.exited(t); err != nil {
+				t.Fatalf("exit: %v", err)
+			}
+			if !strings.Contains(log.String(), "was removed or replaced") {
+				t.Errorf("the log does not say why it exited: %q", log.String())
+			}
+			if _, err := os.Stat(r.sock); replaced != (err == nil) {
+				t.Errorf("the socket's path after the exit: %v (replaced: %v)", err, replaced)
+			}
+			// The lock is free: a new server starts at once.
+			next := startServerIn(t, r.dir, &Server{Idle: time.Hour, LockWait: time.Millisecond})
+			next.call(t, &residentwire.Request{Build: "build-1", Args: []string{"check"}, Dir: "/"})
+		})
+	}
+}
