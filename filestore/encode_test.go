@@ -48,7 +48,7 @@ func TestHandEncodingMatchesLayout(t *testing.T) {
 			es[i].Scope = scope
 		}
 		lines, _ := encodeEntries(scope, es)
-		data, _ := encodeStateLines(&s, lines)
+		data, _ := encodeStateLines(&s, lines, 0)
 		commits = append(commits, commit{files: scopeFiles{scope: scope}, state: &s, lines: lines, data: data})
 		txn.States = append(txn.States, txnState{Scope: scope, File: stateFile{Version: stateFormat, State: &s, Pending: es}})
 	}

@@ -315,6 +315,8 @@ func (s *Store) Update(ctx context.Context, scopes []string, fn loopbreaker.Upda
 
 	states := make([]*loopbreaker.BreakerState, len(scopes))
 	baseSeq := make([]uint64, len(scopes))
+	// sizes are the state files' sizes as read: room for the new ones.
+	sizes := make([]int, len(scopes))
 	tails := make([]journalTail, len(scopes))
 	for i, f := range files {
 		sf, err := s.stateForUpdate(f)
@@ -324,7 +326,7 @@ func (s *Store) Update(ctx context.Context, scopes []string, fn loopbreaker.Upda
 		if tails[i], err = s.repairJournal(f, sf); err != nil {
 			return err
 		}
-		states[i], baseSeq[i] = sf.State, sf.State.Seq
+		states[i], baseSeq[i], sizes[i] = sf.State, sf.State.Seq, sf.size
 	}
 
 	entries, err := fn(states)
@@ -364,7 +366,7 @@ func (s *Store) Update(ctx context.Context, scopes []string, fn loopbreaker.Upda
 		if err != nil {
 			return err
 		}
-		data, err := encodeStateLines(st, lines)
+		data, err := encodeStateLines(st, lines, sizes[i])
 		if err != nil {
 			return err
 		}
@@ -753,7 +755,7 @@ func (s *Store) Replace(ctx context.Context, scope string, state *loopbreaker.Br
 	if err != nil {
 		return err
 	}
-	data, err := encodeStateLines(&st, lines)
+	data, err := encodeStateLines(&st, lines, 0)
 	if err != nil {
 		return err
 	}

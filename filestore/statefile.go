@@ -41,6 +41,8 @@ type loadedState struct {
 	Pending []entryHead               `json:"pending,omitempty"`
 	// data is the file's content.
 	data []byte
+	// size is the file's size (0 for a scope without one).
+	size int
 }
 
 // pendingLines returns the pending entries as they are stored.
@@ -186,6 +188,7 @@ func (s *Store) stateForUpdate(f scopeFiles) (loadedState, error) {
 	if f.d != nil && s.known.has(f.scope) {
 		if fi, err := f.d.Lstat(stateName); err == nil && fi.Mode().IsRegular() {
 			if sf, ok := s.known.get(f.scope, fileVersion(fi)); ok {
+				sf.size = int(fi.Size())
 				return sf, nil
 			}
 		}
@@ -231,7 +234,7 @@ func parseState(scope string, data []byte) (loadedState, string) {
 			return loadedState{}, fmt.Sprintf("has a pending journal entry (seq %d, scope %q, type %q) that does not follow on seqs %d..%d", e.Seq, e.Scope, e.Type, first, st.Seq)
 		}
 	}
-	sf.data = data
+	sf.data, sf.size = data, len(data)
 	return sf, ""
 }
 
@@ -253,7 +256,7 @@ func encodeState(st *loopbreaker.BreakerState, pending []loopbreaker.JournalEntr
 	if err != nil {
 		return nil, err
 	}
-	return encodeStateLines(st, lines)
+	return encodeStateLines(st, lines, 0)
 }
 
 // encodeEntries encodes journal entries once; the same bytes serve as the
@@ -277,13 +280,14 @@ func encodeEntries(scope string, entries []loopbreaker.JournalEntry) ([][]byte, 
 }
 
 // encodeStateLines renders a state file from the encoded pending entries
-// (the layout of stateFile, ending in a newline).
-func encodeStateLines(st *loopbreaker.BreakerState, pending [][]byte) ([]byte, error) {
-	state, err := json.Marshal(st)
-	if err != nil {
-		return nil, fmt.Errorf("filestore: encode state of scope %q: %w", st.Scope, err)
-	}
-	size := len(state) + 40
+// (the layout of stateFile, ending in a newline). The state is written by
+// jsonenc.State, encoding/json's bytes without its reflection: every hook
+// call saves its session's state. sizeHint is the size of the state file
+// it replaces (0: none known): the new one is about as large, and a
+// buffer grown step by step while the state is written costs as much as
+// writing it.
+func encodeStateLines(st *loopbreaker.BreakerState, pending [][]byte, sizeHint int) ([]byte, error) {
+	size := max(sizeHint, minStateSize)
 	for _, p := range pending {
 		size += len(p) + 1
 	}
@@ -291,7 +295,10 @@ func encodeStateLines(st *loopbreaker.BreakerState, pending [][]byte) ([]byte, e
 	buf = append(buf, `{"version":`...)
 	buf = strconv.AppendInt(buf, stateFormat, 10)
 	buf = append(buf, `,"state":`...)
-	buf = append(buf, state...)
+	buf, err := jsonenc.State(buf, st)
+	if err != nil {
+		return nil, fmt.Errorf("filestore: encode state of scope %q: %w", st.Scope, err)
+	}
 	if len(pending) > 0 {
 		buf = append(buf, `,"pending":[`...)
 		for i, p := range pending {
@@ -304,6 +311,10 @@ func encodeStateLines(st *loopbreaker.BreakerState, pending [][]byte) ([]byte, e
 	}
 	return append(buf, "}\n"...), nil
 }
+
+// minStateSize is room for a state's JSON when no earlier file says
+// more: a hook session's state is some kilobytes.
+const minStateSize = 8 << 10
 
 // writeAtomic replaces name in d with data: write a temporary file in the
 // same directory, then rename it over name, so that a reader or a crash

@@ -1,8 +1,9 @@
 // Package jsonenc writes the JSON of loopbreaker's most frequent values by
 // hand, byte for byte what encoding/json writes: the server's answers
-// (httpapi), and the journal entries of every outcome, which the server's
+// (httpapi), the journal entries of every outcome, which the server's
 // write-ahead log and the file store's journal each encode (breakerserver,
-// filestore). encoding/json's reflection, and its validation of the
+// filestore), and the breaker state the file store saves on every hook
+// call (State). encoding/json's reflection, and its validation of the
 // output of every time value's MarshalJSON, cost more than the decision
 // itself. Values the hand-written code does not cover are encoded by
 // encoding/json. Marshal does the same for any plain value (the hook's
