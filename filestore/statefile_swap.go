@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loopbreaker/loopbreaker/internal/atomicfile"
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
 	"golang.org/x/sys/unix"
 )
@@ -43,25 +44,11 @@ func (s *Store) writeSwapped(d *nofollow.Dir, data []byte) bool {
 		_ = d.Remove(spareName)
 		return false
 	}
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Nlink != 1 {
-		// Another name's file too: rewriting it in place would change
-		// that one.
+	switch err := atomicfile.Overwrite(int(f.Fd()), data, 0o644); {
+	case errors.Is(err, atomicfile.ErrNotSpare):
 		_ = d.Remove(spareName)
 		return false
-	}
-	if fi.Mode().Perm() != 0o644 && f.Chmod(0o644) != nil {
-		return false
-	}
-	// Written over, then cut to length: emptied first, ext4 would write
-	// it to disk at its close (auto_da_alloc).
-	if _, err := f.WriteAt(data, 0); err != nil {
-		return false
-	}
-	if fi.Size() > int64(len(data)) && f.Truncate(int64(len(data))) != nil {
+	case err != nil:
 		return false
 	}
 	// The modification time to the microsecond of the clock, not the

@@ -58,33 +58,13 @@ func filled(fd int, spare string, data []byte, perm fs.FileMode, lock bool) bool
 	if lock && unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil {
 		return false
 	}
-	var held unix.Stat_t
-	if unix.Fstat(fd, &held) != nil {
-		return false
-	}
 	if lock {
 		// Still the spare: the writer before may have swapped it in as
 		// the file itself between the open and the lock.
-		var named unix.Stat_t
-		if unix.Lstat(spare, &named) != nil || held.Dev != named.Dev || held.Ino != named.Ino {
+		var held, named unix.Stat_t
+		if unix.Fstat(fd, &held) != nil || unix.Lstat(spare, &named) != nil || held.Dev != named.Dev || held.Ino != named.Ino {
 			return false
 		}
 	}
-	// A plain file, and no other name's: truncating a hard link to
-	// someone's file would lose it.
-	if held.Mode&unix.S_IFMT != unix.S_IFREG || held.Nlink != 1 {
-		return false
-	}
-	if fs.FileMode(held.Mode).Perm() != perm.Perm() && unix.Fchmod(fd, uint32(perm.Perm())) != nil {
-		return false
-	}
-	// Written over, then cut to its length: emptied first, the file
-	// would be written to disk at its close (ext4's auto_da_alloc takes a
-	// file truncated to nothing for one being replaced), an I/O on every
-	// call.
-	n, err := unix.Pwrite(fd, data, 0)
-	if err != nil || n != len(data) {
-		return false
-	}
-	return held.Size <= int64(len(data)) || unix.Ftruncate(fd, int64(len(data))) == nil
+	return Overwrite(fd, data, perm) == nil
 }
