@@ -37,6 +37,10 @@ const spareName = stateName + ".spare"
 func (s *Store) writeSwapped(d *nofollow.Dir, data []byte) bool {
 	f, err := d.OpenFile(spareName, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
+		// Something else in the spare's place (a link, a hard link to
+		// another file, a pipe), which nofollow refuses to write: the
+		// name is dropped, and the next update makes a spare of its own.
+		_ = d.Remove(spareName)
 		return false
 	}
 	defer f.Close()

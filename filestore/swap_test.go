@@ -152,3 +152,47 @@ func TestLoadWhileSwappingReadsWholeStates(t *testing.T) {
 		last = st.Iterations
 	}
 }
+
+// A spare that is another file's too (a hard link planted in its place)
+// is never written over: the update goes through a new file, the other
+// file keeps its bytes, and the spare's name is dropped, so that the
+// next update makes a spare of its own and swaps again.
+func TestSpareWithAnotherNameIsNotWritten(t *testing.T) {
+	a, dir := swappingStore(t, 3)
+	other := filepath.Join(t.TempDir(), "someones-file")
+	if err := os.WriteFile(other, []byte("keep me"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	spare := filepath.Join(dir, spareName)
+	if err := os.Remove(spare); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(other, spare); err != nil {
+		t.Skipf("no hard link across these directories: %v", err)
+	}
+	if got := seenSeq(t, a, "global"); got != 3 {
+		t.Fatalf("seq %d, want 3", got)
+	}
+	if b, err := os.ReadFile(other); err != nil || string(b) != "keep me" {
+		t.Errorf("the linked file now holds %q (%v)", b, err)
+	}
+	if fi, err := os.Lstat(spare); err == nil && os.SameFile(fi, mustStat(t, other)) {
+		t.Errorf("the hard link is still the spare")
+	}
+	seenSeq(t, a, "global")
+	before := stateInode(t, dir)
+	seenSeq(t, a, "global")
+	seenSeq(t, a, "global")
+	if after := stateInode(t, dir); after != before {
+		t.Errorf("the store no longer swaps its state file after the planted spare")
+	}
+}
+
+func mustStat(t *testing.T, path string) os.FileInfo {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
+}
