@@ -35,6 +35,14 @@ import (
 // short (cutPending) and, on a CLI with LateResults (OpenCode, whose own
 // guard ends a turn while its batch runs), those pending at a turn end.
 //
+// Which batch a call is of is told by the order of the hooks: announced
+// while a call of the batch waits and no result came since, it is of the
+// batch. Hook processes the CLI starts at once may run in any order on a
+// busy machine, so a call may be announced after another call of its
+// batch reported; where the CLI's transcript says which calls one model
+// message asked for (agent.MessageReader: Claude Code, Codex), such a
+// call is placed in its message's batch (joinsBatch).
+//
 // All of this is the session memory in the breaker state (SessionMemory),
 // changed in the same atomic update as the counters: hook processes of one
 // batch that run at once see one truth.
