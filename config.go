@@ -3,6 +3,7 @@ package loopbreaker
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -627,4 +628,10 @@ func (b BudgetConfig) validate() error {
 		return fmt.Errorf("budget.on_calls_per_hour must be %q (open the breaker) or %q (loopbreaker run waits until the hour has room), got %q", CallsHalt, CallsPause, b.OnCallsPerHour)
 	}
 	return nil
+}
+
+// StoreIsRedis reports whether a store setting names Redis (redis:// or
+// rediss://) rather than a state directory.
+func StoreIsRedis(store string) bool {
+	return strings.HasPrefix(store, "redis://") || strings.HasPrefix(store, "rediss://")
 }

@@ -98,10 +98,6 @@ func ralphAliases() []envAlias {
 // except for a list of strings, where it is an empty list (so that a
 // variable can clear a list set in a file).
 func (s *schema) fromEnv(env map[string]string) ([]setting, []error) {
-	byEnv := make(map[string]*leaf, len(s.leaves))
-	for _, lf := range s.leaves {
-		byEnv[envName(lf.key)] = lf
-	}
 	var out []setting
 	var errs []error
 	add := func(lf *leaf, name, raw string, parse func(*leaf, string) (any, error)) {
@@ -132,7 +128,17 @@ func (s *schema) fromEnv(env map[string]string) ([]setting, []error) {
 		}
 	}
 	sort.Strings(names)
+	// Every key's variable is named only when a variable may set one: a
+	// hook call's environment usually holds none, and this is most of
+	// what reading the environment costs.
+	var byEnv map[string]*leaf
 	for _, name := range names {
+		if byEnv == nil && !isNonConfigEnv(name) {
+			byEnv = make(map[string]*leaf, len(s.leaves))
+			for _, lf := range s.leaves {
+				byEnv[envName(lf.key)] = lf
+			}
+		}
 		if isNonConfigEnv(name) {
 			continue
 		}

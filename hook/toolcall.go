@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -316,16 +315,28 @@ func (p *Payload) Identity() string {
 	return tc.Tool + "\x00" + tc.ArgsHash
 }
 
-// UnreportedCall is the record of a call announced by a pre-tool event
-// whose result never came: the agent CLI rejected or failed it before it
-// ran (Codex's apply_patch that does not apply, a call refused by
-// validation), so it is a failed call, with an error that names the tool
-// and says so. The same call unreported twice has the same error.
-func UnreportedCall(p *Payload, root, base string) lb.ToolCall {
+// AnnouncedCall is what a pre-tool event says of its call: the tool and
+// its canonical arguments, the call's identity while it waits for its
+// result. Its failure, if the result never comes, is written only then
+// (Unreported): most calls report.
+func AnnouncedCall(p *Payload, root, base string) lb.ToolCall {
 	tc := callOf(p, root, base)
 	tc.Edit = false
-	text := fmt.Sprintf("%s: the call reported no result (no post-tool event after %s): it failed before it ran", p.ToolName, p.Event)
-	tc.ResultHash = hash16([]byte(text))
-	tc.Error = &lb.ErrorText{Raw: text, Signature: errsig.Signature(p.ToolName + " reported no result")}
 	return tc
+}
+
+// Unreported marks an announced call whose result never came as failed:
+// the agent CLI rejected or failed it before it ran (Codex's apply_patch
+// that does not apply, a call refused by validation). The error names the
+// tool and says so; the same call unreported twice has the same error. A
+// call remembered with its error already (a state written before errors
+// were left to this moment) keeps it.
+func Unreported(tc *lb.ToolCall) {
+	if tc.Error != nil {
+		return
+	}
+	tc.Edit = false
+	text := tc.Tool + ": the call reported no result (no post-tool event came for it): it failed before it ran"
+	tc.ResultHash = hash16([]byte(text))
+	tc.Error = &lb.ErrorText{Raw: text, Signature: errsig.Signature(tc.Tool + " reported no result")}
 }

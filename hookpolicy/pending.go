@@ -189,7 +189,7 @@ func (c *call) remember() {
 		m.Batch++
 		m.BatchResults = m.Results
 	}
-	tc := hook.UnreportedCall(c.p, c.Project, c.baseDir())
+	tc := hook.AnnouncedCall(c.p, c.Project, c.baseDir())
 	tc.Batch = m.Batch
 	if len(tc.Args) > maxPendingArgs {
 		// The state is written on every call: a long input (a file's
@@ -258,7 +258,7 @@ func (c *call) failedPending(every bool) []lb.ToolCall {
 	}
 	var key, id string
 	if !every {
-		cur := hook.UnreportedCall(c.p, c.Project, c.baseDir())
+		cur := hook.AnnouncedCall(c.p, c.Project, c.baseDir())
 		key, id = callKey(&cur), callID(c.p)
 	}
 	var failed []lb.ToolCall
@@ -308,6 +308,7 @@ func (c *call) failedPending(every bool) []lb.ToolCall {
 		changed = true
 		tc := pc.Call
 		tc.Batch = pc.Batch
+		hook.Unreported(&tc)
 		failed = append(failed, tc)
 		ids = append(ids, pc.ID)
 	}

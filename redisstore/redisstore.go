@@ -128,12 +128,6 @@ type Store struct {
 
 var _ lb.Store = (*Store)(nil)
 
-// IsURL reports whether a store setting names Redis rather than a
-// directory.
-func IsURL(s string) bool {
-	return strings.HasPrefix(s, "redis://") || strings.HasPrefix(s, "rediss://")
-}
-
 // Redact returns the URL with its password (and any credential in its
 // query) replaced by "xxxxx", for messages; text that does not parse is
 // shortened to its scheme.

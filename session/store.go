@@ -16,7 +16,7 @@ import (
 func (s *Session) openStore(readOnly bool) error {
 	var store lb.Store
 	switch {
-	case redisstore.IsURL(s.Config.Store):
+	case lb.StoreIsRedis(s.Config.Store):
 		if _, ok := s.Store.(*redisstore.Store); ok {
 			return nil
 		}

@@ -349,8 +349,13 @@ func TestVolatileSchedulingArgs(t *testing.T) {
 // time, which edited nothing.
 func TestUnreportedCall(t *testing.T) {
 	p := fixture(t, "codex", "PreToolUse-apply_patch-verification-fails-no-PostToolUse.json")
-	a := hook.UnreportedCall(p, fixtureRoot, fixtureRoot)
-	b := hook.UnreportedCall(p, fixtureRoot, fixtureRoot)
+	a := hook.AnnouncedCall(p, fixtureRoot, fixtureRoot)
+	if a.Error != nil || a.ResultHash != "" {
+		t.Fatalf("an announced call has failed already: %+v", a)
+	}
+	hook.Unreported(&a)
+	b := hook.AnnouncedCall(p, fixtureRoot, fixtureRoot)
+	hook.Unreported(&b)
 	if a.Error == nil || a.Edit || !slices.Equal(a.Files, []string{"calc.go"}) || a.Tool != "apply_patch" {
 		t.Fatalf("unreported call %+v", a)
 	}

@@ -90,7 +90,7 @@ func openMigrateStore(env *Env, where string, source bool) (lb.Store, string, er
 	if source {
 		flag = "--from"
 	}
-	if scheme, _, ok := strings.Cut(where, "://"); ok && !redisstore.IsURL(where) {
+	if scheme, _, ok := strings.Cut(where, "://"); ok && !lb.StoreIsRedis(where) {
 		// Not a directory named "reddis:". Only the scheme: the rest may
 		// hold a password.
 		if len(scheme) > 16 {
@@ -98,7 +98,7 @@ func openMigrateStore(env *Env, where string, source bool) (lb.Store, string, er
 		}
 		return nil, "", usagef("%s %s://...: unknown scheme %q; want redis://host:port/db, rediss://... (TLS), or a state directory", flag, scheme, scheme)
 	}
-	if redisstore.IsURL(where) {
+	if lb.StoreIsRedis(where) {
 		s, err := redisstore.Open(redisstore.Options{
 			URL: where, Username: env.Getenv("LOOPBREAKER_REDIS_USERNAME"), Password: env.Getenv("LOOPBREAKER_REDIS_PASSWORD"),
 			MaxEntries: -1, Now: env.Now,
