@@ -85,6 +85,11 @@ type PendingCall struct {
 	// killed), so a result that never comes says nothing of whether it
 	// failed, and it is forgotten uncounted.
 	Cut bool `json:"cut,omitempty"`
+	// Message names the model message that asked for it, where the CLI
+	// sends no call id but its transcript tells (agent.MessageNamer): the
+	// same call announced again in the same message is another call, not
+	// its failed repeat.
+	Message string `json:"message,omitempty"`
 }
 
 // TextMark stands for a text by its length and hash.

@@ -92,6 +92,21 @@ type MessageReader interface {
 	MessageCalls(p *hook.Payload) []string
 }
 
+// MessageNamer is implemented by a CLI that runs the calls of one model
+// message at once but names no call in its hook payloads (Droid), and
+// fires no post-tool event for a call that failed: the same call
+// announced again while the first waits is then either another call of
+// the same message or the repeat of a call that failed. Its transcript
+// writes each message's calls before they run, and tells the two apart by
+// the message each was asked for in.
+type MessageNamer interface {
+	// MessageOf names the model message that asked for the call p
+	// announces (by its tool and input): the latest message of the
+	// transcript that asks for calls, when it asks for this one; "" when
+	// the transcript does not say.
+	MessageOf(p *hook.Payload) string
+}
+
 // Guarded is what the tamper guard protects of one CLI.
 type Guarded struct {
 	// Files are settings files (project and user), Dirs folders whose

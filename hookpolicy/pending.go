@@ -43,6 +43,15 @@ import (
 // message asked for (agent.MessageReader: Claude Code, Codex), such a
 // call is placed in its message's batch (joinsBatch).
 //
+// A CLI that sends no call ids and fires nothing for a call that failed
+// (SilentFailures: Droid) makes the same call announced again while the
+// first waits look like its failed repeat, but the same read twice in one
+// message is two reads. Where its transcript names the message that asked
+// for a call (agent.MessageNamer), each pending call keeps that name, and
+// a call of the same message is not the repeat of one that failed. Droid
+// runs no call before every pre-tool hook of its message answered, so its
+// calls are never announced late (hook/PROTOCOLS.md §0.10).
+//
 // All of this is the session memory in the breaker state (SessionMemory),
 // changed in the same atomic update as the counters: hook processes of one
 // batch that run at once see one truth.
@@ -52,11 +61,14 @@ const maxPendingArgs = 4 << 10
 
 // callID names a call across its events: the agent session with the
 // tool's call id, empty when the tool sends none (Gemini).
-func callID(p *hook.Payload) string {
-	if p.ToolUseID == "" {
+func callID(p *hook.Payload) string { return inSession(p.SessionID, p.ToolUseID) }
+
+// inSession names id of the agent session, short; "" when id is.
+func inSession(session, id string) string {
+	if id == "" {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(p.SessionID + "\x00" + p.ToolUseID))
+	sum := sha256.Sum256([]byte(session + "\x00" + id))
 	return hex.EncodeToString(sum[:8])
 }
 
@@ -77,14 +89,33 @@ func batchOpen(m *lb.SessionMemory) bool {
 	return false
 }
 
-// inMessage reports whether the pending call named id was asked for in
-// the same model message as the call being announced, as the CLI's
-// transcript says (agent.MessageReader): a call whose hook comes after
-// another call of its batch reported is still of that batch. It reads
-// the transcript at most once a hook call, and only when the order of
-// the hooks left the question open.
-func (c *call) inMessage(id string) bool {
-	return id != "" && slices.Contains(c.messageCalls(), id)
+// inMessage reports whether the pending call pc was asked for in the
+// same model message as the call being announced, as the CLI's transcript
+// says (agent.MessageReader by call id, agent.MessageNamer by the message
+// pc was announced in): a call whose hook comes after another call of its
+// batch reported is still of that batch, and the same call twice in one
+// message is two calls. It reads the transcript at most once a hook call:
+// by call id only when the order of the hooks left the question open; the
+// message's name is read at every pre-tool hook of a CLI that names no
+// call (remember keeps it, for a later hook that asks).
+func (c *call) inMessage(pc *lb.PendingCall) bool {
+	if pc.ID != "" {
+		return slices.Contains(c.messageCalls(), pc.ID)
+	}
+	return pc.Message != "" && pc.Message == c.messageName()
+}
+
+// messageName names the model message that asked for the call of this
+// hook, for a CLI that sends no call id but whose transcript says
+// (agent.MessageNamer); "" otherwise. Read once a hook call.
+func (c *call) messageName() string {
+	if !c.namedRead {
+		c.namedRead = true
+		if r, ok := c.Agent.(agent.MessageNamer); ok && c.p.ToolUseID == "" {
+			c.named = inSession(c.p.SessionID, r.MessageOf(c.p))
+		}
+	}
+	return c.named
 }
 
 // messageCalls are the ids (callID) of the calls of the model message
@@ -118,7 +149,7 @@ func (c *call) joinsBatch(m *lb.SessionMemory) bool {
 		return false
 	}
 	for i := range m.Pending {
-		if m.Pending[i].Batch == m.Batch && c.inMessage(m.Pending[i].ID) {
+		if m.Pending[i].Batch == m.Batch && c.inMessage(&m.Pending[i]) {
 			return true
 		}
 	}
@@ -198,7 +229,7 @@ func (c *call) remember() {
 	}
 	m.Pending = append(m.Pending, lb.PendingCall{
 		ID: id, Call: tc, Time: c.now().UTC(), Batch: m.Batch, Results: m.Results,
-		Shell: c.p.Class() == hook.ClassShell,
+		Shell: c.p.Class() == hook.ClassShell, Message: c.messageName(),
 	})
 	if n := len(m.Pending) - lb.MaxPendingCalls; n > 0 {
 		c.logf("loopbreaker: %d calls announced long ago never reported a result; forgetting the oldest\n", n)
@@ -286,13 +317,15 @@ func (c *call) failedPending(every bool) []lb.ToolCall {
 		case every:
 		case id != "" && pc.ID == id:
 			// Announced again: the first announcement never ran.
-		case callKey(&pc.Call) == key && pc.Results < m.Results && !c.inMessage(pc.ID):
+		case callKey(&pc.Call) == key && pc.Results < m.Results && !c.inMessage(&pc):
 			// Repeated after its batch saw results: it failed. Not when
 			// both were asked for in one message: the same read twice in
 			// one batch runs twice, whatever order their hooks came in.
-		case callKey(&pc.Call) == key && silent:
+		case callKey(&pc.Call) == key && silent && !c.inMessage(&pc):
 			// The CLI reports every call that ran and none that failed:
-			// the same call announced again is its failed repeat.
+			// the same call announced again is its failed repeat. Not
+			// when the transcript says both were asked for in one
+			// message: the same read twice in one message runs twice.
 		case callKey(&pc.Call) == key && c.Agent.Traits().SilentFileFailures && c.p.Class() == hook.ClassEdit:
 			// The CLI reports every call that ran, and fires nothing for a
 			// file tool that failed before it ran; its pre-tool hooks of

@@ -137,6 +137,10 @@ type call struct {
 	// that asked for the call announced, once read (see inMessage).
 	message     []string
 	messageRead bool
+	// named is the message that asked for the call announced, for a CLI
+	// that names no call (see messageName), once read.
+	named     string
+	namedRead bool
 }
 
 // Answer decides how to answer one hook call and renders the answer in the

@@ -1,7 +1,8 @@
 // Package droid is Factory's Droid CLI (npm droid / @factory/cli) to
 // loopbreaker (PROTOCOLS.md §0.10): Claude Code's events and answers in a
 // hooks.json keyed by event, its own tool names (Execute, Read, Edit,
-// Create), no call ids, and no post-tool event for a call that failed.
+// Create), no call ids, and no post-tool event for a call that failed;
+// its transcript names the message that asked for a call (message.go).
 package droid
 
 import (

@@ -73,8 +73,9 @@ func (Agent) Status(context.Context, *agent.StatusRequest) (string, []string) { 
 // Sessions: loopbreaker does not list Droid's sessions yet.
 func (Agent) Sessions(*agent.Env, string, time.Time) []hookinstall.AgentSession { return nil }
 
-// Transcript: loopbreaker does not read Droid's session files yet
-// (~/.factory/sessions/); replay reports them as an unknown format.
+// Transcript: loopbreaker does not replay Droid's session files yet
+// (~/.factory/sessions/; it reads only which message asked for a call,
+// message.go); replay reports them as an unknown format.
 func (a Agent) Transcript() transcript.Reader {
 	return transcript.Reader{Format: transcript.Format(a.Name()), Parse: func([]byte) (*transcript.Session, error) {
 		return nil, transcript.ErrUnknownFormat

@@ -63,11 +63,14 @@ func newAgent(t *testing.T) *agent {
 
 // hooksFile is a hooks.json (keyed by event, no "hooks" wrapper) that runs
 // `command droid EVENT` for every event and tool.
-func hooksFile(command string) string {
+func hooksFile(command string) string { return hooksFileTimeout(command, 60) }
+
+// hooksFileTimeout is hooksFile with each hook's timeout in seconds.
+func hooksFileTimeout(command string, timeout int) string {
 	hooks := map[string]any{}
 	for _, e := range events {
 		hooks[e] = []any{map[string]any{"matcher": "*", "hooks": []any{
-			map[string]any{"type": "command", "command": command + " droid " + e, "timeout": 60},
+			map[string]any{"type": "command", "command": command + " droid " + e, "timeout": timeout},
 		}}}
 	}
 	b, _ := json.MarshalIndent(hooks, "", "  ")

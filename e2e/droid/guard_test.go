@@ -1,12 +1,10 @@
 package droid
 
 import (
-	"path/filepath"
 	"testing"
 
 	lb "github.com/loopbreaker/loopbreaker"
 	"github.com/loopbreaker/loopbreaker/e2e/fakemodel"
-	"github.com/loopbreaker/loopbreaker/e2e/harness"
 )
 
 // TestGuardHaltsARepeatedFailingCommand: with loopbreaker's hooks
@@ -16,22 +14,13 @@ import (
 // (agent/droid's SilentFailures), the breaker of session droid opens, and
 // its continue:false ends `droid exec` before the script runs out.
 func TestGuardHaltsARepeatedFailingCommand(t *testing.T) {
-	p := harness.NewCLI(t, harness.Droid0_215, bins, nil,
-		map[string]string{"README.md": "droid guard test\n"},
-		"FACTORY_AIRGAP_ENABLED=1", "FACTORY_DROID_AUTO_UPDATE_ENABLED=false")
-	p.Guard("droid")
+	p := guarded(t, map[string]string{"README.md": "droid guard test\n"})
 	var script []fakemodel.AnthropicStep
 	for range 10 {
 		script = append(script, execute("exit 3"))
 	}
 	script = append(script, fakemodel.Text("done"))
-	r := harness.RunAnthropic(t, "droid exec", func(url string) harness.Cmd {
-		harness.WriteFiles(t, filepath.Join(p.Home, ".factory"), map[string]string{"settings.json": settings(url)})
-		return harness.Cmd{
-			Path: p.Bin, Args: []string{"exec", "--auto", "high", "-m", "custom:Fake-0", "run the command"},
-			Dir: p.Repo, Env: p.Env, Timeout: harness.HangLimit,
-		}
-	}, script...)
+	r := execGuarded(t, p, "run the command", script...)
 	if st := p.Status("droid"); st.State != lb.Open {
 		t.Fatalf("session droid is %s after 10 identical failing commands, want OPEN\n%s%s", st.State, r.Stdout, r.Stderr)
 	}

@@ -5,7 +5,10 @@
 // a hook's answer does to the run (the hooks are the hook-call logger in
 // front of a script that prints the answer a test chose), and that
 // loopbreaker's adapter (agent/droid), installed with `hook install
-// droid`, halts a loop (guard_test.go).
+// droid`, halts a loop (guard_test.go) and takes the calls of one message
+// as one batch (batch_test.go: no call runs before every PreToolUse of
+// its message answered, identical calls of one message are not failed
+// repeats).
 //
 // Each scenario has its own HOME (so its own ~/.factory). The CLI is
 // pointed at the fake API by a BYOK custom model in

@@ -322,7 +322,11 @@ func typicalState(tb testing.TB) *lb.BreakerState {
 		}
 	}
 	pending := func(i int) lb.PendingCall {
-		return lb.PendingCall{ID: fmt.Sprintf("s1/toolu_01%06d", i), Time: t0.Add(time.Duration(i) * time.Minute), Batch: 9, Results: 30 + i, Shell: i%2 == 0,
+		message := ""
+		if i == 2 {
+			message = "3f09c2a1d4e5b6a7"
+		}
+		return lb.PendingCall{Message: message, ID: fmt.Sprintf("s1/toolu_01%06d", i), Time: t0.Add(time.Duration(i) * time.Minute), Batch: 9, Results: 30 + i, Shell: i%2 == 0,
 			Call: lb.ToolCall{Tool: "Bash", Args: json.RawMessage(fmt.Sprintf(`{"command":"go vet ./internal/pkg%d/... && echo ok"}`, i)), ArgsHash: fmt.Sprintf("%016x", i*65537), Batch: 9}}
 	}
 	st.Session = &lb.SessionMemory{

@@ -43,6 +43,7 @@ func (e *stateEncoder) pendingCall(p *lb.PendingCall) {
 	e.int(`,"results":`, int64(p.Results))
 	e.trueOmit(`,"shell":`, p.Shell)
 	e.trueOmit(`,"cut":`, p.Cut)
+	e.strOmit(`,"message":`, p.Message)
 	e.close(start)
 }
 
