@@ -19,6 +19,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
 
@@ -404,7 +405,7 @@ func InstallFile(f *hookinstall.Format, req *InstallRequest, o hookinstall.Optio
 // InstalledFile is Installed for a CLI whose hooks live in one settings
 // file of format f.
 func InstalledFile(f *hookinstall.Format, path string) (hookinstall.Installed, []string) {
-	data, err := os.ReadFile(path)
+	data, err := safeopen.ReadFile(path, safeopen.FollowLinks, safeopen.SmallFileLimit)
 	if err != nil {
 		return hookinstall.Installed{}, nil
 	}

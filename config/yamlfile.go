@@ -12,6 +12,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // decodeFile decodes one YAML layer as read (readLayerFile). A missing
@@ -35,10 +36,13 @@ const maxConfigBytes = 1 << 20
 // readConfigFile reads a configuration file. A project file comes with a
 // repository, which can ship it as a link to /dev/zero or an agent can
 // replace it with a named pipe: anything but a regular file is refused
-// before it is opened (a pipe would block the open), and so is a file
-// larger than maxConfigBytes, so that loading never hangs nor fills the
-// memory.
+// before it is opened and again once open, without waiting on a pipe,
+// and so is a file larger than maxConfigBytes, so that loading never
+// hangs nor fills the memory.
 func readConfigFile(path, name string) ([]byte, error) {
+	// Refused before any open, so that no device is opened; then opened
+	// without blocking and checked again once open (fstat), since the
+	// file can be swapped for a pipe between the two.
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -46,15 +50,14 @@ func readConfigFile(path, name string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is %s, not a regular file; replace it with a YAML file", name, nofollow.Describe(fi.Mode()))
 	}
-	f, err := os.Open(path)
+	f, fi, err := safeopen.Open(path, safeopen.FollowLinks)
+	if errors.Is(err, safeopen.ErrNotRegular) {
+		return nil, fmt.Errorf("%s is not a regular file; replace it with a YAML file", name)
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err = f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file; replace it with a YAML file", name)
-	}
 	// Sized from the file, so that it is read in one call rather than in
 	// ten growing ones (every hook call reads it); the limit still holds
 	// if the file grows meanwhile.

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // Bounds on what a refs fingerprint reads, so that a repository with a
@@ -128,7 +130,8 @@ func readSmall(path string, max int) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
-	f, err := os.Open(path)
+	// Without blocking: a pipe swapped in after the Lstat is refused.
+	f, _, err := safeopen.Open(path, safeopen.NoLinks)
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // State is what the working tree holds at one moment, kept small enough to
@@ -336,12 +338,14 @@ func (r *Repo) fileEntry(path string, idLen int, prev *State, start time.Time) E
 		}
 		fmt.Fprintf(h, "blob %d\x00%s", len(target), target)
 	} else {
-		f, err := os.Open(full)
+		// Without blocking and without following a link: the agent can
+		// swap a named pipe or a link in after the Lstat above.
+		f, _, err := safeopen.Open(full, safeopen.NoLinks)
 		if err != nil {
 			return Entry{Sum: "unreadable:" + strconv.FormatInt(e.MTime, 10)}
 		}
 		fmt.Fprintf(h, "blob %d\x00", fi.Size())
-		_, err = io.Copy(h, f)
+		_, err = io.Copy(h, io.LimitReader(f, maxHashBytes+1))
 		f.Close()
 		if err != nil {
 			return Entry{Sum: "unreadable:" + strconv.FormatInt(e.MTime, 10)}

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	lb "github.com/loopbreaker/loopbreaker"
-
 	"github.com/loopbreaker/loopbreaker/internal/nofollow"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // SeenDirName is the directory, under the state directory's hooks/, of
@@ -85,7 +85,7 @@ func ReadSeen(stateDir string) ([]Seen, error) {
 		if !strings.HasSuffix(e.Name(), ".json") {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(seenDir(stateDir), e.Name()))
+		b, err := safeopen.ReadFile(filepath.Join(seenDir(stateDir), e.Name()), safeopen.NoLinks, safeopen.SmallFileLimit)
 		if err != nil {
 			continue
 		}

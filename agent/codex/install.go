@@ -2,7 +2,9 @@ package codex
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // Format is Codex's hooks.json (Claude Code's shape). Omitted matchers
@@ -206,8 +209,14 @@ func (Agent) Sessions(env *agent.Env, project string, since time.Time) []hookins
 // [hooks] tables that Codex merges with hooks.json (with a warning of its
 // own).
 func configWarnings(dir string) []string {
-	data, err := os.ReadFile(filepath.Join(dir, "config.toml"))
+	path := filepath.Join(dir, "config.toml")
+	data, err := safeopen.ReadFile(path, safeopen.FollowLinks, safeopen.SmallFileLimit)
 	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			// Codex cannot read it either, or reads what loopbreaker
+			// cannot see: a change of the switches all the same.
+			return []string{path + ": unreadable (" + err.Error() + ")"}
+		}
 		return nil
 	}
 	var out []string
@@ -245,7 +254,7 @@ func configWarnings(dir string) []string {
 // (not checked against the current hooks) and whether dir is a trusted
 // project.
 func configTrust(configPath, file, dir string) (savedHashes int, trusted bool) {
-	data, err := os.ReadFile(configPath)
+	data, err := safeopen.ReadFile(configPath, safeopen.FollowLinks, safeopen.SmallFileLimit)
 	if err != nil {
 		return 0, false
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // Uninstalling undoes what the install added to Codex's config.toml, and
@@ -34,7 +35,7 @@ func trustRecord(configFile string) string {
 }
 
 func readTrustRecord(configFile string) ([]string, error) {
-	data, err := os.ReadFile(trustRecord(configFile))
+	data, err := safeopen.ReadFile(trustRecord(configFile), safeopen.FollowLinks, safeopen.SmallFileLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -81,7 +82,7 @@ func projectTrusted(configFile, dir string) bool {
 // projectTable returns the keys and raw values of config.toml's
 // [projects."DIR"] table (nil without one).
 func projectTable(configFile, dir string) map[string]string {
-	data, err := os.ReadFile(configFile)
+	data, err := safeopen.ReadFile(configFile, safeopen.FollowLinks, safeopen.SmallFileLimit)
 	if err != nil {
 		return nil
 	}

@@ -3,12 +3,12 @@ package copilot
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // Copilot CLI runs a project's hooks (.github/hooks) only in a folder the
@@ -36,7 +36,7 @@ func FolderTrust(folder string, getenv func(string) string) (trusted bool, why s
 		return true, "COPILOT_ALLOW_ALL=true"
 	}
 	path := ConfigPath(getenv)
-	data, err := os.ReadFile(path)
+	data, err := safeopen.ReadFile(path, safeopen.FollowLinks, safeopen.SmallFileLimit)
 	if err != nil {
 		return false, "no " + path
 	}

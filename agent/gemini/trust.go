@@ -2,11 +2,11 @@ package gemini
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 
 	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // Gemini CLI reads workspace settings (a project install) and runs
@@ -41,7 +41,7 @@ func FolderTrust(dir string, getenv func(string) string) (trusted, known bool, w
 // | "TRUST_PARENT" | "DO_NOT_TRUST"}, the longest matching entry
 // deciding), as Gemini CLI and Qwen Code write it.
 func TrustFromFile(path, dir string) (trusted, known bool, why string) {
-	data, err := os.ReadFile(path)
+	data, err := safeopen.ReadFile(path, safeopen.FollowLinks, safeopen.SmallFileLimit)
 	if err != nil {
 		return false, false, ""
 	}

@@ -2,11 +2,11 @@ package qwen
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 
 	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/agent/gemini"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // Qwen Code checks folder trust only when the user's settings switch it on
@@ -38,7 +38,7 @@ func FolderTrust(dir string, getenv func(string) string) (trusted, known bool, w
 			} `json:"folderTrust"`
 		} `json:"security"`
 	}
-	if data, err := os.ReadFile(settings); err != nil || json.Unmarshal(data, &s) != nil || !s.Security.FolderTrust.Enabled {
+	if data, err := safeopen.ReadFile(settings, safeopen.FollowLinks, safeopen.SmallFileLimit); err != nil || json.Unmarshal(data, &s) != nil || !s.Security.FolderTrust.Enabled {
 		return true, true, "folder trust is off (security.folderTrust.enabled is not true in " + settings + ")"
 	}
 	return gemini.TrustFromFile(TrustedFoldersPath(getenv), dir)
