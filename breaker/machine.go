@@ -6,7 +6,7 @@ import (
 
 // settle turns the detectors' verdict into a state change after an event
 // that carries evidence (an iteration or a tool call).
-func (e *Engine) settle(s *lb.BreakerState, ev *lb.Event, phase lb.Phase, progress bool, a *Applied) {
+func (e *Engine) settle(s *lb.BreakerState, ev *lb.Event, phase lb.Phase, progress bool, a *effect) {
 	now := ev.Time
 	var v verdict // a quiet state, the usual one, has nothing to ask
 	if !quiet(s) {
