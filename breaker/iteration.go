@@ -90,14 +90,6 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *effect) {
 	} else {
 		s.Unmeasured = 0
 	}
-	// Filled field by field: a literal is built aside and copied, and that
-	// copy of stores just made stalled the processor on every record.
-	var evidence Evidence
-	evidence.Iteration, evidence.Config, evidence.Progress = it, &e.Config, progress
-	evidence.ErrorSig, evidence.Unmeasured = sig, unmeasured
-	// A probe is judged on its own iteration: one that progressed is not
-	// failed by the phase failures that opened the breaker.
-	evidence.ProbeProgress = progress && s.State == lb.HalfOpen && s.Mode == lb.ModeProbe
 	e.spend(s, it.Usage, slice, progress, now)
 	if it.Usage != nil && !it.Usage.Empty() {
 		// An iteration whose agent reported using its model is one call
@@ -105,7 +97,22 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *effect) {
 		// known to have called a model.
 		countCall(s, now, HourCallsKept(e.Config.Budget.CallsPerHour))
 	}
-	observe(s, now, iterationObservers, evidence.iterationSignals(), &evidence)
+	// The detectors' Evidence is made only when one of them has work for
+	// it (observing, which observe asks too): the usual iteration, one
+	// that progressed without error in a quiet state, has none. (Observe
+	// is where detectors read s.UpdatedAt, which observe sets; apply sets
+	// it on every iteration after.)
+	if sigs := signalsOf(it, progress, unmeasured, sig); observing(s, sigs) {
+		// Filled field by field: a literal is built aside and copied, and
+		// that copy of stores just made stalled the processor.
+		var evidence Evidence
+		evidence.Iteration, evidence.Config, evidence.Progress = it, &e.Config, progress
+		evidence.ErrorSig, evidence.Unmeasured = sig, unmeasured
+		// A probe is judged on its own iteration: one that progressed is
+		// not failed by the phase failures that opened the breaker.
+		evidence.ProbeProgress = progress && s.State == lb.HalfOpen && s.Mode == lb.ModeProbe
+		observe(s, now, iterationObservers, sigs, &evidence)
+	}
 	e.settle(s, ev, it.Phase, progress, a)
 	a.Decision.Progress = progress
 	a.Decision.ProgressReason = *reason
