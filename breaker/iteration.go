@@ -50,14 +50,17 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *effect) {
 	at := nextAttempt(&s.Attempts, e.ownsStates)
 	seen := (*progress)(&at.ProgressReason)
 	*seen = progress{}
-	var tested progress
 	var failed []string
-	// An iteration without tests, the usual one, has none to count.
+	// An iteration without tests, the usual one, has none to count, and
+	// no reason of the test rules to take when its own rules saw none.
 	if run := e.iterationRun(s, it); run != nil || len(it.Tests) > 0 {
+		var tested progress
 		failed = e.countTests(s, slice, it.Tests, run, &tested)
+		e.iterationProgress(s, it, turnEdits, seen)
+		seen.merge(&tested)
+	} else {
+		e.iterationProgress(s, it, turnEdits, seen)
 	}
-	e.iterationProgress(s, it, turnEdits, seen)
-	seen.merge(&tested)
 	progress := seen.seen()
 	sig := iterationSignature(it.Errors)
 
