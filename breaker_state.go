@@ -319,9 +319,9 @@ func NewBreakerState(scope string) *BreakerState {
 // CheckInvariants reports the first invariant s breaks. The engine calls it
 // after every change and refuses to hand back a state that breaks one.
 func (s *BreakerState) CheckInvariants() error {
-	if !s.State.Valid() {
-		return s.bad("unknown state %q", s.State)
-	}
+	// The state is compared once (this runs on every record), and told
+	// whether a probe may be held.
+	probing := false
 	switch s.State {
 	case Closed:
 		if s.OpenedAt != nil {
@@ -341,11 +341,14 @@ func (s *BreakerState) CheckInvariants() error {
 		if s.Mode != ModeWarning && s.Mode != ModeProbe {
 			return s.bad("HALF_OPEN with unknown mode %q", s.Mode)
 		}
-		if s.Mode == ModeProbe && s.OpenedAt == nil {
+		probing = s.Mode == ModeProbe
+		if probing && s.OpenedAt == nil {
 			return s.bad("HALF_OPEN probe without an opened_at time")
 		}
+	default:
+		return s.bad("unknown state %q", s.State)
 	}
-	if s.Probe != nil && !(s.State == HalfOpen && s.Mode == ModeProbe) {
+	if s.Probe != nil && !probing {
 		return s.bad("a probe is held while %s", s.State)
 	}
 	// One comparison on the hot path (this runs on every record); the

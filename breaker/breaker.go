@@ -74,8 +74,9 @@ func (b *Breaker) RecordError(text string) {
 
 // Record ends an iteration: it applies it, with the errors noted since the
 // last one, and decides whether the loop may go on.
-func (b *Breaker) Record(it *lb.Iteration) (lb.Decision, error) {
-	return b.decision(&lb.Event{Kind: lb.EventIteration, Iteration: it})
+func (b *Breaker) Record(it *lb.Iteration) (d lb.Decision, err error) {
+	err = b.decide(&lb.Event{Kind: lb.EventIteration, Iteration: it}, &d)
+	return d, err
 }
 
 // RecordProgress records an iteration's progress: files changed, tests
@@ -85,28 +86,33 @@ func (b *Breaker) RecordProgress(filesChanged, testsPassing int, outputBytes int
 }
 
 // RecordToolCall applies one tool call.
-func (b *Breaker) RecordToolCall(tc *lb.ToolCall) (lb.Decision, error) {
-	return b.decision(&lb.Event{Kind: lb.EventToolCall, ToolCall: tc})
+func (b *Breaker) RecordToolCall(tc *lb.ToolCall) (d lb.Decision, err error) {
+	err = b.decide(&lb.Event{Kind: lb.EventToolCall, ToolCall: tc}, &d)
+	return d, err
 }
 
 // RecordOutcome applies the reviewed outcome of a decision.
-func (b *Breaker) RecordOutcome(o *lb.Outcome) (lb.Decision, error) {
-	return b.decision(&lb.Event{Kind: lb.EventOutcome, Outcome: o, Caller: o.DecisionID})
+func (b *Breaker) RecordOutcome(o *lb.Outcome) (d lb.Decision, err error) {
+	err = b.decide(&lb.Event{Kind: lb.EventOutcome, Outcome: o, Caller: o.DecisionID}, &d)
+	return d, err
 }
 
 // Check asks whether the loop may take its next step.
-func (b *Breaker) Check() (lb.Decision, error) {
-	return b.decision(&lb.Event{Kind: lb.EventCheck})
+func (b *Breaker) Check() (d lb.Decision, err error) {
+	err = b.decide(&lb.Event{Kind: lb.EventCheck}, &d)
+	return d, err
 }
 
 // CheckAs asks on behalf of one of several callers sharing the breaker.
-func (b *Breaker) CheckAs(caller string) (lb.Decision, error) {
-	return b.decision(&lb.Event{Kind: lb.EventCheck, Caller: caller})
+func (b *Breaker) CheckAs(caller string) (d lb.Decision, err error) {
+	err = b.decide(&lb.Event{Kind: lb.EventCheck, Caller: caller}, &d)
+	return d, err
 }
 
 // Reset is a person's reset.
-func (b *Breaker) Reset(r lb.Reset) (lb.Decision, error) {
-	return b.decision(&lb.Event{Kind: lb.EventReset, Reset: &r, Caller: r.By})
+func (b *Breaker) Reset(r lb.Reset) (d lb.Decision, err error) {
+	err = b.decide(&lb.Event{Kind: lb.EventReset, Reset: &r, Caller: r.By}, &d)
+	return d, err
 }
 
 // Status is the breaker's status (getStatus in other libraries).
@@ -133,23 +139,16 @@ func (b *Breaker) State() (lb.BreakerState, error) {
 	return *cp, nil
 }
 
-// decision applies ev and returns its decision. Small enough to be inlined
-// into Record and the others, it fills the effect in their frame, so that
-// the decision is copied once, not once per call level.
-func (b *Breaker) decision(ev *lb.Event) (lb.Decision, error) {
-	var a Applied
-	err := b.apply(ev, &a)
-	return a.Decision, err
-}
-
-// apply applies ev and fills a, a zero Applied, with its effect; on error
-// a's decision says why the breaker halted.
-func (b *Breaker) apply(ev *lb.Event, a *Applied) error {
+// decide applies ev and fills d, a zero decision, with its decision: the
+// callers' result, filled in place (a named result whose address does not
+// escape is not copied on return), so that the decision is neither built
+// aside nor copied out.
+func (b *Breaker) decide(ev *lb.Event, d *lb.Decision) error {
 	b.mu.Lock()
 	if b.state == nil {
 		err := fmt.Errorf("breaker halted after an internal error (create a new one from a saved state): %w", b.broken)
 		b.mu.Unlock()
-		a.Decision = lb.Decision{State: lb.Open, Reason: err.Error()}
+		*d = lb.Decision{State: lb.Open, Reason: err.Error()}
 		return err
 	}
 	if ev.Caller == "" {
@@ -160,22 +159,23 @@ func (b *Breaker) apply(ev *lb.Event, a *Applied) error {
 		b.pending = b.pending[:0]
 	}
 	if !b.engine.Config.Enabled {
-		a.Decision = lb.Decision{State: b.state.State, Allowed: true, Reason: "the breaker is disabled"}
+		*d = lb.Decision{State: b.state.State, Allowed: true, Reason: "the breaker is disabled"}
 		b.mu.Unlock()
 		return nil
 	}
 	// Apply changes the state in place: after a broken invariant it cannot
 	// be trusted, so the breaker stops (fails closed) rather than guess.
-	if err := b.engine.apply(b.state, ev, a); err != nil {
+	var ch changes
+	if err := b.engine.apply(b.state, ev, &effect{Decision: d, changes: &ch}); err != nil {
 		b.state, b.broken = nil, err
 		b.mu.Unlock()
-		a.Decision = lb.Decision{State: lb.Open, Reason: err.Error()}
+		*d = lb.Decision{State: lb.Open, Reason: err.Error()}
 		return err
 	}
 	fn := b.onTransition
 	b.mu.Unlock()
 	if fn != nil {
-		for _, t := range a.Transitions {
+		for _, t := range ch.Transitions {
 			fn(t)
 		}
 	}

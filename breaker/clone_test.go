@@ -3,6 +3,7 @@ package breaker
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -98,12 +99,43 @@ func TestBoundedTrimLeavesCopiesAlone(t *testing.T) {
 	kept := slices.Clip(xs)
 	want := slices.Clone(kept)
 	xs = appendBounded(xs, 100, max)
-	*nextBounded(&xs, max, false) = 101
 	if !slices.Equal(kept, want) {
 		t.Fatalf("the trim changed a copy: %v, want %v", kept, want)
 	}
-	if want := []int{5, 6, 7, 100, 101}; !slices.Equal(xs, want) {
+	if want := []int{5, 6, 7, 100}; !slices.Equal(xs, want) {
 		t.Fatalf("after the trim the list is %v, want %v", xs, want)
+	}
+}
+
+// The attempt log's trim: into a new array when copies may share it,
+// which a clipped copy taken before then reads the same after; in place
+// when the log is owned.
+func TestNextAttemptTrims(t *testing.T) {
+	iterations := func(xs []lb.Attempt) []int {
+		var out []int
+		for _, a := range xs {
+			out = append(out, a.Iteration)
+		}
+		return out
+	}
+	for _, owned := range []bool{false, true} {
+		var xs []lb.Attempt
+		for i := range 2 * maxAttempts {
+			xs = append(xs, lb.Attempt{Iteration: i, Summary: "old", Progress: true})
+		}
+		kept := slices.Clip(xs)
+		want := iterations(kept)
+		nextAttempt(&xs, owned).Iteration = 100
+		if got := iterations(kept); !owned && !slices.Equal(got, want) {
+			t.Fatalf("the trim changed a copy: %v, want %v", got, want)
+		}
+		got := iterations(xs)
+		if n := len(got); n != maxAttempts || got[0] != maxAttempts+1 || got[n-2] != 2*maxAttempts-1 || got[n-1] != 100 {
+			t.Fatalf("owned=%v: after the trim the log is %v", owned, got)
+		}
+		if owned && &xs[0] != &kept[0] {
+			t.Fatalf("an owned log was trimmed into a new array")
+		}
 	}
 }
 
@@ -141,5 +173,62 @@ func TestBreakerStateCopyStaysAsTaken(t *testing.T) {
 	if len(got) < maxAttempts || len(got) > 2*maxAttempts || got[len(got)-1] != fmt.Sprintf("it-%d", 3*maxAttempts+1) ||
 		got[0] != fmt.Sprintf("it-%d", 3*maxAttempts+2-len(got)) {
 		t.Fatalf("after the trims the breaker keeps %v", got)
+	}
+}
+
+// An iteration's attempt has every field written: in an owned log its
+// slot is not cleared (nextAttempt), and may hold an attempt dropped
+// before, whose fields would otherwise show through. The slot is filled
+// with something in every field, the type's fields added later included.
+func TestRecordFillsEveryAttemptField(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	record := func(stale bool) lb.Attempt {
+		s := lb.NewBreakerState("fill")
+		s.Attempts = make([]lb.Attempt, 0, 1)
+		if stale {
+			setEveryField(t, reflect.ValueOf(&s.Attempts[:1][0]).Elem())
+		}
+		e := &Engine{Config: lb.Defaults(), ownsStates: true}
+		ev := lb.Event{Kind: lb.EventIteration, Time: t0, Caller: "loop", Iteration: &lb.Iteration{FilesChanged: new(1)}}
+		if _, err := e.Apply(s, &ev); err != nil {
+			t.Fatal(err)
+		}
+		return s.Attempts[0]
+	}
+	if got, want := record(true), record(false); !reflect.DeepEqual(got, want) {
+		t.Fatalf("the attempt keeps what its slot held:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// setEveryField sets v, and every exported field under it, to something
+// other than its zero value.
+func setEveryField(t *testing.T, v reflect.Value) {
+	switch {
+	case v.Type() == reflect.TypeFor[time.Time]():
+		v.Set(reflect.ValueOf(time.Unix(1e9, 0)))
+	case v.Kind() == reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				setEveryField(t, v.Field(i))
+			}
+		}
+	case v.Kind() == reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		setEveryField(t, v.Elem())
+	case v.Kind() == reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		setEveryField(t, v.Index(0))
+	case v.Kind() == reflect.String:
+		v.SetString("stale")
+	case v.Kind() == reflect.Bool:
+		v.SetBool(true)
+	case v.CanInt():
+		v.SetInt(7)
+	case v.CanUint():
+		v.SetUint(7)
+	case v.CanFloat():
+		v.SetFloat(7)
+	default:
+		t.Fatalf("setEveryField: teach it %s", v.Type())
 	}
 }

@@ -117,12 +117,19 @@ const (
 
 // iterationSignals is the evidence an iteration carries.
 func (ev *Evidence) iterationSignals() Signals {
+	return signalsOf(ev.Iteration, ev.Progress, ev.Unmeasured, ev.ErrorSig)
+}
+
+// signalsOf is the evidence an iteration carries, from what the engine's
+// bookkeeping made of it (Evidence's fields of the same names), before
+// the Evidence is made: the usual iteration has none, and no Evidence is
+// made for it.
+func signalsOf(it *lb.Iteration, progress, unmeasured bool, errorSig string) Signals {
 	var sig Signals
-	it := ev.Iteration
-	if !ev.Progress && !ev.Unmeasured {
+	if !progress && !unmeasured {
 		sig |= SignalNoProgress
 	}
-	if ev.ErrorSig != "" {
+	if errorSig != "" {
 		sig |= SignalError
 	}
 	if it.ExitCode != nil && *it.ExitCode != 0 {
@@ -232,16 +239,23 @@ func observersOf(kind Signals) []observer {
 // copies nothing.
 func observe(s *lb.BreakerState, now time.Time, os []observer, sig Signals, ev *Evidence) {
 	s.UpdatedAt = now
-	quiet := s.Counters.Zero()
-	if quiet && sig == 0 {
+	if !observing(s, sig) {
 		return // the usual event: no detector has work for it
 	}
+	quiet := s.Counters.Zero()
 	for i := range os {
 		if quiet && os[i].wants&sig == 0 {
 			continue
 		}
 		os[i].d.Observe(s, *ev)
 	}
+}
+
+// observing reports whether a detector has work for an event with signals
+// sig: in a quiet state, every count zero, only those that want one of
+// them have (observe). An iteration asks before it makes its Evidence.
+func observing(s *lb.BreakerState, sig Signals) bool {
+	return sig != 0 || !s.Counters.Zero()
 }
 
 // quiet reports a state with no evidence at all (the usual state of a loop

@@ -52,11 +52,32 @@ type Applied struct {
 	Changed bool
 }
 
+// now reads the clock. One call, of a func value, so that it is inlined
+// (two calls, to e.Now or to time.Now, made it a call of its own).
 func (e *Engine) now() time.Time {
-	if e.Now != nil {
-		return e.Now()
+	clock := e.Now
+	if clock == nil {
+		clock = time.Now
 	}
-	return time.Now()
+	return clock()
+}
+
+// effect is the effect of one event while it is applied. The decision is
+// filled where the caller keeps it: a Breaker's is its caller's result,
+// which is then neither zeroed twice nor copied out (a decision is 192
+// bytes, and that was a tenth of a record). The rest is behind a pointer
+// of its own: escape analysis does not tell one field from another, and
+// the transitions, which are appended to the heap, would make the
+// decision escape with them (every record would allocate it).
+type effect struct {
+	Decision *lb.Decision
+	*changes
+}
+
+// changes are what an event changed.
+type changes struct {
+	Transitions []lb.Transition
+	Changed     bool
 }
 
 // Apply applies ev to s and decides. ev.Time is filled from the clock when
@@ -65,15 +86,17 @@ func (e *Engine) now() time.Time {
 // On error (an unknown event, or a broken invariant) s must be discarded.
 func (e *Engine) Apply(s *lb.BreakerState, ev *lb.Event) (Applied, error) {
 	var a Applied
-	if err := e.apply(s, ev, &a); err != nil {
+	var ch changes
+	if err := e.apply(s, ev, &effect{Decision: &a.Decision, changes: &ch}); err != nil {
 		return Applied{}, err
 	}
+	a.Transitions, a.Changed = ch.Transitions, ch.Changed
 	return a, nil
 }
 
-// apply is Apply filling a, a zero Applied, in place (Breaker's hot path
-// saves copying it). On error a is to be ignored.
-func (e *Engine) apply(s *lb.BreakerState, ev *lb.Event, a *Applied) error {
+// apply is Apply filling a, whose decision is a zero one, in place. On
+// error a is to be ignored.
+func (e *Engine) apply(s *lb.BreakerState, ev *lb.Event, a *effect) error {
 	if ev.Time.IsZero() {
 		ev.Time = e.now()
 	}
@@ -95,7 +118,7 @@ func (e *Engine) apply(s *lb.BreakerState, ev *lb.Event, a *Applied) error {
 		if ev.Outcome == nil || !ev.Outcome.Result.Valid() {
 			return fmt.Errorf("outcome event needs a result of success, failure, abandoned or partial")
 		}
-		*a = e.recordOutcome(s, ev)
+		e.recordOutcome(s, ev, a)
 	case lb.EventToolCall:
 		if ev.ToolCall == nil {
 			return fmt.Errorf("tool_call event without tool call data")
@@ -136,8 +159,16 @@ func Validate(s *lb.BreakerState) error {
 
 // expire performs the lazy, time-driven moves: an OPEN breaker whose
 // cooldown is over becomes HALF_OPEN (probe), and an unanswered probe past
-// its deadline is released for another caller.
-func (e *Engine) expire(s *lb.BreakerState, now time.Time, a *Applied) {
+// its deadline is released for another caller. Small enough to be
+// inlined: a breaker neither OPEN nor holding a probe, the usual one, has
+// nothing to expire, and costs no call.
+func (e *Engine) expire(s *lb.BreakerState, now time.Time, a *effect) {
+	if s.State == lb.Open || s.Probe != nil {
+		e.expireNow(s, now, a)
+	}
+}
+
+func (e *Engine) expireNow(s *lb.BreakerState, now time.Time, a *effect) {
 	if s.State == lb.Open && s.OpenedAt != nil && !now.Before(s.OpenedAt.Add(e.Config.Cooldown)) {
 		e.transition(s, now, a, lb.HalfOpen, lb.ModeProbe, lb.DetectorCooldown,
 			fmt.Sprintf("cooldown of %s is over; the next caller may probe (was: %s)", e.Config.Cooldown, s.Reason))
@@ -149,7 +180,7 @@ func (e *Engine) expire(s *lb.BreakerState, now time.Time, a *Applied) {
 }
 
 // transition moves s to a new state and records why.
-func (e *Engine) transition(s *lb.BreakerState, now time.Time, a *Applied, to lb.State, mode lb.HalfOpenMode, detector, reason string) {
+func (e *Engine) transition(s *lb.BreakerState, now time.Time, a *effect, to lb.State, mode lb.HalfOpenMode, detector, reason string) {
 	from := s.State
 	s.State, s.Mode, s.Reason, s.Detector = to, mode, reason, detector
 	switch to {
@@ -180,8 +211,8 @@ func (e *Engine) transition(s *lb.BreakerState, now time.Time, a *Applied, to lb
 // decide fills the decision from the state as it now is, for caller; every
 // event ends with it. The scope is named here, well before the decision is
 // copied out, not last: a copy of stores just made waits for them.
-func (e *Engine) decide(s *lb.BreakerState, caller string, a *Applied) {
-	d := &a.Decision
+func (e *Engine) decide(s *lb.BreakerState, caller string, a *effect) {
+	d := a.Decision
 	d.Scope, d.State, d.Mode, d.Reason, d.Detector = s.Scope, s.State, s.Mode, s.Reason, s.Detector
 	switch {
 	case s.State == lb.Closed:
@@ -211,7 +242,7 @@ func (e *Engine) decide(s *lb.BreakerState, caller string, a *Applied) {
 
 // check answers whether the caller may go on, taking the half-open probe
 // when it is free.
-func (e *Engine) check(s *lb.BreakerState, ev *lb.Event, a *Applied) {
+func (e *Engine) check(s *lb.BreakerState, ev *lb.Event, a *effect) {
 	e.expire(s, ev.Time, a)
 	if s.State == lb.HalfOpen && s.Mode == lb.ModeProbe && s.Probe == nil {
 		s.Probe = &lb.Probe{Caller: ev.Caller, TakenAt: ev.Time, ExpiresAt: ev.Time.Add(e.Config.ProbeTimeout)}
@@ -227,7 +258,7 @@ func (e *Engine) check(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 // reset is a person's reset: force to CLOSED, or probe-first to HALF_OPEN.
 // It works from every state, including a HALF_OPEN whose probe never
 // reported back.
-func (e *Engine) reset(s *lb.BreakerState, ev *lb.Event, r lb.Reset, a *Applied) {
+func (e *Engine) reset(s *lb.BreakerState, ev *lb.Event, r lb.Reset, a *effect) {
 	now := ev.Time
 	who := r.By
 	if who == "" {
@@ -290,16 +321,18 @@ func appendBounded[T any](xs []T, v T, max int) []T {
 	return append(trimmed(xs, max), v)
 }
 
-// nextBounded grows *xs by one zero element, keeping between max and 2×max
-// of the newest like appendBounded, and returns it to be filled in place
-// (for large elements, which a call by value would copy twice). The
-// element is past the length of every copy sharing the array. When no
-// copy shares it (owned), the newest are moved to its front instead; the
-// elements past them are not cleared (each is zeroed when it is handed
-// out), which would cost each call as much again as the move: until then
-// they keep what the dropped elements held, no more than the array held
-// before.
-func nextBounded[T any](xs *[]T, max int, owned bool) *T {
+// nextAttempt grows *xs by one attempt, keeping between maxAttempts and
+// 2×maxAttempts of the newest like appendBounded, and returns it to be
+// filled in place, every field of it (an attempt is 264 bytes, which a
+// call by value would copy twice). The attempt is past the length of
+// every copy sharing the array. When no copy shares it (owned), the
+// newest are moved to its front instead; the attempts past them are not
+// cleared, which would cost each call as much again as the move: until
+// then they keep what the dropped attempts held, no more than the array
+// held before. Nor is the attempt handed out: the caller writes every
+// field, and zeroing it first was a twentieth of a record.
+func nextAttempt(xs *[]lb.Attempt, owned bool) *lb.Attempt {
+	const max = maxAttempts
 	s := *xs
 	if owned && len(s) >= 2*max {
 		s = s[:copy(s, s[len(s)-max+1:])]
@@ -308,10 +341,8 @@ func nextBounded[T any](xs *[]T, max int, owned bool) *T {
 	}
 	if len(s) < cap(s) {
 		s = s[:len(s)+1]
-		var zero T // assigned, not clear()ed: no call into the runtime
-		s[len(s)-1] = zero
 	} else {
-		s = append(s, *new(T))
+		s = append(s, lb.Attempt{})
 	}
 	*xs = s
 	return &s[len(s)-1]

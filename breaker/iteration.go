@@ -10,7 +10,7 @@ import (
 // recordIteration applies one loop iteration: the engine's bookkeeping
 // (tests, edits, progress, the attempt log), then the detectors observe
 // it, then their verdict moves the state machine.
-func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
+func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *effect) {
 	a.Changed = true
 	now := ev.Time
 	it := ev.Iteration
@@ -42,14 +42,25 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	if n := len(s.Tools); n > 0 {
 		s.Tools[n-1].TurnEnd = true
 	}
-	var seen, tested progress
+	// The iteration's attempt: the progress rules write their reason
+	// straight into it (it is copied from there to the decision and the
+	// state), and every other field is written below. Its slot is not
+	// cleared first (nextAttempt), so a field left out would keep what a
+	// dropped attempt held: TestRecordFillsEveryAttemptField.
+	at := nextAttempt(&s.Attempts, e.ownsStates)
+	seen := (*progress)(&at.ProgressReason)
+	*seen = progress{}
 	var failed []string
-	// An iteration without tests, the usual one, has none to count.
+	// An iteration without tests, the usual one, has none to count, and
+	// no reason of the test rules to take when its own rules saw none.
 	if run := e.iterationRun(s, it); run != nil || len(it.Tests) > 0 {
+		var tested progress
 		failed = e.countTests(s, slice, it.Tests, run, &tested)
+		e.iterationProgress(s, it, turnEdits, seen)
+		seen.merge(&tested)
+	} else {
+		e.iterationProgress(s, it, turnEdits, seen)
 	}
-	e.iterationProgress(s, it, turnEdits, &seen)
-	seen.merge(&tested)
 	progress := seen.seen()
 	sig := iterationSignature(it.Errors)
 
@@ -57,23 +68,20 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	if len(it.Errors) > 0 {
 		firstErr = it.Errors[0].Raw
 	}
-	at := nextBounded(&s.Attempts, maxAttempts, e.ownsStates)
-	at.Iteration, at.Time, at.Phase, at.Slice = s.Iterations, now, it.Phase, slice
-	at.Summary, at.Files = it.Summary, it.Files
+	var failedTests []string
 	if len(it.Tests) > 0 {
-		at.Failed = failingTests(it.Tests, failed)
+		failedTests = failingTests(it.Tests, failed)
 	}
-	at.Error, at.Signature, at.Progress, at.Epoch = firstErr, sig, progress, s.Resets
-	// The reason is copied from where the rules wrote it, each copy a
-	// statement of its own (a tuple assignment copies through a temporary,
-	// and a copy of a copy just made waits for it), after the attempt is
-	// made room for (what the rules wrote is in memory by then).
-	reason := seen.done()
-	at.ProgressReason = *reason
+	var exitCode *int
 	if it.ExitCode != nil {
 		code := *it.ExitCode
-		at.ExitCode = &code
+		exitCode = &code
 	}
+	at.Iteration, at.Time, at.Phase, at.Slice = s.Iterations, now, it.Phase, slice
+	at.Summary, at.Files, at.Failed = it.Summary, it.Files, failedTests
+	at.Error, at.Signature, at.Progress, at.Epoch = firstErr, sig, progress, s.Resets
+	at.ToolCall, at.ExitCode = 0, exitCode
+	reason := seen.done()
 	for i := range s.Guidance {
 		s.Guidance[i].Delivered = true
 	}
@@ -85,14 +93,6 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 	} else {
 		s.Unmeasured = 0
 	}
-	// Filled field by field: a literal is built aside and copied, and that
-	// copy of stores just made stalled the processor on every record.
-	var evidence Evidence
-	evidence.Iteration, evidence.Config, evidence.Progress = it, &e.Config, progress
-	evidence.ErrorSig, evidence.Unmeasured = sig, unmeasured
-	// A probe is judged on its own iteration: one that progressed is not
-	// failed by the phase failures that opened the breaker.
-	evidence.ProbeProgress = progress && s.State == lb.HalfOpen && s.Mode == lb.ModeProbe
 	e.spend(s, it.Usage, slice, progress, now)
 	if it.Usage != nil && !it.Usage.Empty() {
 		// An iteration whose agent reported using its model is one call
@@ -100,7 +100,22 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 		// known to have called a model.
 		countCall(s, now, HourCallsKept(e.Config.Budget.CallsPerHour))
 	}
-	observe(s, now, iterationObservers, evidence.iterationSignals(), &evidence)
+	// The detectors' Evidence is made only when one of them has work for
+	// it (observing, which observe asks too): the usual iteration, one
+	// that progressed without error in a quiet state, has none. (Observe
+	// is where detectors read s.UpdatedAt, which observe sets; apply sets
+	// it on every iteration after.)
+	if sigs := signalsOf(it, progress, unmeasured, sig); observing(s, sigs) {
+		// Filled field by field: a literal is built aside and copied, and
+		// that copy of stores just made stalled the processor.
+		var evidence Evidence
+		evidence.Iteration, evidence.Config, evidence.Progress = it, &e.Config, progress
+		evidence.ErrorSig, evidence.Unmeasured = sig, unmeasured
+		// A probe is judged on its own iteration: one that progressed is
+		// not failed by the phase failures that opened the breaker.
+		evidence.ProbeProgress = progress && s.State == lb.HalfOpen && s.Mode == lb.ModeProbe
+		observe(s, now, iterationObservers, sigs, &evidence)
+	}
 	e.settle(s, ev, it.Phase, progress, a)
 	a.Decision.Progress = progress
 	a.Decision.ProgressReason = *reason
@@ -123,8 +138,17 @@ func ProgressMeasured(it *lb.Iteration) bool {
 
 // iterationRun describes the iteration's test run, nil when it has none:
 // its totals against the previous iteration's, and whether the iteration
-// measured its changed files (then its edits are known).
+// measured its changed files (then its edits are known). Inlined: an
+// iteration with neither test results nor both totals, the usual one,
+// has none, and costs no call.
 func (e *Engine) iterationRun(s *lb.BreakerState, it *lb.Iteration) *testRun {
+	if len(it.Tests) == 0 && (it.TestsPassing == nil || it.TestsFailing == nil) {
+		return nil
+	}
+	return e.testRunOf(s, it)
+}
+
+func (e *Engine) testRunOf(s *lb.BreakerState, it *lb.Iteration) *testRun {
 	observed := false
 	for i := range it.Tests {
 		if it.Tests[i].Observed {
@@ -197,7 +221,7 @@ func truncate(s string, max int) string {
 
 // recordViolation logs an out-of-scope edit; an unjustified
 // one counts as a failed attempt of its test.
-func (e *Engine) recordViolation(s *lb.BreakerState, ev *lb.Event, a *Applied) {
+func (e *Engine) recordViolation(s *lb.BreakerState, ev *lb.Event, a *effect) {
 	a.Changed = true
 	e.expire(s, ev.Time, a)
 	v := *ev.Violation

@@ -6,11 +6,10 @@ import (
 
 // settle turns the detectors' verdict into a state change after an event
 // that carries evidence (an iteration or a tool call).
-func (e *Engine) settle(s *lb.BreakerState, ev *lb.Event, phase lb.Phase, progress bool, a *Applied) {
-	now := ev.Time
+func (e *Engine) settle(s *lb.BreakerState, ev *lb.Event, phase lb.Phase, progress bool, a *effect) {
 	var v verdict // a quiet state, the usual one, has nothing to ask
 	if !quiet(s) {
-		v = e.verdict(s, phase, now)
+		v = e.verdict(s, phase, ev.Time)
 	}
 	switch {
 	case s.State == lb.Open:
@@ -25,23 +24,23 @@ func (e *Engine) settle(s *lb.BreakerState, ev *lb.Event, phase lb.Phase, progre
 			// settled by iterations and outcomes, so it is not failed by
 			// the first tool call it makes, only by a detector tripping.
 			if v.level == levelTrip {
-				e.transition(s, now, a, lb.Open, "", v.detector, "probe failed: "+v.reason)
+				e.transition(s, ev.Time, a, lb.Open, "", v.detector, "probe failed: "+v.reason)
 			}
 			break
 		}
 		if v.level == levelTrip {
-			e.transition(s, now, a, lb.Open, "", v.detector, "probe failed: "+v.reason)
+			e.transition(s, ev.Time, a, lb.Open, "", v.detector, "probe failed: "+v.reason)
 		} else if !progress {
-			e.transition(s, now, a, lb.Open, "", lb.DetectorProbe, "probe failed: the probe iteration made no progress")
+			e.transition(s, ev.Time, a, lb.Open, "", lb.DetectorProbe, "probe failed: the probe iteration made no progress")
 		} else {
-			e.transition(s, now, a, lb.Closed, "", lb.DetectorProbe, "probe succeeded: progress detected, breaker closed")
+			e.transition(s, ev.Time, a, lb.Closed, "", lb.DetectorProbe, "probe succeeded: progress detected, breaker closed")
 			clearStagnation(s)
 		}
 	case v.level == levelTrip:
-		e.transition(s, now, a, lb.Open, "", v.detector, v.reason)
+		e.transition(s, ev.Time, a, lb.Open, "", v.detector, v.reason)
 	case v.level == levelWarn:
 		if s.State == lb.Closed {
-			e.transition(s, now, a, lb.HalfOpen, lb.ModeWarning, v.detector, v.reason)
+			e.transition(s, ev.Time, a, lb.HalfOpen, lb.ModeWarning, v.detector, v.reason)
 		} else {
 			s.Reason, s.Detector = v.reason, v.detector
 		}
@@ -56,7 +55,7 @@ func (e *Engine) settle(s *lb.BreakerState, ev *lb.Event, phase lb.Phase, progre
 		if progress {
 			why = "progress detected, breaker closed"
 		}
-		e.transition(s, now, a, lb.Closed, "", lb.DetectorNoProgress, why)
+		e.transition(s, ev.Time, a, lb.Closed, "", lb.DetectorNoProgress, why)
 	}
 	e.decide(s, ev.Caller, a)
 }

@@ -11,11 +11,11 @@ import (
 // abandoned count inside the sliding window, partial does not, a success in
 // CLOSED clears the window. In HALF_OPEN (probe) only the outcome of the
 // decision that took the probe settles it.
-func (e *Engine) recordOutcome(s *lb.BreakerState, ev *lb.Event) Applied {
-	a := Applied{Changed: true}
+func (e *Engine) recordOutcome(s *lb.BreakerState, ev *lb.Event, a *effect) {
+	a.Changed = true
 	now := ev.Time
 	o := ev.Outcome
-	e.expire(s, now, &a)
+	e.expire(s, now, a)
 	id := o.DecisionID
 	if id == "" {
 		id = ev.Caller
@@ -30,16 +30,16 @@ func (e *Engine) recordOutcome(s *lb.BreakerState, ev *lb.Event) Applied {
 		if ownProbe {
 			switch {
 			case o.Result.Counts():
-				e.transition(s, now, &a, lb.Open, "", lb.DetectorProbe,
+				e.transition(s, now, a, lb.Open, "", lb.DetectorProbe,
 					fmt.Sprintf("probe decision %s reported %s%s", id, o.Result, suffix(o.Reason)))
 			default:
-				e.transition(s, now, &a, lb.Closed, "", lb.DetectorProbe,
+				e.transition(s, now, a, lb.Closed, "", lb.DetectorProbe,
 					fmt.Sprintf("probe decision %s reported %s, breaker closed", id, o.Result))
 				s.Failures = s.Failures[:0]
 			}
 		}
-		e.decide(s, id, &a)
-		return a
+		e.decide(s, id, a)
+		return
 	}
 
 	switch {
@@ -51,12 +51,11 @@ func (e *Engine) recordOutcome(s *lb.BreakerState, ev *lb.Event) Applied {
 	if s.State != lb.Open {
 		n, t := len(s.Failures), e.Config.FailureWindow.Threshold
 		if n >= t {
-			e.transition(s, now, &a, lb.Open, "", lb.DetectorFailureWindow,
+			e.transition(s, now, a, lb.Open, "", lb.DetectorFailureWindow,
 				fmt.Sprintf("%d failed outcomes within %s (%d/%d), last: decision %s%s", n, e.Config.FailureWindow.Window, n, t, id, suffix(o.Reason)))
 		}
 	}
-	e.decide(s, id, &a)
-	return a
+	e.decide(s, id, a)
 }
 
 func suffix(reason string) string {

@@ -21,8 +21,10 @@ import (
 // the attempt log, stalled the processor at each copy (a copy of 72 bytes
 // ends with two overlapping 16-byte stores, which the next copy cannot
 // load from until they are written out), and that was a third of the
-// engine's own time on a record.
-type progress struct{ lb.ProgressReason }
+// engine's own time on a record. An iteration's rules write straight
+// into its attempt's reason, which is then copied to the decision and the
+// state only.
+type progress lb.ProgressReason
 
 // first records that rule saw progress and reports whether it is the
 // first to (the caller then fills in what it saw); a later rule changes
@@ -37,7 +39,7 @@ func (p *progress) first(rule lb.ProgressRule) bool {
 
 func (p *progress) merge(q *progress) {
 	if !p.seen() && q.seen() {
-		p.ProgressReason = q.ProgressReason
+		*p = *q
 	}
 }
 
@@ -52,7 +54,7 @@ func (p *progress) done() *lb.ProgressReason {
 	if !p.seen() {
 		p.Rule = lb.RuleNone
 	}
-	return &p.ProgressReason
+	return (*lb.ProgressReason)(p)
 }
 
 // reason is the rule that saw progress, or, without progress, RuleNone
@@ -61,7 +63,7 @@ func (p *progress) reason() lb.ProgressReason {
 	if !p.seen() {
 		return lb.ProgressReason{Rule: lb.RuleNone}
 	}
-	return p.ProgressReason
+	return lb.ProgressReason(*p)
 }
 
 // iterationProgress applies the rules an iteration's own measurements

@@ -84,11 +84,15 @@ func (sessionError) Reason(s *lb.BreakerState, at Moment, c Count) Reason {
 }
 
 // iterationSignature fills in the errors' signatures and combines them
-// ("" when the iteration had no error).
+// ("" when the iteration had no error, without a call: it is inlined).
 func iterationSignature(errs []lb.ErrorText) string {
 	if len(errs) == 0 {
 		return ""
 	}
+	return combinedSignature(errs)
+}
+
+func combinedSignature(errs []lb.ErrorText) string {
 	var sigs [8]string
 	list := sigs[:0]
 	for i := range errs {

@@ -10,8 +10,15 @@ import (
 // in all, in the slice, and since the last progress. A usage that was not
 // measured (nil) adds nothing. Tokens that brought progress end the spend
 // without progress. A usage no model call can have consumed is refused
-// (refuseUsage); every sum saturates.
+// (refuseUsage); every sum saturates. Inlined: an event that measured no
+// usage, on a state that has spent nothing, costs no call.
 func (e *Engine) spend(s *lb.BreakerState, u *lb.Usage, slice string, progress bool, now time.Time) {
+	if u != nil || s.Spend != nil {
+		e.addSpend(s, u, slice, progress, now)
+	}
+}
+
+func (e *Engine) addSpend(s *lb.BreakerState, u *lb.Usage, slice string, progress bool, now time.Time) {
 	if u != nil {
 		for _, why := range u.Refused {
 			e.refuseUsage(s, why, now)

@@ -63,7 +63,7 @@ func attempts(n int) string {
 const adviceTamper = "Do not reset, disable, uninstall or delete loopbreaker, nor edit its configuration, state or hook settings: they are a person's to change. Go back to the task, or stop and say what you need."
 
 // recordTamper records a refused attempt and counts it.
-func (e *Engine) recordTamper(s *lb.BreakerState, ev *lb.Event, a *Applied) {
+func (e *Engine) recordTamper(s *lb.BreakerState, ev *lb.Event, a *effect) {
 	a.Changed = true
 	e.expire(s, ev.Time, a)
 	t := *ev.Tamper
@@ -83,7 +83,16 @@ func (e *Engine) recordTamper(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 // The breaker then stays OPEN until a person resets it, which accepts
 // the change: the agent does not go on under a configuration no person
 // agreed to. With tamper.threshold 0 the change is recorded only.
-func (e *Engine) fingerprint(s *lb.BreakerState, ev *lb.Event, a *Applied) {
+//
+// Inlined: an event without a fingerprint (every library call) costs no
+// call.
+func (e *Engine) fingerprint(s *lb.BreakerState, ev *lb.Event, a *effect) {
+	if ev.Fingerprint != "" {
+		e.compareFingerprint(s, ev, a)
+	}
+}
+
+func (e *Engine) compareFingerprint(s *lb.BreakerState, ev *lb.Event, a *effect) {
 	if ev.Fingerprint == "" || ev.Kind == lb.EventReset {
 		return
 	}
@@ -104,7 +113,15 @@ func (e *Engine) fingerprint(s *lb.BreakerState, ev *lb.Event, a *Applied) {
 // a reset count lower than the mark's) was deleted, or replaced by an
 // older copy, behind loopbreaker's back. Like a changed fingerprint, it
 // keeps the breaker OPEN until a person resets it.
-func (e *Engine) witness(s *lb.BreakerState, ev *lb.Event, a *Applied) {
+//
+// Inlined: an event without a mark (every library call) costs no call.
+func (e *Engine) witness(s *lb.BreakerState, ev *lb.Event, a *effect) {
+	if ev.Witness != nil {
+		e.compareWitness(s, ev, a)
+	}
+}
+
+func (e *Engine) compareWitness(s *lb.BreakerState, ev *lb.Event, a *effect) {
 	w := ev.Witness
 	if w == nil || s.Resets > w.Resets || s.Resets == w.Resets && s.Seq >= w.Seq {
 		return
@@ -122,7 +139,7 @@ const witnessKey = "witness "
 // detected records a change seen after the fact (key tells one from
 // another, so that each is recorded once) and opens the breaker until a
 // person resets it. With tamper.threshold 0 it is recorded only.
-func (e *Engine) detected(s *lb.BreakerState, ev *lb.Event, a *Applied, key, what string) {
+func (e *Engine) detected(s *lb.BreakerState, ev *lb.Event, a *effect, key, what string) {
 	seen := false
 	for _, t := range s.Tampers {
 		if t.Detected && t.Epoch == s.Resets && t.Command == key {

@@ -12,7 +12,7 @@ import (
 // recordToolCall applies one tool call (hooks): the engine's bookkeeping
 // (edits, tests, the attempt log, the call's entry in the history), then
 // the detectors observe it, then their verdict moves the state machine.
-func (e *Engine) recordToolCall(s *lb.BreakerState, ev *lb.Event, a *Applied) {
+func (e *Engine) recordToolCall(s *lb.BreakerState, ev *lb.Event, a *effect) {
 	a.Changed = true
 	e.expire(s, ev.Time, a)
 	tc := ev.ToolCall
