@@ -19,7 +19,6 @@ import (
 
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
-	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 	"github.com/loopbreaker/loopbreaker/transcript"
 )
 
@@ -60,7 +59,7 @@ type Agent interface {
 	// from (project, local, user, managed): "PLACE: KEY = VALUE" lines.
 	// A change between two hook calls of a session keeps the breaker OPEN
 	// until a person accepts it.
-	Switches(project string, getenv func(string) string) []string
+	Switches(r *Reads, project string, getenv func(string) string) []string
 	// Install puts loopbreaker's hooks into the settings at req.Path, or
 	// takes them out (req.Uninstall), and says what the person must do
 	// besides (trust, where to start the CLI).
@@ -68,7 +67,7 @@ type Agent interface {
 	// Installed reads what the settings at path hold of loopbreaker's
 	// hooks, with the reasons the file gives why they may not run
 	// (switches that turn hooks off).
-	Installed(path string) (hookinstall.Installed, []string)
+	Installed(r *Reads, path string) (hookinstall.Installed, []string)
 	// Status says how the CLI treats hooks installed in s.Places beyond
 	// their files: trust, and what its version makes of them.
 	Status(ctx context.Context, s *StatusRequest) (trust string, warnings []string)
@@ -403,9 +402,9 @@ func InstallFile(f *hookinstall.Format, req *InstallRequest, o hookinstall.Optio
 }
 
 // InstalledFile is Installed for a CLI whose hooks live in one settings
-// file of format f.
-func InstalledFile(f *hookinstall.Format, path string) (hookinstall.Installed, []string) {
-	data, err := safeopen.ReadFile(path, safeopen.FollowLinks, safeopen.SmallFileLimit)
+// file of format f, read through r.
+func InstalledFile(r *Reads, f *hookinstall.Format, path string) (hookinstall.Installed, []string) {
+	data, err := r.ReadFile(path)
 	if err != nil {
 		return hookinstall.Installed{}, nil
 	}

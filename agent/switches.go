@@ -20,12 +20,44 @@ import (
 // between two hook calls of a session is a change of the guard, which a
 // person must accept (see Agent.Switches).
 
+// Reads reads a CLI's settings files for one look at them (a hook call's
+// guard): each file once, so that the switches, the hooks and what is
+// installed are read from the same bytes, and a file the guard reads
+// three ways costs one read. A file an agent can replace is read without
+// blocking, regular files only, up to safeopen.SmallFileLimit; a link is
+// followed (a person's settings may live in their dotfiles). A nil *Reads
+// reads every time.
+type Reads struct {
+	done map[string]fileRead
+}
+
+type fileRead struct {
+	data []byte
+	err  error
+}
+
+// ReadFile reads the settings file at path, once per Reads.
+func (r *Reads) ReadFile(path string) ([]byte, error) {
+	if r == nil {
+		return safeopen.ReadFile(path, safeopen.FollowLinks, safeopen.SmallFileLimit)
+	}
+	if f, ok := r.done[path]; ok {
+		return f.data, f.err
+	}
+	data, err := safeopen.ReadFile(path, safeopen.FollowLinks, safeopen.SmallFileLimit)
+	if r.done == nil {
+		r.done = map[string]fileRead{}
+	}
+	r.done[path] = fileRead{data, err}
+	return data, err
+}
+
 // JSONSwitches are the switches among keys (dotted paths into the JSON
-// document) set in each of files that exists.
-func JSONSwitches(files []string, keys ...string) []string {
+// document) set in each of files that exists, read through r.
+func JSONSwitches(r *Reads, files []string, keys ...string) []string {
 	var out []string
 	for _, f := range files {
-		data, err := safeopen.ReadFile(f, safeopen.FollowLinks, safeopen.SmallFileLimit)
+		data, err := r.ReadFile(f)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				out = append(out, f+": unreadable ("+err.Error()+")")
@@ -104,11 +136,11 @@ func DirSwitches(dirs []string) []string {
 // HookEntries are loopbreaker's hook entries in the settings files of
 // format f, whole (event, matcher, handler with its timeout): a narrowed
 // matcher or a timeout too short to answer silences the hook as surely as
-// removing it.
-func HookEntries(f *hookinstall.Format, files []string) []string {
+// removing it. The files are read through r.
+func HookEntries(r *Reads, f *hookinstall.Format, files []string) []string {
 	var out []string
 	for _, path := range files {
-		data, err := safeopen.ReadFile(path, safeopen.FollowLinks, safeopen.SmallFileLimit)
+		data, err := r.ReadFile(path)
 		if err != nil {
 			continue
 		}

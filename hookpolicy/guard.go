@@ -58,7 +58,7 @@ func NewGuard(in GuardInput) *Guard {
 		p.Vars[k] = v
 	}
 	p.Hooks, p.HookDirs = g.Files, g.Dirs
-	doc := fingerprintOf(in)
+	doc := fingerprintOf(in, &agent.Reads{})
 	fp := hashDoc(doc, jsonenc.Marshal)
 	return &Guard{Protected: p, Fingerprint: string(in.Agent.Name()) + fingerprintKind + fp, Switches: doc.Switches}
 }
@@ -87,15 +87,16 @@ type fingerprintDoc struct {
 // fingerprintOf is what the fingerprint hashes: loopbreaker's entries in
 // the calling CLI's hook settings (project and user) and the switches
 // that decide whether its hooks run at all. Other settings of those files (permissions the CLI saves as the
-// person approves them) are not part of it.
-func fingerprintOf(in GuardInput) fingerprintDoc {
-	doc := fingerprintDoc{Switches: in.Agent.Switches(in.Project, in.Getenv)}
+// person approves them) are not part of it. Each file is read once,
+// through r, for both.
+func fingerprintOf(in GuardInput, r *agent.Reads) fingerprintDoc {
+	doc := fingerprintDoc{Switches: in.Agent.Switches(r, in.Project, in.Getenv)}
 	for _, user := range []bool{false, true} {
 		path, err := in.Agent.SettingsPath(user, in.Project, in.Getenv)
 		if err != nil {
 			continue
 		}
-		installed, _ := in.Agent.Installed(path)
+		installed, _ := in.Agent.Installed(r, path)
 		doc.Hooks = append(doc.Hooks, fingerprintPlace{Path: path, Installed: installed})
 	}
 	return doc

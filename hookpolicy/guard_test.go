@@ -36,7 +36,7 @@ func TestGuardFingerprintIsTheHashOfEncodingJSON(t *testing.T) {
 	getenv := func(k string) string { return map[string]string{"HOME": home}[k] }
 	in := GuardInput{Agent: claude.New(), Project: project, Home: home, Getenv: getenv}
 
-	doc := fingerprintOf(in)
+	doc := fingerprintOf(in, nil)
 	installed := 0
 	for _, pl := range doc.Hooks {
 		if len(pl.Installed.Events) > 0 {

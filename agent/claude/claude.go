@@ -135,9 +135,9 @@ func (Agent) Resume() agent.Resume { return agent.PinnedResume() }
 // Switches: disableAllHooks, allowManagedHooksOnly and the environment
 // that makes Claude Code skip hooks, in every settings file it reads, and
 // loopbreaker's entries whole.
-func (a Agent) Switches(project string, getenv func(string) string) []string {
+func (a Agent) Switches(r *agent.Reads, project string, getenv func(string) string) []string {
 	g := a.Guarded(project, getenv)
-	out := agent.JSONSwitches(g.Files, "disableAllHooks", "allowManagedHooksOnly", "env.CLAUDE_CODE_SIMPLE", "env.CLAUDE_CODE_DISABLE_HOOKS")
+	out := agent.JSONSwitches(r, g.Files, "disableAllHooks", "allowManagedHooksOnly", "env.CLAUDE_CODE_SIMPLE", "env.CLAUDE_CODE_DISABLE_HOOKS")
 	out = append(out, agent.DirSwitches(g.Dirs)...)
-	return append(out, agent.HookEntries(a.Format(), g.Files)...)
+	return append(out, agent.HookEntries(r, a.Format(), g.Files)...)
 }

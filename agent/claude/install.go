@@ -106,8 +106,8 @@ func (a Agent) postToolBatch(ctx context.Context, req *agent.InstallRequest) (bo
 }
 
 // Installed reads loopbreaker's hooks in settings.json at path.
-func (a Agent) Installed(path string) (hookinstall.Installed, []string) {
-	return agent.InstalledFile(a.Format(), path)
+func (a Agent) Installed(r *agent.Reads, path string) (hookinstall.Installed, []string) {
+	return agent.InstalledFile(r, a.Format(), path)
 }
 
 // Status says whether the installed events fit the version: PostToolBatch

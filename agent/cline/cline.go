@@ -414,6 +414,6 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 }
 
 // Switches: every script of the hooks folders.
-func (a Agent) Switches(project string, getenv func(string) string) []string {
+func (a Agent) Switches(_ *agent.Reads, project string, getenv func(string) string) []string {
 	return agent.DirSwitches(a.Guarded(project, getenv).Dirs)
 }

@@ -238,7 +238,7 @@ func (a Agent) Install(_ context.Context, req *agent.InstallRequest) (*agent.Ins
 }
 
 // Installed reads loopbreaker's scripts in the hooks folder at path.
-func (Agent) Installed(path string) (hookinstall.Installed, []string) {
+func (Agent) Installed(_ *agent.Reads, path string) (hookinstall.Installed, []string) {
 	events, prog := installedIn(path)
 	in := hookinstall.Installed{Events: events}
 	if prog != "" {

@@ -157,7 +157,7 @@ func (a Agent) Guarded(project string, getenv func(string) string) agent.Guarded
 
 // Switches: [features] hooks in the user's and the project's config.toml,
 // and loopbreaker's entries whole.
-func (a Agent) Switches(project string, getenv func(string) string) []string {
+func (a Agent) Switches(r *agent.Reads, project string, getenv func(string) string) []string {
 	g := a.Guarded(project, getenv)
 	var out []string
 	for _, f := range g.Files {
@@ -165,5 +165,5 @@ func (a Agent) Switches(project string, getenv func(string) string) []string {
 			out = append(out, configWarnings(filepath.Dir(f))...)
 		}
 	}
-	return append(out, agent.HookEntries(a.Format(), g.Files)...)
+	return append(out, agent.HookEntries(r, a.Format(), g.Files)...)
 }

@@ -141,8 +141,8 @@ func untrustBeforeUninstall(ctx context.Context, req *agent.InstallRequest, comm
 }
 
 // Installed reads loopbreaker's hooks in hooks.json at path.
-func (a Agent) Installed(path string) (hookinstall.Installed, []string) {
-	return agent.InstalledFile(a.Format(), path)
+func (a Agent) Installed(r *agent.Reads, path string) (hookinstall.Installed, []string) {
+	return agent.InstalledFile(r, a.Format(), path)
 }
 
 // Status asks codex app-server (read-only) whether Codex runs the

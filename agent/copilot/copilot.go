@@ -264,8 +264,8 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 
 // Switches: disableAllHooks in Copilot CLI's settings, and every hooks
 // file of its hooks directories.
-func (a Agent) Switches(project string, getenv func(string) string) []string {
+func (a Agent) Switches(r *agent.Reads, project string, getenv func(string) string) []string {
 	g := a.Guarded(project, getenv)
-	out := agent.JSONSwitches([]string{filepath.Join(homeDir(getenv), "settings.json")}, "disableAllHooks")
+	out := agent.JSONSwitches(r, []string{filepath.Join(homeDir(getenv), "settings.json")}, "disableAllHooks")
 	return append(out, agent.DirSwitches(g.Dirs)...)
 }

@@ -162,8 +162,8 @@ func (a Agent) Guarded(project string, getenv func(string) string) agent.Guarded
 
 // Switches: hooksDisabled in hooks.json and settings.json, the
 // organisation's allowManagedHooksOnly, and loopbreaker's entries whole.
-func (a Agent) Switches(project string, getenv func(string) string) []string {
+func (a Agent) Switches(r *agent.Reads, project string, getenv func(string) string) []string {
 	g := a.Guarded(project, getenv)
-	out := agent.JSONSwitches(g.Files, "hooksDisabled", "hooks.hooksDisabled", "allowManagedHooksOnly")
-	return append(out, agent.HookEntries(a.Format(), g.Files)...)
+	out := agent.JSONSwitches(r, g.Files, "hooksDisabled", "hooks.hooksDisabled", "allowManagedHooksOnly")
+	return append(out, agent.HookEntries(r, a.Format(), g.Files)...)
 }

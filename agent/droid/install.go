@@ -63,8 +63,8 @@ func (a Agent) Install(_ context.Context, req *agent.InstallRequest) (*agent.Ins
 }
 
 // Installed reads loopbreaker's hooks in hooks.json at path.
-func (a Agent) Installed(path string) (hookinstall.Installed, []string) {
-	return agent.InstalledFile(a.Format(), path)
+func (a Agent) Installed(r *agent.Reads, path string) (hookinstall.Installed, []string) {
+	return agent.InstalledFile(r, a.Format(), path)
 }
 
 // Status: Droid has nothing to trust in droid exec.

@@ -199,8 +199,8 @@ func (Agent) Resume() agent.Resume { return agent.PinnedResume() }
 
 // Switches: hooksConfig (enabled, disabled) and the older switches, in
 // every settings file, and loopbreaker's entries whole.
-func (a Agent) Switches(project string, getenv func(string) string) []string {
+func (a Agent) Switches(r *agent.Reads, project string, getenv func(string) string) []string {
 	g := a.Guarded(project, getenv)
-	out := agent.JSONSwitches(g.Files, "hooksConfig.enabled", "hooksConfig.disabled", "tools.enableHooks", "hooks.disabled")
-	return append(out, agent.HookEntries(a.Format(), g.Files)...)
+	out := agent.JSONSwitches(r, g.Files, "hooksConfig.enabled", "hooksConfig.disabled", "tools.enableHooks", "hooks.disabled")
+	return append(out, agent.HookEntries(r, a.Format(), g.Files)...)
 }

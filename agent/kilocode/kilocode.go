@@ -99,8 +99,8 @@ func (a Agent) Install(_ context.Context, req *agent.InstallRequest) (*agent.Ins
 }
 
 // Installed reads loopbreaker's plugin file at path.
-func (a Agent) Installed(path string) (hookinstall.Installed, []string) {
-	return a.Agent.Installed(path)
+func (a Agent) Installed(r *agent.Reads, path string) (hookinstall.Installed, []string) {
+	return a.Agent.Installed(r, path)
 }
 
 // Status: Kilo Code has nothing to trust.
@@ -120,7 +120,7 @@ func (a Agent) Transcript() transcript.Reader {
 
 // Switches: every plugin of Kilo Code's plugin directories, and the
 // plugins its configuration files list.
-func (a Agent) Switches(project string, getenv func(string) string) []string {
+func (a Agent) Switches(r *agent.Reads, project string, getenv func(string) string) []string {
 	g := a.Guarded(project, getenv)
-	return append(agent.JSONSwitches(g.Files, "plugin"), agent.DirSwitches(g.Dirs)...)
+	return append(agent.JSONSwitches(r, g.Files, "plugin"), agent.DirSwitches(g.Dirs)...)
 }

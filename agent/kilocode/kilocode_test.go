@@ -30,7 +30,7 @@ func TestInstall(t *testing.T) {
 	if err != nil || !strings.Contains(string(data), `const AGENT = "kilocode"`) || !strings.Contains(string(data), `const PROGRAM = "/opt/lb/loopbreaker"`) {
 		t.Fatalf("plugin: %v\n%.400s", err, data)
 	}
-	if in, _ := a.Installed(path); len(in.Programs) != 1 || in.Programs[0] != "/opt/lb/loopbreaker" {
+	if in, _ := a.Installed(nil, path); len(in.Programs) != 1 || in.Programs[0] != "/opt/lb/loopbreaker" {
 		t.Errorf("installed: %+v", in)
 	}
 	req.Uninstall = true

@@ -85,7 +85,7 @@ func InstallPlugin(tool hook.Tool, projectRel string, req *agent.InstallRequest)
 }
 
 // Installed reads loopbreaker's plugin file at path.
-func (Agent) Installed(path string) (hookinstall.Installed, []string) {
+func (Agent) Installed(r *agent.Reads, path string) (hookinstall.Installed, []string) {
 	f := &hookinstall.Format{Find: func(data []byte) hookinstall.Installed {
 		var in hookinstall.Installed
 		if prog, ok := PluginProgram(data); ok {
@@ -93,7 +93,7 @@ func (Agent) Installed(path string) (hookinstall.Installed, []string) {
 		}
 		return in
 	}}
-	return agent.InstalledFile(f, path)
+	return agent.InstalledFile(r, f, path)
 }
 
 // Status: OpenCode has nothing to trust.

@@ -126,7 +126,7 @@ func TestOpenCodeUserInstallAndUninstall(t *testing.T) {
 	if res, err := InstallOpenCodeUser(path, "loopbreaker"); err != nil || !res.Created {
 		t.Fatalf("install: %+v %v", res, err)
 	}
-	in, _ := New().Installed(path)
+	in, _ := New().Installed(nil, path)
 	if len(in.Programs) != 1 || in.Programs[0] != "loopbreaker" || len(in.Events) == 0 {
 		t.Errorf("Installed: %+v", in)
 	}

@@ -218,7 +218,7 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 
 // Switches: every plugin of the plugin directories, and the plugins the
 // configuration files list.
-func (a Agent) Switches(project string, getenv func(string) string) []string {
+func (a Agent) Switches(r *agent.Reads, project string, getenv func(string) string) []string {
 	g := a.Guarded(project, getenv)
-	return append(agent.JSONSwitches(g.Files, "plugin"), agent.DirSwitches(g.Dirs)...)
+	return append(agent.JSONSwitches(r, g.Files, "plugin"), agent.DirSwitches(g.Dirs)...)
 }

@@ -65,8 +65,8 @@ func (a Agent) Install(_ context.Context, req *agent.InstallRequest) (*agent.Ins
 }
 
 // Installed reads loopbreaker's hooks in settings.json at path.
-func (a Agent) Installed(path string) (hookinstall.Installed, []string) {
-	return agent.InstalledFile(a.Format(), path)
+func (a Agent) Installed(r *agent.Reads, path string) (hookinstall.Installed, []string) {
+	return agent.InstalledFile(r, a.Format(), path)
 }
 
 // Status says whether Qwen Code trusts the folder.

@@ -172,7 +172,7 @@ func (Agent) Resume() agent.Resume { return agent.PinnedResume() }
 
 // Switches: disableAllHooks in every settings file, and loopbreaker's
 // entries whole.
-func (a Agent) Switches(project string, getenv func(string) string) []string {
+func (a Agent) Switches(r *agent.Reads, project string, getenv func(string) string) []string {
 	g := a.Guarded(project, getenv)
-	return append(agent.JSONSwitches(g.Files, "disableAllHooks"), agent.HookEntries(a.Format(), g.Files)...)
+	return append(agent.JSONSwitches(r, g.Files, "disableAllHooks"), agent.HookEntries(r, a.Format(), g.Files)...)
 }

@@ -231,7 +231,7 @@ func hookProject(env *Env, a agent.Agent, flag string) (string, bool) {
 func guardedHere(env *Env, a agent.Agent, dir string) bool {
 	if path, err := a.SettingsPath(false, dir, env.Getenv); err == nil {
 		if _, err := os.Lstat(path); err == nil {
-			if in, _ := a.Installed(path); len(in.Events) > 0 {
+			if in, _ := a.Installed(nil, path); len(in.Events) > 0 {
 				return true
 			}
 		}

@@ -131,7 +131,7 @@ func editManaged(scope agent.ManagedScope, path, command string, install bool) (
 // loopbreaker's hooks, with the file's warnings.
 func managedInstalled(scope agent.ManagedScope, path string) (hookinstall.Installed, []string) {
 	if scope.Find == nil {
-		return agent.InstalledFile(scope.Format, path)
+		return agent.InstalledFile(nil, scope.Format, path)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -177,7 +177,7 @@ func ownCopies(env *Env, a agent.Agent, project string) []string {
 		if err != nil {
 			continue
 		}
-		if in, _ := a.Installed(p); len(in.Events) > 0 {
+		if in, _ := a.Installed(nil, p); len(in.Events) > 0 {
 			out = append(out, p)
 		}
 	}

@@ -210,7 +210,7 @@ func toolStatus(ctx context.Context, env *Env, a agent.Agent, project string) to
 			continue
 		}
 		place := hookInstallPlace{Level: level, Path: path}
-		in, warnings := a.Installed(path)
+		in, warnings := a.Installed(nil, path)
 		place.Installed, place.Events, place.Programs = len(in.Events) > 0, in.Events, in.Programs
 		if fi, err := os.Stat(path); err == nil && (place.Installed || !fi.IsDir()) {
 			place.Modified = fi.ModTime()
