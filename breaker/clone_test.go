@@ -182,21 +182,68 @@ func TestBreakerStateCopyStaysAsTaken(t *testing.T) {
 // with something in every field, the type's fields added later included.
 func TestRecordFillsEveryAttemptField(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	record := func(stale bool) lb.Attempt {
-		s := lb.NewBreakerState("fill")
-		s.Attempts = make([]lb.Attempt, 0, 1)
-		if stale {
-			setEveryField(t, reflect.ValueOf(&s.Attempts[:1][0]).Elem())
-		}
-		e := &Engine{Config: lb.Defaults(), ownsStates: true}
-		ev := lb.Event{Kind: lb.EventIteration, Time: t0, Caller: "loop", Iteration: &lb.Iteration{FilesChanged: new(1)}}
-		if _, err := e.Apply(s, &ev); err != nil {
-			t.Fatal(err)
-		}
-		return s.Attempts[0]
+	// An iteration that progressed, and one with everything that can go
+	// wrong (its attempt's errors, failing tests and exit code are
+	// written apart, by attemptTrouble).
+	iterations := map[string]func() *lb.Iteration{
+		"progress": func() *lb.Iteration { return &lb.Iteration{FilesChanged: new(1)} },
+		"trouble": func() *lb.Iteration {
+			return &lb.Iteration{Errors: []lb.ErrorText{{Raw: "boom at line 3"}}, ExitCode: new(2),
+				Tests: []lb.TestResult{{Name: "TestA", Message: "failed"}}}
+		},
 	}
-	if got, want := record(true), record(false); !reflect.DeepEqual(got, want) {
-		t.Fatalf("the attempt keeps what its slot held:\n got %+v\nwant %+v", got, want)
+	for name, iteration := range iterations {
+		record := func(stale bool) lb.Attempt {
+			s := lb.NewBreakerState("fill")
+			s.Attempts = make([]lb.Attempt, 0, 1)
+			if stale {
+				setEveryField(t, reflect.ValueOf(&s.Attempts[:1][0]).Elem())
+			}
+			e := &Engine{Config: lb.Defaults(), ownsStates: true}
+			ev := lb.Event{Kind: lb.EventIteration, Time: t0, Caller: "loop", Iteration: iteration()}
+			if _, err := e.Apply(s, &ev); err != nil {
+				t.Fatal(err)
+			}
+			return s.Attempts[0]
+		}
+		if got, want := record(true), record(false); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: the attempt keeps what its slot held:\n got %+v\nwant %+v", name, got, want)
+		}
+	}
+}
+
+// spareAttempt hands out a slot exactly when nextAttempt would neither
+// trim nor append, and then the slot nextAttempt would.
+func TestSpareAttemptIsNextAttempt(t *testing.T) {
+	for _, owned := range []bool{false, true} {
+		for _, c := range []struct{ n, cap int }{{0, 0}, {0, 1}, {3, 3}, {3, 8}, {2*maxAttempts - 1, 2 * maxAttempts},
+			{2 * maxAttempts, 2 * maxAttempts}, {2 * maxAttempts, 3 * maxAttempts}, {2*maxAttempts + 1, 3 * maxAttempts}} {
+			make2 := func() []lb.Attempt {
+				xs := make([]lb.Attempt, c.n, c.cap)
+				for i := range xs {
+					xs[i].Iteration = i
+				}
+				return xs
+			}
+			spare, next := make2(), make2()
+			got := spareAttempt(&spare)
+			want := nextAttempt(&next, owned)
+			room := c.n < c.cap && c.n < 2*maxAttempts
+			if (got != nil) != room {
+				t.Fatalf("owned=%v, %d of %d: spareAttempt gave %v, want a slot: %v", owned, c.n, c.cap, got, room)
+			}
+			if got == nil {
+				continue
+			}
+			if len(spare) != len(next) || got != &spare[len(spare)-1] || want != &next[len(next)-1] {
+				t.Fatalf("owned=%v, %d of %d: spareAttempt's log has %d, nextAttempt's %d", owned, c.n, c.cap, len(spare), len(next))
+			}
+			for i := range len(spare) - 1 {
+				if spare[i].Iteration != next[i].Iteration {
+					t.Fatalf("owned=%v, %d of %d: the logs differ at %d", owned, c.n, c.cap, i)
+				}
+			}
+		}
 	}
 }
 

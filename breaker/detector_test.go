@@ -3,6 +3,7 @@ package breaker
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"testing"
 
 	lb "github.com/loopbreaker/loopbreaker"
@@ -102,4 +103,43 @@ func describe(sig Signals) string {
 		}
 	}
 	return fmt.Sprintf("[%s]", out)
+}
+
+// settle returns early for a quiet CLOSED state: no verdict to ask, and
+// none of its moves is for a CLOSED state without one. Checked here for
+// every event kind settle sees, with and without progress, and a tool
+// call whose batch is open: the state is left as it was, and the
+// decision is CLOSED and allowed, with no transition.
+func TestQuietClosedSettlesAsBefore(t *testing.T) {
+	e := &Engine{Config: lb.Defaults()}
+	events := []lb.Event{
+		{Kind: lb.EventIteration, Caller: "loop"},
+		{Kind: lb.EventToolCall, Caller: "loop", ToolCall: &lb.ToolCall{}},
+		{Kind: lb.EventToolCall, Caller: "loop", ToolCall: &lb.ToolCall{BatchOpen: true}},
+		{Kind: lb.EventScopeViolation, Caller: "loop"},
+		{Kind: lb.EventTamper, Caller: "loop"},
+	}
+	for _, ev := range events {
+		for _, progress := range []bool{false, true} {
+			s := lb.NewBreakerState("quiet")
+			if !quiet(s) || s.State != lb.Closed {
+				t.Fatal("setup: a new state is not quiet and CLOSED")
+			}
+			before, err := json.Marshal(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d lb.Decision
+			var ch changes
+			e.settle(s, &ev, lb.PhaseGreen, progress, &effect{Decision: &d, changes: &ch})
+			after, _ := json.Marshal(s)
+			if string(after) != string(before) || len(ch.Transitions) != 0 || ch.Changed {
+				t.Fatalf("%s, progress %v: settle changed a quiet CLOSED state:\n%s\n%s", ev.Kind, progress, before, after)
+			}
+			want := lb.Decision{Scope: "quiet", State: lb.Closed, Allowed: true}
+			if !reflect.DeepEqual(d, want) {
+				t.Fatalf("%s, progress %v: decision %+v, want %+v", ev.Kind, progress, d, want)
+			}
+		}
+	}
 }

@@ -100,36 +100,39 @@ func (e *Engine) apply(s *lb.BreakerState, ev *lb.Event, a *effect) error {
 	if ev.Time.IsZero() {
 		ev.Time = e.now()
 	}
-	switch ev.Kind {
-	case lb.EventIteration:
+	// Compared in order, the usual event, an iteration, first: a switch
+	// on the kind searched the kinds by length, then by content, a dozen
+	// instructions to find an iteration.
+	switch k := ev.Kind; {
+	case k == lb.EventIteration:
 		if ev.Iteration == nil {
 			return fmt.Errorf("iteration event without iteration data")
 		}
 		e.recordIteration(s, ev, a)
-	case lb.EventCheck:
+	case k == lb.EventCheck:
 		e.check(s, ev, a)
-	case lb.EventReset:
+	case k == lb.EventReset:
 		r := lb.Reset{}
 		if ev.Reset != nil {
 			r = *ev.Reset
 		}
 		e.reset(s, ev, r, a)
-	case lb.EventOutcome:
+	case k == lb.EventOutcome:
 		if ev.Outcome == nil || !ev.Outcome.Result.Valid() {
 			return fmt.Errorf("outcome event needs a result of success, failure, abandoned or partial")
 		}
 		e.recordOutcome(s, ev, a)
-	case lb.EventToolCall:
+	case k == lb.EventToolCall:
 		if ev.ToolCall == nil {
 			return fmt.Errorf("tool_call event without tool call data")
 		}
 		e.recordToolCall(s, ev, a)
-	case lb.EventScopeViolation:
+	case k == lb.EventScopeViolation:
 		if ev.Violation == nil {
 			return fmt.Errorf("scope_violation event without violation data")
 		}
 		e.recordViolation(s, ev, a)
-	case lb.EventTamper:
+	case k == lb.EventTamper:
 		if ev.Tamper == nil {
 			return fmt.Errorf("tamper event without tamper data")
 		}
@@ -214,9 +217,23 @@ func (e *Engine) transition(s *lb.BreakerState, now time.Time, a *effect, to lb.
 func (e *Engine) decide(s *lb.BreakerState, caller string, a *effect) {
 	d := a.Decision
 	d.Scope, d.State, d.Mode, d.Reason, d.Detector = s.Scope, s.State, s.Mode, s.Reason, s.Detector
-	switch {
-	case s.State == lb.Closed:
+	if s.State == lb.Closed {
 		d.Allowed = true
+	} else {
+		// Apart, so that a CLOSED state, the usual one, makes no call
+		// and its decide keeps its arguments in registers.
+		e.decideHeld(s, caller, d)
+	}
+	if n := len(a.Transitions); n > 0 {
+		t := a.Transitions[n-1]
+		d.Transition = &t
+	}
+}
+
+// decideHeld is decide for a state other than CLOSED: whether the caller
+// may go on, and why not.
+func (e *Engine) decideHeld(s *lb.BreakerState, caller string, d *lb.Decision) {
+	switch {
 	case s.State == lb.HalfOpen && s.Mode == lb.ModeWarning:
 		d.Allowed, d.Warning = true, true
 	case s.State == lb.HalfOpen: // probe
@@ -233,10 +250,6 @@ func (e *Engine) decide(s *lb.BreakerState, caller string, a *effect) {
 			t := s.OpenedAt.Add(e.Config.Cooldown)
 			d.RetryAt = &t
 		}
-	}
-	if n := len(a.Transitions); n > 0 {
-		t := a.Transitions[n-1]
-		d.Transition = &t
 	}
 }
 
@@ -346,6 +359,19 @@ func nextAttempt(xs *[]lb.Attempt, owned bool) *lb.Attempt {
 	}
 	*xs = s
 	return &s[len(s)-1]
+}
+
+// spareAttempt is nextAttempt when the array has room for the attempt
+// and no trim is due (29 records of 30 in an owned log), small enough to
+// be inlined: the next slot, which the caller fills like nextAttempt's,
+// or nil, and then nextAttempt grows the log. The test is exactly the
+// case in which nextAttempt neither trims nor appends.
+func spareAttempt(xs *[]lb.Attempt) *lb.Attempt {
+	if n := len(*xs); n < min(cap(*xs), 2*maxAttempts) {
+		*xs = (*xs)[:n+1]
+		return &(*xs)[n]
+	}
+	return nil
 }
 
 // trimmed is xs, or its max-1 newest elements in a new array with room

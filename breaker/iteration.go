@@ -17,14 +17,16 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *effect) {
 	e.expire(s, now, a)
 
 	s.Iterations++
+	// The slice the iteration names, or the state's, or the default, is
+	// the state's from now on: stored only when it is not already (an
+	// iteration naming none, the usual one, in a state that names one).
 	slice := it.Slice
-	if slice == "" {
-		slice = s.Slice
-	}
-	if slice == "" {
+	if slice != "" {
+		s.Slice = slice
+	} else if slice = s.Slice; slice == "" {
 		slice = DefaultSlice
+		s.Slice = slice
 	}
-	s.Slice = slice
 
 	// Tests first: a test that passes now, or is absent from a run of its
 	// unit, is progress, and the measurements below need to know.
@@ -47,7 +49,10 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *effect) {
 	// state), and every other field is written below. Its slot is not
 	// cleared first (nextAttempt), so a field left out would keep what a
 	// dropped attempt held: TestRecordFillsEveryAttemptField.
-	at := nextAttempt(&s.Attempts, e.ownsStates)
+	at := spareAttempt(&s.Attempts)
+	if at == nil {
+		at = nextAttempt(&s.Attempts, e.ownsStates)
+	}
 	seen := (*progress)(&at.ProgressReason)
 	*seen = progress{}
 	var failed []string
@@ -62,25 +67,16 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *effect) {
 		e.iterationProgress(s, it, turnEdits, seen)
 	}
 	progress := seen.seen()
-	sig := iterationSignature(it.Errors)
-
-	var firstErr string
-	if len(it.Errors) > 0 {
-		firstErr = it.Errors[0].Raw
-	}
-	var failedTests []string
-	if len(it.Tests) > 0 {
-		failedTests = failingTests(it.Tests, failed)
-	}
-	var exitCode *int
-	if it.ExitCode != nil {
-		code := *it.ExitCode
-		exitCode = &code
-	}
 	at.Iteration, at.Time, at.Phase, at.Slice = s.Iterations, now, it.Phase, slice
-	at.Summary, at.Files, at.Failed = it.Summary, it.Files, failedTests
-	at.Error, at.Signature, at.Progress, at.Epoch = firstErr, sig, progress, s.Resets
-	at.ToolCall, at.ExitCode = 0, exitCode
+	at.Summary, at.Files, at.Progress, at.Epoch, at.ToolCall = it.Summary, it.Files, progress, s.Resets, 0
+	// What went wrong, which the usual iteration has none of: apart, so
+	// that it keeps the values it uses later in registers.
+	if len(it.Errors) > 0 || len(it.Tests) > 0 || it.ExitCode != nil {
+		attemptTrouble(at, it, failed)
+	} else {
+		at.Error, at.Signature, at.Failed, at.ExitCode = "", "", nil, nil
+	}
+	sig := at.Signature
 	reason := seen.done()
 	for i := range s.Guidance {
 		s.Guidance[i].Delivered = true
@@ -122,6 +118,26 @@ func (e *Engine) recordIteration(s *lb.BreakerState, ev *lb.Event, a *effect) {
 	if progress {
 		s.LastProgressAt = now
 		s.LastProgressReason = *reason
+	}
+}
+
+// attemptTrouble writes what went wrong in an iteration into its attempt:
+// its first error and their combined signature, its failing tests
+// (failed, those countTests counted) and its exit code.
+func attemptTrouble(at *lb.Attempt, it *lb.Iteration, failed []string) {
+	at.Signature = iterationSignature(it.Errors)
+	at.Error = ""
+	if len(it.Errors) > 0 {
+		at.Error = it.Errors[0].Raw
+	}
+	at.Failed = nil
+	if len(it.Tests) > 0 {
+		at.Failed = failingTests(it.Tests, failed)
+	}
+	at.ExitCode = nil
+	if it.ExitCode != nil {
+		code := *it.ExitCode
+		at.ExitCode = &code
 	}
 }
 

@@ -7,8 +7,16 @@ import (
 // settle turns the detectors' verdict into a state change after an event
 // that carries evidence (an iteration or a tool call).
 func (e *Engine) settle(s *lb.BreakerState, ev *lb.Event, phase lb.Phase, progress bool, a *effect) {
-	var v verdict // a quiet state, the usual one, has nothing to ask
-	if !quiet(s) {
+	calm := quiet(s)
+	if calm && s.State == lb.Closed {
+		// The usual case: a quiet state has no verdict to ask, and a
+		// CLOSED one without a verdict stays as it is (no case below is
+		// for it: TestQuietClosedSettlesAsBefore).
+		e.decide(s, ev.Caller, a)
+		return
+	}
+	var v verdict
+	if !calm {
 		v = e.verdict(s, phase, ev.Time)
 	}
 	switch {
