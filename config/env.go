@@ -133,12 +133,6 @@ func (s *schema) fromEnv(env map[string]string) ([]setting, []error) {
 	// what reading the environment costs.
 	var byEnv map[string]*leaf
 	for _, name := range names {
-		if byEnv == nil && !isNonConfigEnv(name) {
-			byEnv = make(map[string]*leaf, len(s.leaves))
-			for _, lf := range s.leaves {
-				byEnv[envName(lf.key)] = lf
-			}
-		}
 		if isNonConfigEnv(name) {
 			continue
 		}
@@ -147,6 +141,12 @@ func (s *schema) fromEnv(env map[string]string) ([]setting, []error) {
 				errs = append(errs, fmt.Errorf("env %s: %s", name, msg))
 			}
 			continue
+		}
+		if byEnv == nil {
+			byEnv = make(map[string]*leaf, len(s.leaves))
+			for _, lf := range s.leaves {
+				byEnv[envName(lf.key)] = lf
+			}
 		}
 		lf := byEnv[name]
 		if lf == nil {

@@ -2,8 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 	"github.com/loopbreaker/loopbreaker/internal/lazyre"
+	"github.com/loopbreaker/loopbreaker/internal/safeopen"
 )
 
 // managedOwner is who must own a managed install and everything it runs:
@@ -118,7 +120,11 @@ func editManaged(scope agent.ManagedScope, path, command string, install bool) (
 		return hookinstall.EditUserFile(scope.Format, path, command, o)
 	}
 	own := scope.Own(command)
-	if data, err := os.ReadFile(path); err == nil && !own.Ours(data) {
+	data, err := readManaged(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return hookinstall.FileResult{}, fmt.Errorf("%w: loopbreaker writes the managed file whole and leaves what it cannot read; remove it or put a regular file there, then run the command again", err)
+	}
+	if err == nil && !own.Ours(data) {
 		if install {
 			return hookinstall.FileResult{}, fmt.Errorf("%s exists and is not %s, which loopbreaker writes whole: move it aside and install again, then add your settings back to it by hand (keep loopbreaker's hooks and pins)", path, own.What)
 		}
@@ -133,11 +139,21 @@ func managedInstalled(scope agent.ManagedScope, path string) (hookinstall.Instal
 	if scope.Find == nil {
 		return agent.InstalledFile(nil, scope.Format, path)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
+	data, err := readManaged(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		return hookinstall.Installed{}, nil
 	}
+	if err != nil {
+		return hookinstall.Installed{}, []string{err.Error()}
+	}
 	return scope.Find(data), nil
+}
+
+// readManaged reads a managed settings file without waiting on it: one
+// planted as a named pipe or a link to a device must not hang the
+// person's install or status.
+func readManaged(path string) ([]byte, error) {
+	return safeopen.ReadFile(path, safeopen.FollowLinks, safeopen.SmallFileLimit)
 }
 
 // managedRefusals is why a managed install must not go ahead: what a user
@@ -205,7 +221,7 @@ func managedStatus(env *Env, a agent.Agent, root, project, stateDir string) (*ho
 		warnings[i] = path + ": " + w
 	}
 	var exposed []string
-	data, _ := os.ReadFile(path)
+	data, _ := readManaged(path)
 	protected := protectedRootIn(data)
 	if scope.Own != nil && len(in.Programs) > 0 && !bytes.Equal(data, scope.Own(managedCommand(scope, in.Programs[0], protected, a.Name())).Content) {
 		exposed = append(exposed, fmt.Sprintf("%s is not as loopbreaker wrote it (its pins may be gone): install again", path))

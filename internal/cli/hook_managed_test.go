@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // managedRoot is a system root in a temporary directory and a loopbreaker
@@ -216,5 +218,48 @@ func TestManagedInstallUnknownForGemini(t *testing.T) {
 	code, _, errOut := runCLI(t, t.TempDir(), "hook", "install", "gemini", "--managed", "--root", t.TempDir())
 	if code == 0 || !strings.Contains(errOut, "--managed is for claude, codex, qwen, droid") {
 		t.Errorf("gemini --managed: exit %d\n%s", code, errOut)
+	}
+}
+
+// A named pipe planted where a managed file goes makes install refuse
+// and status answer, without waiting on the pipe: the file written whole
+// (Codex) and the one merged (Claude Code) alike.
+func TestManagedPipeAnsweredWithoutWaiting(t *testing.T) {
+	root, program := managedRoot(t)
+	dir := t.TempDir()
+	for tool, rel := range map[string]string{
+		"codex":  filepath.Join("etc", "codex", "requirements.toml"),
+		"claude": filepath.Join("etc", "claude-code", "managed-settings.json"),
+	} {
+		file := filepath.Join(root, rel)
+		os.MkdirAll(filepath.Dir(file), 0o755)
+		if err := syscall.Mkfifo(file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan string, 1)
+		go func() {
+			code, _, errOut := runCLI(t, dir, "hook", "install", tool, "--managed", "--root", root, "--command", program)
+			if code == 0 {
+				errOut = "exit 0"
+			}
+			done <- errOut
+		}()
+		select {
+		case errOut := <-done:
+			if !strings.Contains(errOut, "regular file") {
+				t.Errorf("%s: install over a named pipe: %s, want a refusal naming it", tool, errOut)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: install --managed still waits on the named pipe after a minute", tool)
+		}
+		go func() { hookStatusJSON(t, dir, root); done <- "" }()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: hook status still waits on the named pipe after a minute", tool)
+		}
+		if fi, err := os.Lstat(file); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+			t.Errorf("%s: the pipe was replaced (%v, %v)", tool, fi, err)
+		}
 	}
 }
