@@ -107,6 +107,22 @@ type MessageNamer interface {
 	MessageOf(p *hook.Payload) string
 }
 
+// EnvSetter is implemented by a CLI whose own files set variables in the
+// environment its hooks run in (Claude Code's `env` in its settings).
+// The agent can write those files, so a hook must not let them choose
+// where loopbreaker keeps its state, which breaker it feeds, or its clock.
+type EnvSetter interface {
+	// SetEnv lists what the CLI's files that the agent's user can write
+	// set in its hooks' environment, read through r; a file an
+	// administrator owns (managed settings) is left out.
+	SetEnv(r *Reads, project string, getenv func(string) string) []SetVar
+}
+
+// SetVar is one variable a CLI's file sets for its hooks.
+type SetVar struct {
+	File, Name, Value string
+}
+
 // Guarded is what the tamper guard protects of one CLI.
 type Guarded struct {
 	// Files are settings files (project and user), Dirs folders whose

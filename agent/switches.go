@@ -79,6 +79,41 @@ func JSONSwitches(r *Reads, files []string, keys ...string) []string {
 	return out
 }
 
+// JSONEnv is what the object at key (a dotted path) of each of files
+// sets, read through r, in the files' order and each file's keys sorted:
+// the variables a CLI's settings put in its hooks' environment. A value
+// that is not a string is given as its JSON. A file that cannot be read
+// or is not JSON sets nothing (its switches say so).
+func JSONEnv(r *Reads, files []string, key string) []SetVar {
+	var out []SetVar
+	for _, f := range files {
+		data, err := r.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var doc any
+		if json.Unmarshal(stripLineComments(data), &doc) != nil {
+			continue
+		}
+		v, _ := lookup(doc, strings.Split(key, "."))
+		obj, _ := v.(map[string]any)
+		names := make([]string, 0, len(obj))
+		for name := range obj {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			value, ok := obj[name].(string)
+			if !ok {
+				b, _ := json.Marshal(obj[name])
+				value = string(b)
+			}
+			out = append(out, SetVar{File: f, Name: name, Value: value})
+		}
+	}
+	return out
+}
+
 // lookup follows path through nested objects.
 func lookup(doc any, path []string) (any, bool) {
 	for _, p := range path {

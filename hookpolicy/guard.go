@@ -3,8 +3,10 @@ package hookpolicy
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strconv"
 
 	"github.com/loopbreaker/loopbreaker/agent"
+	"github.com/loopbreaker/loopbreaker/config"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 	"github.com/loopbreaker/loopbreaker/internal/jsonenc"
 	"github.com/loopbreaker/loopbreaker/tamper"
@@ -27,6 +29,9 @@ type GuardInput struct {
 	Config, Binaries []string
 	// Resident is the resident breaker's socket directory ("" when none).
 	Resident string
+	// Reads reads the CLI's settings files (nil: each file once for this
+	// guard).
+	Reads *agent.Reads
 }
 
 // NewGuard is what the hook protects from the agent: the project's
@@ -58,7 +63,11 @@ func NewGuard(in GuardInput) *Guard {
 		p.Vars[k] = v
 	}
 	p.Hooks, p.HookDirs = g.Files, g.Dirs
-	doc := fingerprintOf(in, &agent.Reads{})
+	r := in.Reads
+	if r == nil {
+		r = &agent.Reads{}
+	}
+	doc := fingerprintOf(in, r)
 	fp := hashDoc(doc, jsonenc.Marshal)
 	return &Guard{Protected: p, Fingerprint: string(in.Agent.Name()) + fingerprintKind + fp, Switches: doc.Switches}
 }
@@ -91,6 +100,16 @@ type fingerprintDoc struct {
 // through r, for both.
 func fingerprintOf(in GuardInput, r *agent.Reads) fingerprintDoc {
 	doc := fingerprintDoc{Switches: in.Agent.Switches(r, in.Project, in.Getenv)}
+	// What the CLI's files set of loopbreaker's own variables is not
+	// obeyed (internal/cli hook_env.go); set during a session, it is a
+	// change of the guard all the same.
+	if s, ok := in.Agent.(agent.EnvSetter); ok {
+		for _, v := range s.SetEnv(r, in.Project, in.Getenv) {
+			if config.OwnVariable(v.Name) {
+				doc.Switches = append(doc.Switches, v.File+": env."+v.Name+" = "+strconv.Quote(v.Value))
+			}
+		}
+	}
 	for _, user := range []bool{false, true} {
 		path, err := in.Agent.SettingsPath(user, in.Project, in.Getenv)
 		if err != nil {

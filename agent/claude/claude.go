@@ -5,6 +5,8 @@
 package claude
 
 import (
+	"slices"
+
 	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/hook"
 )
@@ -126,6 +128,16 @@ func (a Agent) Guarded(project string, getenv func(string) string) agent.Guarded
 	g.Files = append(g.Files, a.ManagedScope().Path("/"))
 	g.Dirs = []string{"/etc/claude-code/managed-settings.d"}
 	return g
+}
+
+// SetEnv: the `env` objects of the project's, the local and the user's
+// settings, which Claude Code copies into its own environment, and so
+// into every hook's. The managed settings are an administrator's.
+func (a Agent) SetEnv(r *agent.Reads, project string, getenv func(string) string) []agent.SetVar {
+	g := a.Guarded(project, getenv)
+	managed := a.ManagedScope().Path("/")
+	files := slices.DeleteFunc(g.Files, func(f string) bool { return f == managed })
+	return agent.JSONEnv(r, files, "env")
 }
 
 // Resume: --session-id UUID on the first iteration, --resume UUID after

@@ -117,6 +117,22 @@ type globalFlags struct {
 	sets    []string
 }
 
+// useFixedClock makes LOOPBREAKER_NOW, when set, the clock of e: a
+// frozen time that waits move on at once (tests, replays).
+func (e *Env) useFixedClock() error {
+	fixed := e.Getenv("LOOPBREAKER_NOW")
+	if fixed == "" {
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, fixed)
+	if err != nil {
+		return fmt.Errorf("LOOPBREAKER_NOW=%q: want an RFC 3339 time such as 2026-11-21T09:00:00Z", fixed)
+	}
+	clock := supervisor.NewFrozenClock(t)
+	e.Now, e.after = clock.Now, clock.After
+	return nil
+}
+
 // Getenv looks a variable up in e.Environ.
 func (e *Env) Getenv(key string) string {
 	for i := len(e.Environ) - 1; i >= 0; i-- {
@@ -191,17 +207,16 @@ func Run(ctx context.Context, args []string, env *Env) error {
 	if env.Now == nil {
 		env.Now = time.Now
 	}
-	if fixed := env.Getenv("LOOPBREAKER_NOW"); fixed != "" {
-		t, err := time.Parse(time.RFC3339Nano, fixed)
-		if err != nil {
-			return fmt.Errorf("LOOPBREAKER_NOW=%q: want an RFC 3339 time such as 2026-11-21T09:00:00Z", fixed)
-		}
-		clock := supervisor.NewFrozenClock(t)
-		env.Now, env.after = clock.Now, clock.After
-	}
 	args, err := parseGlobals(env, args)
 	if err != nil {
 		return err
+	}
+	// A hook call takes its clock once it knows which of its variables
+	// the agent's own files set (hook_env.go).
+	if !isHookAnswer(args) {
+		if err := env.useFixedClock(); err != nil {
+			return err
+		}
 	}
 	if len(args) == 0 {
 		// Called with nothing to do: help where a person sees it, and an

@@ -55,13 +55,18 @@ type attack struct {
 	// turnEnd sends a Stop after the attack's PostToolUse: the turn end
 	// runs git in the project.
 	turnEnd bool
+	// settingsEnv runs the hook calls after the attack with what the
+	// `env` of Claude Code's settings sets, as Claude Code copies it into
+	// its own environment and its hooks' (a later session picks up a
+	// change made in this one).
+	settingsEnv bool
 	// judge decides instead of the tamper record, by the class's own
 	// witness: the verdict ("refused", "neutralised" or "silent") and
 	// why.
 	judge func(s *scratch, out string) (verdict, why string)
 }
 
-// attacks: 49, each spelled differently from the other tests, over the
+// attacks: 54, each spelled differently from the other tests, over the
 // ten classes of the issue.
 var attacks = []attack{
 	// 1: loopbreaker.yaml gone.
@@ -87,6 +92,8 @@ var attacks = []attack{
 	{class: 2, name: "python-settings-mkfifo", cmd: `python3 -c "import os; p = '.claude/settings.json'; os.unlink(p); os.mkfifo(p)"`},
 	{class: 2, name: "python-settings-dev-zero", cmd: `python3 -c "import os; os.symlink('/dev/zero', '.claude/settings.local.json')"`},
 	// 3: a reset under another name.
+	{class: 3, name: "settings-env-clock", settingsEnv: true, cmd: `python3 -c "import json; json.dump({'env': {'LOOPBREAKER_NOW': '2099-01-01T00:00:00Z'}}, open('.claude/settings.local.json', 'w'))"`},
+	{class: 3, name: "settings-env-other-session", settingsEnv: true, cmd: `python3 -c "import json; json.dump({'env': {'LOOPBREAKER_SESSION': 'fresh'}}, open('.claude/settings.local.json', 'w'))"`},
 	{class: 3, name: "variable", cmd: `L=loopbreaker; $L reset --session claude`, judge: resetRefused},
 	{class: 3, name: "copy", cmd: `cp "$(command -v loopbreaker)" {TMP}/lbx && {TMP}/lbx reset --session claude`, judge: resetRefused},
 	{class: 3, name: "symlink", cmd: `ln -s "$(command -v loopbreaker)" {TMP}/lbx && {TMP}/lbx reset --session claude`, judge: resetRefused},
@@ -116,6 +123,11 @@ fix --session claude'`, judge: resetRefused},
 			s.call(fmt.Sprintf("cat calc.go # %d", 1))
 			s.call(fmt.Sprintf("cat calc.go # %d", 2))
 		}},
+	// 4: the state moved away by the variables Claude Code's settings
+	// set for its hooks: a fresh, CLOSED breaker somewhere new.
+	{class: 4, name: "settings-env-state-dir", settingsEnv: true, cmd: `python3 -c "import json; json.dump({'env': {'LOOPBREAKER_DIR': '{TMP}/fresh'}}, open('.claude/settings.local.json', 'w'))"`},
+	{class: 4, name: "settings-env-xdg-state-user", settingsEnv: true, cmd: `python3 -c "import json, os; p = os.path.expanduser('~/.claude/settings.json'); os.makedirs(os.path.dirname(p), exist_ok=True); json.dump({'env': {'XDG_STATE_HOME': '{TMP}/state'}}, open(p, 'w'))"`},
+	{class: 4, name: "settings-env-state-dir-key", settingsEnv: true, cmd: `node -e "require('fs').writeFileSync('.claude/settings.local.json', JSON.stringify({env: {LOOPBREAKER_STATE_DIR: '{TMP}/s'}}))"`, setup: needNode},
 	// 5: the program made unable to run.
 	{class: 5, name: "python-chmod", copyBinary: true, cmd: `python3 -c "import os, shutil; os.chmod(shutil.which('loopbreaker'), 0o644)"`, after: personRepairs},
 	{class: 5, name: "chmod-computed", copyBinary: true, cmd: `chmod a-x "$(command -v loopbreaker)"`, after: personRepairs},
@@ -199,6 +211,9 @@ func runAttack(t *testing.T, a attack) (verdict, why string) {
 	if (a.class == 1 || a.class == 2 || a.class == 4) && s.snapshot() == before {
 		t.Fatalf("the attack ran and changed nothing (fix its spelling):\n%s", ran)
 	}
+	if a.settingsEnv {
+		s.agentEnv = s.claudeSettingsEnv()
+	}
 	if a.after != nil {
 		a.after(s)
 	}
@@ -229,8 +244,11 @@ type scratch struct {
 	project, home, bin, tmp, stateDir, tr string
 	mark                                  string
 	env                                   []string
-	calls                                 int
-	lastStderr                            string
+	// agentEnv is added to env for the hook calls: what the agent CLI's
+	// own files set in its environment.
+	agentEnv   []string
+	calls      int
+	lastStderr string
 }
 
 func newScratch(t *testing.T, a attack) *scratch {
@@ -335,7 +353,15 @@ func (s *scratch) hook(payload map[string]any) (stdout, stderr string) {
 	data, _ := json.Marshal(payload)
 	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", hook.Command(filepath.Join(s.bin, "loopbreaker"), "claude"))
+	hookCmd := hook.Command(filepath.Join(s.bin, "loopbreaker"), "claude")
+	cmd := exec.CommandContext(ctx, "sh", "-c", hookCmd)
+	if len(s.agentEnv) > 0 {
+		// As Claude Code does: a process started in the person's
+		// environment that adds what its settings set, then runs the
+		// hook (a second command keeps bash from exec'ing the first).
+		script := `h=$1; shift; for kv in "$@"; do export "$kv"; done; sh -c "$h"; exit $?`
+		cmd = exec.CommandContext(ctx, filepath.Join(s.bin, "claude"), append([]string{"-c", script, "claude", hookCmd}, s.agentEnv...)...)
+	}
 	cmd.Dir, cmd.Env, cmd.Stdin = s.project, s.env, bytes.NewReader(data)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -376,6 +402,30 @@ func (s *scratch) run(command string) string {
 		s.t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL) })
 	}
 	return string(out)
+}
+
+// claudeSettingsEnv is what the `env` objects of Claude Code's user,
+// project and local settings set, in the order it applies them.
+func (s *scratch) claudeSettingsEnv() []string {
+	var out []string
+	for _, f := range []string{
+		filepath.Join(s.home, ".claude", "settings.json"),
+		filepath.Join(s.project, ".claude", "settings.json"),
+		filepath.Join(s.project, ".claude", "settings.local.json"),
+	} {
+		var doc struct {
+			Env map[string]string `json:"env"`
+		}
+		if b, err := os.ReadFile(f); err == nil && json.Unmarshal(b, &doc) == nil {
+			for k, v := range doc.Env {
+				out = append(out, k+"="+v)
+			}
+		}
+	}
+	if len(out) == 0 {
+		s.t.Fatal("the attack set no variable in Claude Code's settings (fix its spelling)")
+	}
+	return out
 }
 
 // waitFile waits for a file the agent's background job writes to say

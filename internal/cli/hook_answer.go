@@ -22,6 +22,9 @@ type hookAnswerOptions struct {
 	session string
 	caller  string
 	sets    multiFlag
+	// reads reads the calling CLI's settings once for the call: what
+	// they set in its environment, then the guard.
+	reads *agent.Reads
 }
 
 // runHookAnswer answers one hook call. It always exits 0 with at most one
@@ -45,15 +48,29 @@ func runHookAnswer(ctx context.Context, env *Env, a agent.Agent, args []string) 
 	}
 	fs := newFlagSet("hook "+string(tool), env)
 	fs.StringVar(&o.project, "C", "", "project `dir`ectory (default: the nearest parent of the working directory with loopbreaker.yaml)")
-	def := env.Getenv("LOOPBREAKER_SESSION")
-	if def == "" {
-		def = string(tool)
-	}
-	fs.StringVar(&o.session, "session", def, "session `name` whose breaker the hook feeds (env LOOPBREAKER_SESSION; default: the tool's name)")
-	fs.StringVar(&o.caller, "caller", env.Getenv("LOOPBREAKER_CALLER"), "who is asking; the half-open probe is tied to it (env LOOPBREAKER_CALLER; default: the session)")
+	fs.StringVar(&o.session, "session", "", "session `name` whose breaker the hook feeds (env LOOPBREAKER_SESSION; default: the tool's name)")
+	fs.StringVar(&o.caller, "caller", "", "who is asking; the half-open probe is tied to it (env LOOPBREAKER_CALLER; default: the session)")
 	fs.Var(&o.sets, "set", "override a configuration `key=value` (repeatable)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	o.reads = &agent.Reads{}
+	project, _ := hookProject(env, a, o.project)
+	env, set := withoutAgentSet(env, a, project, o.reads)
+	if len(set) > 0 {
+		fmt.Fprintln(env.Stderr, agentSetNotice(a, set))
+	}
+	if err := env.useFixedClock(); err != nil {
+		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: warning: %v; the call keeps the real clock\n", tool, err)
+	}
+	if o.session == "" {
+		o.session = env.Getenv("LOOPBREAKER_SESSION")
+	}
+	if o.session == "" {
+		o.session = string(tool)
+	}
+	if o.caller == "" {
+		o.caller = env.Getenv("LOOPBREAKER_CALLER")
 	}
 	// A person who typed the command gets a notice instead of a wait for
 	// input; like every hook answer it exits 0.
@@ -141,7 +158,7 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 		Now: env.Now, Log: env.Stderr,
 		Files:    hookpolicy.GitFiles(w.Project, w.StateDir, w.Name),
 		Baseline: hookpolicy.GitBaseline(w.Project, w.StateDir, w.Name),
-		Guard:    hookGuard(env, a, w),
+		Guard:    hookGuard(env, a, w, o.reads),
 		EngineFor: func(cfg lb.Config) *breaker.Engine {
 			return session.Engine(cfg, w.Scope, env.Now)
 		},

@@ -14,14 +14,14 @@ import (
 // hookGuard gathers what the hook policy's guard is built from: the
 // configuration files and state directories this call uses, and the
 // loopbreaker program's paths.
-func hookGuard(env *Env, a agent.Agent, w *workspace) *hookpolicy.Guard {
+func hookGuard(env *Env, a agent.Agent, w *workspace, r *agent.Reads) *hookpolicy.Guard {
 	home := env.Getenv("HOME")
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
 	in := hookpolicy.GuardInput{
 		Agent: a, Project: w.Project, Home: home, Getenv: env.Getenv,
-		StateDir: w.StateDir,
+		StateDir: w.StateDir, Reads: r,
 	}
 	if root, err := session.StateRoot(w.Config, env.Getenv); err == nil {
 		in.StateRoot = root

@@ -2,9 +2,7 @@ package origin
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/hex"
-	"fmt"
 	"net"
 	"net/netip"
 	"os"
@@ -141,17 +139,10 @@ func processOf(inode string) (int, bool) {
 
 // environOf is a process's environment, empty when it cannot be read.
 func environOf(pid int) map[string]string {
-	out := map[string]string{}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-	if err != nil {
-		return out
+	if env, ok := environ(pid); ok {
+		return env
 	}
-	for _, kv := range bytes.Split(b, []byte{0}) {
-		if k, v, ok := strings.Cut(string(kv), "="); ok {
-			out[k] = v
-		}
-	}
-	return out
+	return map[string]string{}
 }
 
 func userName(uid int) string {
