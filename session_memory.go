@@ -88,8 +88,11 @@ type PendingCall struct {
 	// Message names the model message that asked for it, where the CLI
 	// sends no call id but its transcript tells (agent.MessageNamer): the
 	// same call announced again in the same message is another call, not
-	// its failed repeat.
-	Message string `json:"message,omitempty"`
+	// its failed repeat. Transcript names the agent session and the
+	// transcript the name was read from: another message read from the
+	// same transcript is a later one.
+	Message    string `json:"message,omitempty"`
+	Transcript string `json:"transcript,omitempty"`
 }
 
 // TextMark stands for a text by its length and hash.

@@ -44,6 +44,7 @@ func (e *stateEncoder) pendingCall(p *lb.PendingCall) {
 	e.trueOmit(`,"shell":`, p.Shell)
 	e.trueOmit(`,"cut":`, p.Cut)
 	e.strOmit(`,"message":`, p.Message)
+	e.strOmit(`,"transcript":`, p.Transcript)
 	e.close(start)
 }
 
