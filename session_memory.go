@@ -29,6 +29,10 @@ type SessionMemory struct {
 	Batch        int `json:"batch,omitempty"`
 	Results      int `json:"results,omitempty"`
 	BatchResults int `json:"batch_results,omitempty"`
+	// BatchMessage names the model message whose calls the current batch
+	// is (PendingCall.Message), where the CLI names no call: a result of
+	// that message whose call was never announced is of the batch.
+	BatchMessage string `json:"batch_message,omitempty"`
 
 	// ConfigOnDisk is the hash of the configuration on disk that differs
 	// from the one in force (BreakerState.ConfigInForce) and was said on

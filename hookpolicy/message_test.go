@@ -185,3 +185,36 @@ func TestSilentFailureEndsItsMessagesBatch(t *testing.T) {
 		t.Errorf("the failed command in batch %d, the read of the next message in batch %d: want two batches", e, r)
 	}
 }
+
+// A PreToolUse hook that Droid's hook timeout killed leaves its call
+// unannounced; the call runs anyway and its PostToolUse comes
+// (hook/PROTOCOLS.md §0.10). Its message's name places it in the batch of
+// the calls of that message, whether its result comes before theirs or
+// after: without it, it was a batch of its own.
+func TestUnannouncedCallJoinsItsMessagesBatch(t *testing.T) {
+	for _, first := range []bool{true, false} {
+		t.Run(fmt.Sprintf("unannounced-first=%v", first), func(t *testing.T) {
+			h := newHarness(t, "droid")
+			path := filepath.Join(t.TempDir(), "session.jsonl")
+			a := map[string]any{"file_path": "/tmp/nwa-dp-a/README"}
+			b := map[string]any{"command": "ls", "riskLevel": "low", "riskLevelReason": "x"}
+			silentUses(t, path, "m1", toolUse{"Read", a}, toolUse{"Execute", b})
+			// The PreToolUse of the Read answers; the Execute's was killed.
+			h.answer(silentCall(t, "PreToolUse-Read.json", path, a))
+			post := []*hook.Payload{silentCall(t, "PostToolUse-Read.json", path, a), silentCall(t, "PostToolUse-Execute.json", path, b)}
+			if first {
+				slices.Reverse(post)
+			}
+			for _, p := range post {
+				h.answer(p)
+			}
+			st := h.state()
+			if r, e := batchOf(t, st, "Read"), batchOf(t, st, "Execute"); r == 0 || r != e {
+				t.Errorf("the announced Read in batch %d, the unannounced Execute of its message in batch %d: want one batch", r, e)
+			}
+			if failedCalls(st) != 0 {
+				t.Errorf("%d calls recorded as failed: none failed", failedCalls(st))
+			}
+		})
+	}
+}

@@ -236,8 +236,7 @@ func (c *call) remember() {
 		return
 	}
 	if !c.joinsBatch(m) {
-		m.Batch++
-		m.BatchResults = m.Results
+		c.openBatch(m)
 	}
 	tc := hook.AnnouncedCall(c.p, c.Project, c.baseDir())
 	tc.Batch = m.Batch
@@ -258,6 +257,14 @@ func (c *call) remember() {
 		c.logf("loopbreaker: %d calls announced long ago never reported a result; forgetting the oldest\n", n)
 		m.Pending = m.Pending[n:]
 	}
+}
+
+// openBatch starts a batch in m: the calls of the model message that
+// asked for the call of this hook, where the CLI names it.
+func (c *call) openBatch(m *lb.SessionMemory) {
+	m.Batch++
+	m.BatchResults = m.Results
+	m.BatchMessage = c.messageName()
 }
 
 // takePending removes the pending call named id (or, without an id, the
@@ -291,9 +298,14 @@ func (c *call) resolve(tc *lb.ToolCall) (batch int, counted bool) {
 	batch, found := c.takePending(id, callKey(tc))
 	m := c.tx.Memory()
 	if !found {
-		// Never announced (no pre-tool hook for it): a batch of its own.
-		m.Batch++
-		m.BatchResults = m.Results
+		// Never announced: no pre-tool hook for it, or one the CLI killed
+		// (Droid's hook timeout; the call runs all the same). Of the
+		// current batch when the transcript names its message as the
+		// batch's (the CLI sends no later message before this call
+		// ended); else a batch of its own.
+		if name := c.messageName(); name == "" || name != m.BatchMessage {
+			c.openBatch(m)
+		}
 		batch = m.Batch
 	}
 	m.MarkCounted(id, false)
