@@ -29,6 +29,10 @@ type SessionMemory struct {
 	Batch        int `json:"batch,omitempty"`
 	Results      int `json:"results,omitempty"`
 	BatchResults int `json:"batch_results,omitempty"`
+	// BatchMessage names the model message whose calls the current batch
+	// is (PendingCall.Message), where the CLI names no call: a result of
+	// that message whose call was never announced is of the batch.
+	BatchMessage string `json:"batch_message,omitempty"`
 
 	// ConfigOnDisk is the hash of the configuration on disk that differs
 	// from the one in force (BreakerState.ConfigInForce) and was said on
@@ -88,8 +92,11 @@ type PendingCall struct {
 	// Message names the model message that asked for it, where the CLI
 	// sends no call id but its transcript tells (agent.MessageNamer): the
 	// same call announced again in the same message is another call, not
-	// its failed repeat.
-	Message string `json:"message,omitempty"`
+	// its failed repeat. Transcript names the agent session and the
+	// transcript the name was read from: another message read from the
+	// same transcript is a later one.
+	Message    string `json:"message,omitempty"`
+	Transcript string `json:"transcript,omitempty"`
 }
 
 // TextMark stands for a text by its length and hash.

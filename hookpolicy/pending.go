@@ -50,7 +50,10 @@ import (
 // for a call (agent.MessageNamer), each pending call keeps that name, and
 // a call of the same message is not the repeat of one that failed. Droid
 // runs no call before every pre-tool hook of its message answered, so its
-// calls are never announced late (hook/PROTOCOLS.md §0.10).
+// calls are never announced late (hook/PROTOCOLS.md §0.10), and asks the
+// model for its next message only once every call of this one has ended:
+// a call still pending when a call of a later message of its transcript
+// is announced failed (laterMessage).
 //
 // All of this is the session memory in the breaker state (SessionMemory),
 // changed in the same atomic update as the counters: hook processes of one
@@ -116,6 +119,22 @@ func (c *call) messageName() string {
 		}
 	}
 	return c.named
+}
+
+// laterMessage reports whether the call of this hook was asked for in a
+// later model message of the transcript the pending call pc was asked for
+// in, as the CLI that names no call says (agent.MessageNamer): both
+// messages are named, read from one transcript, and differ. The
+// transcript names the message being run by its last line, so another
+// one is a later one.
+func (c *call) laterMessage(pc *lb.PendingCall) bool {
+	return pc.Message != "" && c.messageName() != "" && pc.Message != c.messageName() &&
+		pc.Transcript == c.transcriptName()
+}
+
+// transcriptName names the agent session and transcript of this hook call.
+func (c *call) transcriptName() string {
+	return inSession(c.p.SessionID, c.p.TranscriptPath)
 }
 
 // messageCalls are the ids (callID) of the calls of the model message
@@ -217,8 +236,7 @@ func (c *call) remember() {
 		return
 	}
 	if !c.joinsBatch(m) {
-		m.Batch++
-		m.BatchResults = m.Results
+		c.openBatch(m)
 	}
 	tc := hook.AnnouncedCall(c.p, c.Project, c.baseDir())
 	tc.Batch = m.Batch
@@ -227,14 +245,26 @@ func (c *call) remember() {
 		// whole content) is kept by its hash alone.
 		tc.Args = nil
 	}
-	m.Pending = append(m.Pending, lb.PendingCall{
+	pc := lb.PendingCall{
 		ID: id, Call: tc, Time: c.now().UTC(), Batch: m.Batch, Results: m.Results,
 		Shell: c.p.Class() == hook.ClassShell, Message: c.messageName(),
-	})
+	}
+	if pc.Message != "" {
+		pc.Transcript = c.transcriptName()
+	}
+	m.Pending = append(m.Pending, pc)
 	if n := len(m.Pending) - lb.MaxPendingCalls; n > 0 {
 		c.logf("loopbreaker: %d calls announced long ago never reported a result; forgetting the oldest\n", n)
 		m.Pending = m.Pending[n:]
 	}
+}
+
+// openBatch starts a batch in m: the calls of the model message that
+// asked for the call of this hook, where the CLI names it.
+func (c *call) openBatch(m *lb.SessionMemory) {
+	m.Batch++
+	m.BatchResults = m.Results
+	m.BatchMessage = c.messageName()
 }
 
 // takePending removes the pending call named id (or, without an id, the
@@ -268,9 +298,14 @@ func (c *call) resolve(tc *lb.ToolCall) (batch int, counted bool) {
 	batch, found := c.takePending(id, callKey(tc))
 	m := c.tx.Memory()
 	if !found {
-		// Never announced (no pre-tool hook for it): a batch of its own.
-		m.Batch++
-		m.BatchResults = m.Results
+		// Never announced: no pre-tool hook for it, or one the CLI killed
+		// (Droid's hook timeout; the call runs all the same). Of the
+		// current batch when the transcript names its message as the
+		// batch's (the CLI sends no later message before this call
+		// ended); else a batch of its own.
+		if name := c.messageName(); name == "" || name != m.BatchMessage {
+			c.openBatch(m)
+		}
 		batch = m.Batch
 	}
 	m.MarkCounted(id, false)
@@ -303,7 +338,7 @@ func (c *call) failedPending(every bool) []lb.ToolCall {
 	halted := every && c.tx.State().State == lb.Open
 	for _, pc := range m.Pending {
 		switch {
-		case halted, pc.Cut && (every || callKey(&pc.Call) == key || (id != "" && pc.ID == id)):
+		case halted, pc.Cut && (every || callKey(&pc.Call) == key || (id != "" && pc.ID == id) || c.laterMessage(&pc)):
 			changed = true
 			continue
 		case every && (pc.Shell || late) && !silent:
@@ -326,6 +361,11 @@ func (c *call) failedPending(every bool) []lb.ToolCall {
 			// the same call announced again is its failed repeat. Not
 			// when the transcript says both were asked for in one
 			// message: the same read twice in one message runs twice.
+		case silent && c.laterMessage(&pc):
+			// The CLI reports every call that ran, and asks the model
+			// for a later message only once every call of this one has
+			// ended: it failed. Counted now, it ends its batch, and the
+			// later message's calls open one of their own.
 		case callKey(&pc.Call) == key && c.Agent.Traits().SilentFileFailures && c.p.Class() == hook.ClassEdit:
 			// The CLI reports every call that ran, and fires nothing for a
 			// file tool that failed before it ran; its pre-tool hooks of

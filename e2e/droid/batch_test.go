@@ -2,6 +2,7 @@ package droid
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -223,4 +224,56 @@ func hookRuns(t *testing.T, path string) []hookRun {
 		out = append(out, hookRun{Event: m.Event, Call: m.Call, Status: m.Status, Start: m.Start, End: m.End})
 	}
 	return out
+}
+
+// TestBatchesByMessage: what the message names in Droid's transcript
+// decide of batches beside identical calls. A command that fails fires no
+// PostToolUse, and Droid asks for the next message only once every call
+// of this one has ended: the failed command's batch ends when a call of
+// the next message is announced, not at the turn end. A call whose
+// PreToolUse Droid's hook timeout killed runs unannounced: its result is
+// of its message's batch, not a batch of its own.
+func TestBatchesByMessage(t *testing.T) {
+	t.Run("failed-call-then-next-message", func(t *testing.T) {
+		p := guarded(t, map[string]string{"README.md": "droid batch test\n"})
+		execGuarded(t, p, "run it, then read",
+			execute("false"), read(filepath.Join(p.Repo, "README.md")), fakemodel.Text("done"))
+		rec := p.Recorded("droid")
+		var got []string
+		for _, tc := range rec {
+			got = append(got, fmt.Sprintf("%s failed=%v batch_open=%v", tc.Tool, tc.Error != nil, tc.BatchOpen))
+		}
+		if want := []string{"Execute failed=true batch_open=false", "Read failed=false batch_open=false"}; !slices.Equal(got, want) {
+			t.Errorf("recorded %q, want %q: the failed command counted when the read of the next message was announced, the read not waiting for it", got, want)
+		}
+		if len(rec) == 2 && rec[0].Batch == rec[1].Batch {
+			t.Errorf("the failed command and the read of the next message both in batch %d", rec[0].Batch)
+		}
+	})
+
+	t.Run("pretooluse-killed-by-timeout", func(t *testing.T) {
+		// The hook install's timeout (hook.Timeout, 10 s) kills the held
+		// PreToolUse; then every call of the message runs.
+		files := map[string]string{}
+		for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+			files[f] = f + "\n"
+		}
+		p := guarded(t, files)
+		harness.HoldPreToolUse(t, p.Command, harness.Hold{Call: "c.txt"})
+		execGuarded(t, p, "read three files",
+			fakemodel.Parallel(read(filepath.Join(p.Repo, "a.txt")), read(filepath.Join(p.Repo, "b.txt")), read(filepath.Join(p.Repo, "c.txt"))),
+			fakemodel.Text("done"))
+		if n := len(ofEvent(p.Calls(), "PreToolUse")); n != 2 {
+			t.Fatalf("%d PreToolUse calls answered, want 2: the held one is killed", n)
+		}
+		assertNoFailureCounted(t, p)
+		rec := p.Recorded("droid")
+		batches := map[int]bool{}
+		for _, tc := range rec {
+			batches[tc.Batch] = true
+		}
+		if len(rec) != 3 || len(batches) != 1 || batches[0] {
+			t.Errorf("the three reads of one message recorded in batches %v (%d calls), want one batch", batches, len(rec))
+		}
+	})
 }

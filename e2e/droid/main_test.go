@@ -8,7 +8,8 @@
 // droid`, halts a loop (guard_test.go) and takes the calls of one message
 // as one batch (batch_test.go: no call runs before every PreToolUse of
 // its message answered, identical calls of one message are not failed
-// repeats).
+// repeats, a failed call's batch ends at the next message, a call whose
+// PreToolUse the hook timeout killed is of its message's batch).
 //
 // Each scenario has its own HOME (so its own ~/.factory). The CLI is
 // pointed at the fake API by a BYOK custom model in

@@ -16,6 +16,7 @@ func (e *stateEncoder) session(m *lb.SessionMemory) {
 	e.intOmit(`,"batch":`, int64(m.Batch))
 	e.intOmit(`,"results":`, int64(m.Results))
 	e.intOmit(`,"batch_results":`, int64(m.BatchResults))
+	e.strOmit(`,"batch_message":`, m.BatchMessage)
 	e.strOmit(`,"config_on_disk":`, m.ConfigOnDisk)
 	e.strOmit(`,"nudged":`, m.Nudged)
 	e.strsOmit(`,"halted":`, m.Halted)
@@ -44,6 +45,7 @@ func (e *stateEncoder) pendingCall(p *lb.PendingCall) {
 	e.trueOmit(`,"shell":`, p.Shell)
 	e.trueOmit(`,"cut":`, p.Cut)
 	e.strOmit(`,"message":`, p.Message)
+	e.strOmit(`,"transcript":`, p.Transcript)
 	e.close(start)
 }
 
