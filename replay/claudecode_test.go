@@ -1,0 +1,103 @@
+package replay_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/loopbreaker/loopbreaker/agent/all"
+
+	lb "github.com/loopbreaker/loopbreaker"
+	"github.com/loopbreaker/loopbreaker/replay"
+	"github.com/loopbreaker/loopbreaker/transcript"
+)
+
+// claudeTurn writes a Claude Code transcript (the lines of
+// ~/.claude/projects/*/*.jsonl) of one prompt answered in one turn: the
+// calls, each in a message of its own that read ctx tokens of context
+// from the prompt cache, as Claude Code sends the whole conversation with
+// every model request.
+type claudeTurn struct {
+	lines []string
+	n     int
+	ctx   int
+}
+
+func newClaudeTurn(prompt string, ctx int) *claudeTurn {
+	s := &claudeTurn{ctx: ctx}
+	s.add(map[string]any{"type": "user", "promptId": "p1", "sessionId": "s1", "timestamp": "2026-03-02T10:00:00Z",
+		"message": map[string]any{"role": "user", "content": prompt}})
+	return s
+}
+
+func (s *claudeTurn) add(v any) {
+	b, _ := json.Marshal(v)
+	s.lines = append(s.lines, string(b))
+}
+
+// call adds one tool call and its result; failed results carry Claude
+// Code's is_error, the structured result goes beside as toolUseResult.
+func (s *claudeTurn) call(tool string, input map[string]any, result string, structured any, failed bool) {
+	s.n++
+	id := fmt.Sprintf("toolu_%03d", s.n)
+	s.add(map[string]any{"type": "assistant", "sessionId": "s1", "timestamp": "2026-03-02T10:00:01Z",
+		"message": map[string]any{"id": fmt.Sprintf("msg_%03d", s.n), "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+			"content": []any{map[string]any{"type": "tool_use", "id": id, "name": tool, "input": input}},
+			"usage":   map[string]any{"input_tokens": 4, "cache_read_input_tokens": s.ctx, "output_tokens": 120}}})
+	line := map[string]any{"type": "user", "promptId": "p1", "sessionId": "s1", "timestamp": "2026-03-02T10:00:02Z",
+		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": result, "is_error": failed}}}}
+	if structured != nil {
+		line["toolUseResult"] = structured
+	}
+	s.add(line)
+}
+
+func (s *claudeTurn) edit(file string, i int) {
+	s.call("Edit", map[string]any{"file_path": file, "old_string": fmt.Sprintf("step%d", i), "new_string": fmt.Sprintf("step%d", i+1)},
+		"The file "+file+" has been updated successfully.", map[string]any{"filePath": file, "oldString": fmt.Sprintf("step%d", i), "newString": fmt.Sprintf("step%d", i+1)}, false)
+}
+
+func (s *claudeTurn) read(file string, i int) {
+	s.call("Read", map[string]any{"file_path": file, "offset": i * 50, "limit": 50},
+		fmt.Sprintf("%6d→line %d of %s", i*50+1, i*50+1, file), nil, false)
+}
+
+func (s *claudeTurn) replay(t *testing.T) replay.Result {
+	t.Helper()
+	sess, err := transcript.Parse("session.jsonl", []byte(strings.Join(s.lines, "\n")+"\n"), all.Transcripts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return replay.Run(sess, lb.Defaults())
+}
+
+// A long single-prompt run (claude -p) that edits as it goes is one turn:
+// the turn counts as progress by its edits (turn-edits), so the tokens
+// spent before each edit were not spent without progress, although the
+// turn has not ended yet. With 200,000 tokens of context a request, the
+// 5,000,000 of budget.tokens_without_progress are 25 calls: counting
+// from the start of the turn halted every long run that edits, however
+// much it edited. A long turn that only reads still halts.
+func TestLongTurnThatEditsSpendsWithProgress(t *testing.T) {
+	work := newClaudeTurn("rename the option everywhere", 200_000)
+	for i := range 40 {
+		if i%3 == 0 {
+			work.edit(fmt.Sprintf("/repo/pkg/f%d.go", i), i)
+		} else {
+			work.read(fmt.Sprintf("/repo/pkg/f%d.go", i), i)
+		}
+	}
+	if r := work.replay(t); r.Halt != nil || r.Warn != nil {
+		t.Fatalf("a turn that edits every third call: warned %+v, halted %+v", r.Warn, r.Halt)
+	}
+
+	reads := newClaudeTurn("rename the option everywhere", 200_000)
+	for i := range 40 {
+		reads.read(fmt.Sprintf("/repo/pkg/f%d.go", i), i)
+	}
+	r := reads.replay(t)
+	if r.Halt == nil || r.Halt.Detector != lb.DetectorTokensWithoutProgress || r.Halt.Step != 25 {
+		t.Fatalf("a turn of reads only: halt %+v, want budget_tokens_without_progress at call 25", r.Halt)
+	}
+}
