@@ -101,3 +101,31 @@ func TestLongTurnThatEditsSpendsWithProgress(t *testing.T) {
 		t.Fatalf("a turn of reads only: halt %+v, want budget_tokens_without_progress at call 25", r.Halt)
 	}
 }
+
+// Claude Code runs the calls of one message as a batch and, when one of
+// them fails, cancels those still to run: their result is its notice
+// "<tool_use_error>Sibling tool call errored</tool_use_error>", and no
+// hook fires for them (they never ran). Replayed as calls, six edits
+// cancelled with one notice were six calls that "brought no new
+// information" (a halt), and a read cancelled twice was the same call
+// failing twice with the same error (a warning). They are left out: the
+// batch's failure is the call that failed.
+func TestCallsCancelledBySiblingAreNotCalls(t *testing.T) {
+	const cancelled = "<tool_use_error>Sibling tool call errored</tool_use_error>"
+	s := newClaudeTurn("rename summarise to summarize", 20_000)
+	s.call("Bash", map[string]any{"command": "mv cmd/summarise cmd/summarize"}, "", map[string]any{"stdout": "", "stderr": "", "interrupted": false}, false)
+	s.call("Edit", map[string]any{"file_path": "/repo/cmd/summarize/a.go", "old_string": "summarise", "new_string": "summarize"},
+		"<tool_use_error>File does not exist.</tool_use_error>", "Error: File does not exist.", true)
+	for i := range 6 {
+		s.call("Edit", map[string]any{"file_path": "/repo/cmd/summarize/a.go", "old_string": fmt.Sprintf("summarise%d", i), "new_string": fmt.Sprintf("summarize%d", i)},
+			cancelled, "Sibling tool call errored", true)
+	}
+	for _, missing := range []string{"/repo/.env.example", "/repo/.claude/wrapper.sh"} {
+		s.call("Read", map[string]any{"file_path": missing}, "<tool_use_error>File does not exist.</tool_use_error>", "Error: File does not exist.", true)
+		s.call("Read", map[string]any{"file_path": "/repo/.gemini/wrapper.sh"}, cancelled, "Sibling tool call errored", true)
+	}
+	r := s.replay(t)
+	if r.Steps != 4 || r.Halt != nil || r.Warn != nil {
+		t.Fatalf("%d calls, warned %+v, halted %+v; want the 4 calls that ran, neither warned nor halted", r.Steps, r.Warn, r.Halt)
+	}
+}

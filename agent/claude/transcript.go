@@ -132,7 +132,12 @@ func parseTranscript(data []byte) (*transcript.Session, error) {
 				if len(resp) == 0 {
 					resp = l.ToolUseRes2
 				}
-				s.Steps = append(s.Steps, transcript.Step{Call: claudeCall(b, use, resp), Time: transcript.ParseTime(l.Timestamp), Usage: takeUsage()})
+				call := claudeCall(b, use, resp)
+				if !call.Ran() {
+					// Cancelled before it ran: no hook saw it.
+					continue
+				}
+				s.Steps = append(s.Steps, transcript.Step{Call: call, Time: transcript.ParseTime(l.Timestamp), Usage: takeUsage()})
 				active = true
 			}
 		}
