@@ -129,3 +129,49 @@ func TestCallsCancelledBySiblingAreNotCalls(t *testing.T) {
 		t.Fatalf("%d calls, warned %+v, halted %+v; want the 4 calls that ran, neither warned nor halted", r.Steps, r.Warn, r.Halt)
 	}
 }
+
+// prompt adds a prompt of the transcript: a person's, or one Claude Code
+// writes itself (a background task's notification).
+func (s *claudeTurn) prompt(text string) {
+	s.add(map[string]any{"type": "user", "sessionId": "s1", "timestamp": "2026-03-02T10:05:00Z",
+		"message": map[string]any{"role": "user", "content": text}})
+}
+
+func (s *claudeTurn) say(text string) {
+	s.n++
+	s.add(map[string]any{"type": "assistant", "sessionId": "s1", "timestamp": "2026-03-02T10:05:01Z",
+		"message": map[string]any{"id": fmt.Sprintf("msg_%03d", s.n), "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+			"content": []any{map[string]any{"type": "text", "text": text}},
+			"usage":   map[string]any{"input_tokens": 4, "cache_read_input_tokens": s.ctx, "output_tokens": 30}}})
+}
+
+// When a background task (a command run in the background, an
+// asynchronous subagent) ends, Claude Code writes its notification as a
+// prompt and answers it with a turn of its own. A live hook records that
+// turn as an iteration only when it changed files (hookpolicy's stop), so
+// a replay does too: three notifications acknowledged after a turn that
+// edited are not three turns without progress.
+func TestTaskNotificationTurnsAreNoIterations(t *testing.T) {
+	s := newClaudeTurn("add t.Parallel() to the integration tests", 20_000)
+	s.edit("/repo/integration_test/a_test.go", 1)
+	s.call("Bash", map[string]any{"command": "go test ./...", "run_in_background": true},
+		"Command running in background with ID: bbe116f", map[string]any{"stdout": "", "stderr": "", "interrupted": false, "backgroundTaskId": "bbe116f"}, false)
+	s.say("The tests run in the background.")
+	for _, id := range []string{"bbe116f", "bc95948", "ab7e996"} {
+		s.prompt("<task-notification>\n<task-id>" + id + "</task-id>\n<status>completed</status>\n<summary>Background command \"go test\" completed (exit code 0)</summary>\n</task-notification>")
+		s.say("The background run finished; nothing else to do.")
+	}
+	r := s.replay(t)
+	if r.Halt != nil || r.Warn != nil {
+		t.Fatalf("warned %+v, halted %+v; notification turns are no iterations", r.Warn, r.Halt)
+	}
+	// A person's prompts answered without a change are turns without
+	// progress, as before.
+	for range 3 {
+		s.prompt("and what about the other packages?")
+		s.say("They have no integration tests.")
+	}
+	if r := s.replay(t); r.Halt == nil || r.Halt.Detector != lb.DetectorNoProgress {
+		t.Fatalf("halt %+v, want no_progress after three answers that changed nothing", r.Halt)
+	}
+}

@@ -60,7 +60,7 @@ func parseTranscript(data []byte) (*transcript.Session, error) {
 	prompt := promptState{}
 	endTurn := func(ts string) {
 		if active {
-			s.Steps = append(s.Steps, transcript.Step{TurnEnd: true, Message: lastText, Time: transcript.ParseTime(ts), Usage: takeUsage()})
+			s.Steps = append(s.Steps, transcript.Step{TurnEnd: true, Notification: prompt.notification, Message: lastText, Time: transcript.ParseTime(ts), Usage: takeUsage()})
 		}
 		active, lastText = false, ""
 	}
@@ -99,9 +99,9 @@ func parseTranscript(data []byte) (*transcript.Session, error) {
 		if json.Unmarshal(l.Message.Content, &blocks) != nil {
 			// A plain string: a prompt (user) or a message (assistant).
 			if l.Type == "user" && !l.IsMeta {
-				if !prompt.partOfTurn(&l, transcript.TextOf(l.Message.Content), prompt.lastResultTool) {
+				if text := transcript.TextOf(l.Message.Content); !prompt.partOfTurn(&l, text, prompt.lastResultTool) {
 					endTurn(l.Timestamp)
-					prompt.begin(&l)
+					prompt.begin(&l, text)
 				}
 			} else if l.Type == "assistant" {
 				lastText, active = transcript.TextOf(l.Message.Content), true
@@ -146,7 +146,7 @@ func parseTranscript(data []byte) (*transcript.Session, error) {
 			// A prompt given as text blocks (not a reminder or a command
 			// echo, which start with a tag).
 			endTurn(l.Timestamp)
-			prompt.begin(&l)
+			prompt.begin(&l, blocks[0].Text)
 		}
 	})
 	endTurn("")
@@ -164,9 +164,14 @@ type promptState struct {
 	// lastResultTool is the tool whose result the latest line with
 	// content blocks held ("" when it held none).
 	lastResultTool string
+	// notification: the current turn answers a background task's
+	// notification (hook.TaskNotification).
+	notification bool
 }
 
-func (p *promptState) begin(l *claudeLine) { p.promptID = l.PromptID }
+func (p *promptState) begin(l *claudeLine, text string) {
+	p.promptID, p.notification = l.PromptID, hook.TaskNotification(text)
+}
 
 // partOfTurn reports whether a user message with text is part of the
 // current turn rather than a new prompt: it names the turn's own prompt
