@@ -175,3 +175,84 @@ func TestTaskNotificationTurnsAreNoIterations(t *testing.T) {
 		t.Fatalf("halt %+v, want no_progress after three answers that changed nothing", r.Halt)
 	}
 }
+
+// streamLine is a line of `claude -p --output-format stream-json
+// --verbose`: a sub-agent's messages carry the id of the Task call that
+// started it (parent_tool_use_id), the main agent's carry null.
+func streamLine(typ, parent string, content any) string {
+	var p any
+	if parent != "" {
+		p = parent
+	}
+	b, _ := json.Marshal(map[string]any{"type": typ, "parent_tool_use_id": p, "session_id": "s1",
+		"message": map[string]any{"role": typ, "content": content}})
+	return string(b)
+}
+
+// A sub-agent (Task) gets its own prompt, which stream-json writes as a
+// user message of text under the Task call's id. It is the main agent's
+// turn that goes on, as the hooks see it (the sub-agent's calls fire
+// PostToolUse, its end SubagentStop, no prompt and no Stop): a one-prompt
+// run that starts three Explore sub-agents before it edits is one turn,
+// not four turns of which three changed nothing.
+func TestSubagentPromptIsPartOfTheTurn(t *testing.T) {
+	lines := []string{
+		`{"type":"system","subtype":"init","session_id":"s1","model":"claude-haiku-4-5-20251001"}`,
+		streamLine("user", "", "Fix the token refresh race in the auth gateway."),
+	}
+	found := []string{"the handler reads the token", "validation happens before the delete", "a new token is stored after the delete"}
+	for i := range 3 {
+		task := fmt.Sprintf("toolu_task%d", i)
+		lines = append(lines,
+			streamLine("assistant", "", []any{map[string]any{"type": "tool_use", "id": task, "name": "Task",
+				"input": map[string]any{"subagent_type": "Explore", "description": "explore", "prompt": fmt.Sprintf("Find the refresh logic, part %d", i)}}}),
+			streamLine("user", task, []any{map[string]any{"type": "text", "text": fmt.Sprintf("Find the refresh logic, part %d", i)}}),
+			streamLine("assistant", task, []any{map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_grep%d", i), "name": "Grep",
+				"input": map[string]any{"pattern": fmt.Sprintf("refresh%d", i)}}}),
+			streamLine("user", task, []any{map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("toolu_grep%d", i), "content": "app/auth.py: " + found[i]}}),
+			streamLine("assistant", task, []any{map[string]any{"type": "text", "text": "The refresh logic is in app/auth.py."}}),
+			streamLine("user", "", []any{map[string]any{"type": "tool_result", "tool_use_id": task, "content": "In app/auth.py " + found[i] + "."}}),
+		)
+	}
+	lines = append(lines,
+		streamLine("assistant", "", []any{map[string]any{"type": "tool_use", "id": "toolu_edit", "name": "Edit",
+			"input": map[string]any{"file_path": "/app/auth.py", "old_string": "def refresh():", "new_string": "def refresh():  # locked"}}}),
+		streamLine("user", "", []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_edit", "content": "The file /app/auth.py has been updated successfully."}}),
+		`{"type":"result","subtype":"success","is_error":false,"result":"Fixed.","session_id":"s1"}`,
+	)
+	s, err := transcript.Parse("claude-code.txt", []byte(strings.Join(lines, "\n")+"\n"), all.Transcripts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := replay.Run(s, lb.Defaults())
+	if r.Turns != 1 || r.Steps != 7 || r.Warn != nil || r.Halt != nil {
+		t.Fatalf("%d turns, %d calls, warned %+v, halted %+v; want 1 turn of 7 calls, neither warned nor halted", r.Turns, r.Steps, r.Warn, r.Halt)
+	}
+}
+
+// Harbor's ATIF of a Claude Code run starts with the sub-agents'
+// warm-up messages (extra.is_sidechain) before the task's prompt: no turn
+// of the agent's, which a live hook never sees. A run that answers its
+// prompt by reading is one turn without progress, not two (a warning).
+func TestATIFWarmupIsNoTurn(t *testing.T) {
+	steps := []any{
+		map[string]any{"step_id": 1, "source": "agent", "message": "Hello! I'm ready to help you search the codebase.", "extra": map[string]any{"is_sidechain": true}},
+		map[string]any{"step_id": 2, "source": "agent", "message": "Hello! I'm ready to plan.", "extra": map[string]any{"is_sidechain": true}},
+		map[string]any{"step_id": 3, "source": "user", "message": "Where is the worker queue's retry limit set?", "extra": map[string]any{"is_sidechain": false}},
+	}
+	for i := range 3 {
+		id := fmt.Sprintf("toolu_%d", i)
+		steps = append(steps, map[string]any{"step_id": 4 + i, "source": "agent", "message": "Let me look.", "extra": map[string]any{"is_sidechain": false},
+			"tool_calls":  []any{map[string]any{"tool_call_id": id, "function_name": "Read", "arguments": map[string]any{"file_path": fmt.Sprintf("/app/worker%d.py", i)}}},
+			"observation": map[string]any{"results": []any{map[string]any{"source_call_id": id, "content": fmt.Sprintf("MAX_RETRIES = %d", i)}}}})
+	}
+	doc, _ := json.Marshal(map[string]any{"schema_version": "ATIF-v1.2", "session_id": "s1",
+		"agent": map[string]any{"name": "claude-code", "version": "2.0.46", "model_name": "claude-haiku-4-5-20251001"}, "steps": steps})
+	s, err := transcript.Parse("trajectory.json", doc, all.Transcripts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := replay.Run(s, lb.Defaults()); r.Turns != 1 || r.Steps != 3 || r.Warn != nil {
+		t.Fatalf("%d turns, %d calls, warned %+v; want 1 turn of 3 calls, no warning", r.Turns, r.Steps, r.Warn)
+	}
+}
