@@ -231,18 +231,22 @@ func TestSubagentPromptIsPartOfTheTurn(t *testing.T) {
 }
 
 // Harbor's ATIF of a Claude Code run starts with the sub-agents'
-// warm-up messages (extra.is_sidechain) before the task's prompt: no turn
-// of the agent's, which a live hook never sees. A run that answers its
+// warm-up messages and their work (extra.is_sidechain) before the task's
+// prompt: no turn of the agent's, which a live hook never sees. A run that answers its
 // prompt by reading is one turn without progress, not two (a warning).
 func TestATIFWarmupIsNoTurn(t *testing.T) {
 	steps := []any{
 		map[string]any{"step_id": 1, "source": "agent", "message": "Hello! I'm ready to help you search the codebase.", "extra": map[string]any{"is_sidechain": true}},
 		map[string]any{"step_id": 2, "source": "agent", "message": "Hello! I'm ready to plan.", "extra": map[string]any{"is_sidechain": true}},
-		map[string]any{"step_id": 3, "source": "user", "message": "Where is the worker queue's retry limit set?", "extra": map[string]any{"is_sidechain": false}},
+		// The sub-agent's work, which Harbor writes before the prompt.
+		map[string]any{"step_id": 3, "source": "agent", "message": "Executed Grep toolu_sub", "extra": map[string]any{"is_sidechain": true},
+			"tool_calls":  []any{map[string]any{"tool_call_id": "toolu_sub", "function_name": "Grep", "arguments": map[string]any{"pattern": "retry"}}},
+			"observation": map[string]any{"results": []any{map[string]any{"source_call_id": "toolu_sub", "content": "app/worker.py: retries"}}}},
+		map[string]any{"step_id": 4, "source": "user", "message": "Where is the worker queue's retry limit set?", "extra": map[string]any{"is_sidechain": false}},
 	}
 	for i := range 3 {
 		id := fmt.Sprintf("toolu_%d", i)
-		steps = append(steps, map[string]any{"step_id": 4 + i, "source": "agent", "message": "Let me look.", "extra": map[string]any{"is_sidechain": false},
+		steps = append(steps, map[string]any{"step_id": 5 + i, "source": "agent", "message": "Let me look.", "extra": map[string]any{"is_sidechain": false},
 			"tool_calls":  []any{map[string]any{"tool_call_id": id, "function_name": "Read", "arguments": map[string]any{"file_path": fmt.Sprintf("/app/worker%d.py", i)}}},
 			"observation": map[string]any{"results": []any{map[string]any{"source_call_id": id, "content": fmt.Sprintf("MAX_RETRIES = %d", i)}}}})
 	}
@@ -252,7 +256,7 @@ func TestATIFWarmupIsNoTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := replay.Run(s, lb.Defaults()); r.Turns != 1 || r.Steps != 3 || r.Warn != nil {
-		t.Fatalf("%d turns, %d calls, warned %+v; want 1 turn of 3 calls, no warning", r.Turns, r.Steps, r.Warn)
+	if r := replay.Run(s, lb.Defaults()); r.Turns != 1 || r.Steps != 4 || r.Warn != nil {
+		t.Fatalf("%d turns, %d calls, warned %+v; want 1 turn of 4 calls, no warning", r.Turns, r.Steps, r.Warn)
 	}
 }

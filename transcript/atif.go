@@ -61,9 +61,10 @@ func parseATIF(data []byte) (*Session, error) {
 			tu.End(s, ParseTime(st.Timestamp))
 		case "agent":
 			// A sub-agent's step (Harbor's extra.is_sidechain: the
-			// warm-up messages before the prompt, a Task's work) is no
-			// turn of the agent's; its calls are the session's.
-			if !st.Extra.IsSidechain || len(st.ToolCalls) > 0 {
+			// warm-up messages before the prompt, a Task's work, which
+			// Harbor writes before the prompt too) is no turn of the
+			// agent's; its calls are the session's.
+			if !st.Extra.IsSidechain {
 				tu.Begin()
 			}
 			if m := TextOf(st.Message); m != "" && !st.Extra.IsSidechain {
