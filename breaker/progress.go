@@ -148,6 +148,17 @@ func (e *Engine) iterationProgress(s *lb.BreakerState, it *lb.Iteration, turnEdi
 	}
 }
 
+// turnProgressByEdit reports whether a tool call is an applied edit that
+// makes the turn it belongs to count as progress (RuleTurnEdits, measured
+// at the turn end). The spend without progress ends there, not at the
+// turn end: a single-prompt run (claude -p) is one turn, and counting
+// its tokens from the start of the turn until it ends halted every long
+// run that edits as it goes, however much it edited. Turns that only
+// read and run still spend without progress.
+func (e *Engine) turnProgressByEdit(mark *lb.ToolMark) bool {
+	return mark.Edit && e.Config.NoProgress.FilesCount
+}
+
 // metricDirection is +1 when a rising metric is progress, -1 when a falling
 // one is (complexity_score falls during REFACTOR).
 func metricDirection(_ lb.Phase, name string) float64 {

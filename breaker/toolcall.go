@@ -61,7 +61,7 @@ func (e *Engine) recordToolCall(s *lb.BreakerState, ev *lb.Event, a *effect) {
 			e.logToolAttempt(s, tc, ev, slice, failed, seen)
 		}
 	}
-	e.spend(s, tc.Usage, slice, seen.seen(), ev.Time)
+	e.spend(s, tc.Usage, slice, seen.seen() || e.turnProgressByEdit(&mark), ev.Time)
 	s.Tools = appendMark(s.Tools, mark, e.Config.ToolCalls.History)
 	observe(s, ev.Time, toolCallObservers, SignalToolCall, &Evidence{ToolCall: tc, Config: &e.Config, Progress: seen.seen()})
 

@@ -90,12 +90,14 @@ func (d Standard) Result(p *Payload) Result {
 	if p.Event == "PostToolUseFailure" || p.Error != "" {
 		r.Text, r.Output, r.Failed = p.Error, p.Error, true
 		r.ExitCode = ExitCodeLine(p.Error)
+		r.NotRun = siblingCancelled(p.Error)
 		return r
 	}
 	// A call rejected before it ran (Claude Code 2.1's PostToolBatch)
 	// carries its error as the whole response.
 	if msg, ok := toolUseError(p.ToolResponse); ok {
 		r.Text, r.Output, r.Failed = msg, msg, true
+		r.NotRun = msg == siblingErrored
 		return r
 	}
 	var sh struct {
@@ -168,4 +170,17 @@ func InputStrings(input json.RawMessage, keys ...string) []string {
 		names = append(names, many...)
 	}
 	return names
+}
+
+// siblingErrored is Claude Code's result for a call of a batch that it
+// cancelled, before the call ran, because another call of the batch
+// failed: no hook fires for it (2.0.77 aborts it before PreToolUse), and
+// PostToolBatch and the transcript list it with this notice.
+const siblingErrored = "Sibling tool call errored"
+
+// siblingCancelled reports whether an error is that notice, as the
+// transcript writes it ("<tool_use_error>…</tool_use_error>").
+func siblingCancelled(text string) bool {
+	msg, ok := cutToolUseError(text)
+	return ok && msg == siblingErrored
 }

@@ -213,3 +213,13 @@ func Excerpt(b []byte, n int) string {
 	}
 	return strings.ToValidUTF8(string(b), "?")
 }
+
+// TaskNotification reports whether a prompt is Claude Code's notice that
+// a background task (a command run in the background, an asynchronous
+// subagent) finished, which Claude Code writes as a prompt and answers
+// with a turn of its own: not a person's prompt. Such a turn is an
+// iteration only when it changed files (the hook's turn end, and a
+// replay, agree on it).
+func TaskNotification(prompt string) bool {
+	return strings.HasPrefix(strings.TrimSpace(prompt), "<task-notification>")
+}

@@ -89,10 +89,21 @@ type Result struct {
 	Failed bool
 	// ExitCode is a shell command's exit status when the tool reports it.
 	ExitCode *int
+	// NotRun: the call never ran, its result is the CLI's notice of why
+	// (Claude Code cancels the calls of a batch still to run when one of
+	// them fails). Such a call is no attempt of the agent's: nothing is
+	// recorded of it (Payload.Ran).
+	NotRun bool
 }
 
 // Result extracts the result of a post-tool payload, as its CLI writes it.
 func (p *Payload) Result() Result { return p.dialect().Result(p) }
+
+// Ran reports whether the call of a post-tool payload ran: false for a
+// call its CLI cancelled before it ran (Result.NotRun), whose result says
+// nothing of the call. Whatever records calls (the hooks, a replay) asks
+// this, so that they agree on what a call is.
+func (p *Payload) Ran() bool { return !p.Result().NotRun }
 
 // WithExit completes a shell command's result from its exit status (none
 // reported is 0): the text hashed starts with it, and non-zero fails.
@@ -215,8 +226,12 @@ func toolUseError(raw json.RawMessage) (string, bool) {
 	if json.Unmarshal(raw, &s) != nil {
 		return "", false
 	}
-	s = strings.TrimSpace(s)
-	rest, ok := strings.CutPrefix(s, "<tool_use_error>")
+	return cutToolUseError(s)
+}
+
+// cutToolUseError is the message of a "<tool_use_error>" text.
+func cutToolUseError(s string) (string, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(s), "<tool_use_error>")
 	if !ok {
 		return "", false
 	}

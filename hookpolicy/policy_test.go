@@ -552,3 +552,23 @@ func TestSilentFailuresAreCounted(t *testing.T) {
 		t.Fatalf("a failing command repeated 5 times was not halted: %s", out)
 	}
 }
+
+// Claude Code cancels the calls of a batch still to run when one fails
+// ("Sibling tool call errored"): they never ran, no hook fired for them,
+// and PostToolBatch lists them with that notice. Only the call that
+// failed is recorded: six cancelled edits are not six failed calls.
+func TestPostToolBatchLeavesOutCancelledCalls(t *testing.T) {
+	h := newHarness(t, "claude")
+	calls := []any{map[string]any{"tool_name": "Edit", "tool_use_id": "toolu_failed",
+		"tool_input":    map[string]any{"file_path": "/home/dev/calc/calc.go", "old_string": "NOT THERE", "new_string": "x", "replace_all": false},
+		"tool_response": "<tool_use_error>String to replace not found in file.\nString: NOT THERE</tool_use_error>"}}
+	for i := range 6 {
+		calls = append(calls, map[string]any{"tool_name": "Edit", "tool_use_id": fmt.Sprintf("toolu_cancelled_%d", i),
+			"tool_input":    map[string]any{"file_path": "/home/dev/calc/calc.go", "old_string": fmt.Sprintf("a%d", i), "new_string": fmt.Sprintf("b%d", i), "replace_all": false},
+			"tool_response": "<tool_use_error>Sibling tool call errored</tool_use_error>"})
+	}
+	h.answer(payload(t, "claude", "PostToolBatch-edit-tool_use_error.json", map[string]any{"tool_calls": calls}))
+	if st := h.state(); len(st.Tools) != 1 || failedCalls(st) != 1 || st.Counters.NoNewInfo > 1 {
+		t.Fatalf("tools %+v, counters %+v; want the failed edit alone", st.Tools, st.Counters)
+	}
+}

@@ -79,7 +79,7 @@ func (c *call) postTool(ctx context.Context) (hook.Answer, error) {
 // whose result was recorded already are skipped; a pending call is
 // recorded with the batch's result; a call never announced (rejected by
 // validation before PreToolUse: an Edit whose old text is not found) is
-// recorded when it failed.
+// recorded when it failed; a call cancelled before it ran is not.
 func (c *call) toolBatch(ctx context.Context) (hook.Answer, error) {
 	if !c.Config.Enabled {
 		return c.check(ctx)
@@ -94,8 +94,13 @@ func (c *call) toolBatch(ctx context.Context) (hook.Answer, error) {
 		if c.tx.Peek() != nil && c.tx.Peek().IsCounted(id) {
 			continue
 		}
-		tc := hook.BuildToolCall(bc, c.Project, c.baseDir())
 		batch, announced := c.takePending(id, "")
+		if !bc.Ran() {
+			// Cancelled before it ran (another call of the batch
+			// failed): no attempt of the agent's.
+			continue
+		}
+		tc := hook.BuildToolCall(bc, c.Project, c.baseDir())
 		if !announced && tc.Error == nil {
 			// Not announced and not failed: its own events count it.
 			continue

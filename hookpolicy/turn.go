@@ -95,17 +95,11 @@ func (c *call) prompt(ctx context.Context) (hook.Answer, error) {
 	return c.check(ctx)
 }
 
-// taskNotification reports whether a prompt is Claude Code's notice that a
-// background task (an async subagent) finished, not a person's prompt.
-func taskNotification(prompt string) bool {
-	return strings.HasPrefix(strings.TrimSpace(prompt), "<task-notification>")
-}
-
 // noteNotification remembers whether the turn that starts was started by
 // a task notification.
 func (c *call) noteNotification() {
 	want := ""
-	if c.Agent.Traits().TaskNotifications && taskNotification(c.p.Prompt) {
+	if c.Agent.Traits().TaskNotifications && hook.TaskNotification(c.p.Prompt) {
 		want = c.p.SessionID
 	}
 	if m := c.tx.Peek(); (m == nil && want == "") || (m != nil && m.Notification == want) {

@@ -85,6 +85,20 @@ func Prepare(s *transcript.Session) *Prepared {
 	turnEdits := 0
 	var last lb.ToolCall
 	run := 0
+	// carried is the usage of a turn recorded as no iteration, spent
+	// with the next event.
+	var carried *lb.Usage
+	withCarried := func(u *lb.Usage) *lb.Usage {
+		if carried == nil {
+			return u
+		}
+		c := *carried // a copy: the session's steps stay as read
+		carried = nil
+		if u != nil {
+			c.Add(*u)
+		}
+		return &c
+	}
 	for i := range s.Steps {
 		st := &s.Steps[i]
 		switch {
@@ -102,7 +116,7 @@ func Prepare(s *transcript.Session) *Prepared {
 			p.add(ev, ev.Kind == lb.EventIteration)
 		case st.Call != nil:
 			tc := hook.BuildToolCall(st.Call, "", "")
-			tc.Usage = st.Usage
+			tc.Usage = withCarried(st.Usage)
 			if st.Edit && tc.Error == nil {
 				tc.Edit = true
 			}
@@ -128,6 +142,15 @@ func Prepare(s *transcript.Session) *Prepared {
 			p.add(lb.Event{Kind: lb.EventToolCall, ToolCall: &tc}, false)
 		case st.TurnEnd:
 			p.turns++
+			if st.Notification && turnEdits == 0 {
+				// A turn that answered a background task's
+				// notification and changed nothing: the live hook
+				// records no iteration for it.
+				if st.Usage != nil {
+					carried = withCarried(st.Usage)
+				}
+				continue
+			}
 			files := turnFiles
 			if turnEdits > 0 && len(files) == 0 {
 				// Edits by shell commands name no file: one changed.
@@ -135,7 +158,7 @@ func Prepare(s *transcript.Session) *Prepared {
 			}
 			n := len(files)
 			p.add(lb.Event{Kind: lb.EventIteration, Iteration: &lb.Iteration{
-				Summary: summary(st.Message), FilesChanged: &n, Files: files, Usage: st.Usage,
+				Summary: summary(st.Message), FilesChanged: &n, Files: files, Usage: withCarried(st.Usage),
 			}}, true)
 			turnFiles, turnEdits = nil, 0
 		}

@@ -13,7 +13,8 @@ import (
 // from the system, the user or the agent; an agent step lists its
 // tool_calls ({tool_call_id, function_name, arguments}) and its
 // observation.results ({source_call_id, content}). A user step after the
-// agent has worked starts a new turn. Shell tools (bash_command,
+// agent has worked starts a new turn; steps of sub-agents
+// (extra.is_sidechain) make no turn of their own. Shell tools (bash_command,
 // execute_bash, terminal, ... with a command or keystrokes argument) are
 // Bash calls; their content is the terminal's output, without an exit
 // status unless the content states one.
@@ -30,6 +31,9 @@ type atifTraj struct {
 		Source    string `json:"source"`
 		Timestamp string `json:"timestamp"`
 		Message   json.RawMessage
+		Extra     struct {
+			IsSidechain bool `json:"is_sidechain"`
+		} `json:"extra"`
 		ToolCalls []struct {
 			ID        string          `json:"tool_call_id"`
 			Name      string          `json:"function_name"`
@@ -56,8 +60,14 @@ func parseATIF(data []byte) (*Session, error) {
 		case "user":
 			tu.End(s, ParseTime(st.Timestamp))
 		case "agent":
-			tu.Begin()
-			if m := TextOf(st.Message); m != "" {
+			// A sub-agent's step (Harbor's extra.is_sidechain: the
+			// warm-up messages before the prompt, a Task's work, which
+			// Harbor writes before the prompt too) is no turn of the
+			// agent's; its calls are the session's.
+			if !st.Extra.IsSidechain {
+				tu.Begin()
+			}
+			if m := TextOf(st.Message); m != "" && !st.Extra.IsSidechain {
 				tu.Say(m)
 			}
 			results := map[string]string{}

@@ -75,9 +75,12 @@ type Step struct {
 	// edit tool (a shell command that writes a file, SWE-agent's edit).
 	Edit bool
 	// TurnEnd marks the end of one of the agent's turns; Message is the
-	// agent's last message of it.
-	TurnEnd bool
-	Message string
+	// agent's last message of it. Notification marks a turn that answered
+	// a background task's notification, not a person's prompt
+	// (hook.TaskNotification): an iteration only when it edited.
+	TurnEnd      bool
+	Notification bool
+	Message      string
 	// Event is an event of loopbreaker's journal, applied as recorded.
 	Event *lb.Event
 	// Time is when it happened, when the file says.

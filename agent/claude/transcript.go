@@ -29,8 +29,14 @@ type claudeLine struct {
 	IsMeta     bool   `json:"isMeta"`
 	// PromptID names the prompt a line belongs to (Claude Code 2.1 and
 	// later); SourceToolUseID the tool call a message was injected by.
-	PromptID        string          `json:"promptId"`
-	SourceToolUseID string          `json:"sourceToolUseID"`
+	PromptID        string `json:"promptId"`
+	SourceToolUseID string `json:"sourceToolUseID"`
+	// A sub-agent's messages: stream-json names the Task call that
+	// started it (parent_tool_use_id), a transcript marks them
+	// isSidechain (versions that keep them in the session's file, and
+	// the warm-up messages Claude Code sends its sub-agents at start).
+	ParentToolUseID string          `json:"parent_tool_use_id"`
+	IsSidechain     bool            `json:"isSidechain"`
 	Message         *claudeMessage  `json:"message"`
 	ToolUseResult   json.RawMessage `json:"toolUseResult"`
 	ToolUseRes2     json.RawMessage `json:"tool_use_result"`
@@ -60,7 +66,7 @@ func parseTranscript(data []byte) (*transcript.Session, error) {
 	prompt := promptState{}
 	endTurn := func(ts string) {
 		if active {
-			s.Steps = append(s.Steps, transcript.Step{TurnEnd: true, Message: lastText, Time: transcript.ParseTime(ts), Usage: takeUsage()})
+			s.Steps = append(s.Steps, transcript.Step{TurnEnd: true, Notification: prompt.notification, Message: lastText, Time: transcript.ParseTime(ts), Usage: takeUsage()})
 		}
 		active, lastText = false, ""
 	}
@@ -95,15 +101,19 @@ func parseTranscript(data []byte) (*transcript.Session, error) {
 		if l.Message == nil {
 			return
 		}
+		// A sub-agent works inside the main agent's turn: its calls are
+		// the session's (they fire PostToolUse), its prompt and its
+		// words are not the turn's.
+		sub := l.ParentToolUseID != "" || l.IsSidechain
 		var blocks []transcript.Block
 		if json.Unmarshal(l.Message.Content, &blocks) != nil {
 			// A plain string: a prompt (user) or a message (assistant).
 			if l.Type == "user" && !l.IsMeta {
-				if !prompt.partOfTurn(&l, transcript.TextOf(l.Message.Content), prompt.lastResultTool) {
+				if text := transcript.TextOf(l.Message.Content); !prompt.partOfTurn(&l, text, prompt.lastResultTool) {
 					endTurn(l.Timestamp)
-					prompt.begin(&l)
+					prompt.begin(&l, text)
 				}
-			} else if l.Type == "assistant" {
+			} else if l.Type == "assistant" && !sub {
 				lastText, active = transcript.TextOf(l.Message.Content), true
 			}
 			return
@@ -117,7 +127,7 @@ func parseTranscript(data []byte) (*transcript.Session, error) {
 				uses[b.ID] = pendingUse{name: b.Name, input: b.Input}
 				active = true
 			case "text":
-				if l.Type == "assistant" {
+				if l.Type == "assistant" && !sub {
 					lastText, active = b.Text, true
 				}
 			case "tool_result":
@@ -132,7 +142,12 @@ func parseTranscript(data []byte) (*transcript.Session, error) {
 				if len(resp) == 0 {
 					resp = l.ToolUseRes2
 				}
-				s.Steps = append(s.Steps, transcript.Step{Call: claudeCall(b, use, resp), Time: transcript.ParseTime(l.Timestamp), Usage: takeUsage()})
+				call := claudeCall(b, use, resp)
+				if !call.Ran() {
+					// Cancelled before it ran: no hook saw it.
+					continue
+				}
+				s.Steps = append(s.Steps, transcript.Step{Call: call, Time: transcript.ParseTime(l.Timestamp), Usage: takeUsage()})
 				active = true
 			}
 		}
@@ -141,7 +156,7 @@ func parseTranscript(data []byte) (*transcript.Session, error) {
 			// A prompt given as text blocks (not a reminder or a command
 			// echo, which start with a tag).
 			endTurn(l.Timestamp)
-			prompt.begin(&l)
+			prompt.begin(&l, blocks[0].Text)
 		}
 	})
 	endTurn("")
@@ -159,19 +174,27 @@ type promptState struct {
 	// lastResultTool is the tool whose result the latest line with
 	// content blocks held ("" when it held none).
 	lastResultTool string
+	// notification: the current turn answers a background task's
+	// notification (hook.TaskNotification).
+	notification bool
 }
 
-func (p *promptState) begin(l *claudeLine) { p.promptID = l.PromptID }
+func (p *promptState) begin(l *claudeLine, text string) {
+	p.promptID, p.notification = l.PromptID, hook.TaskNotification(text)
+}
 
 // partOfTurn reports whether a user message with text is part of the
 // current turn rather than a new prompt: it names the turn's own prompt
 // (promptId), or the tool call that injected it (sourceToolUseID), or it
+// is a sub-agent's prompt (parent_tool_use_id, isSidechain: no hook sees
+// a prompt there, the sub-agent ends with SubagentStop, not Stop), or it
 // comes right after a Skill call's result, or it is a skill's text
 // ("Base directory for this skill: …", which versions without those
 // fields write).
 // afterTool is the tool whose result the line before held.
 func (p *promptState) partOfTurn(l *claudeLine, text, afterTool string) bool {
 	return l.PromptID != "" && l.PromptID == p.promptID || l.SourceToolUseID != "" ||
+		l.ParentToolUseID != "" || l.IsSidechain ||
 		afterTool == "Skill" || strings.HasPrefix(strings.TrimSpace(text), "Base directory for this skill:")
 }
 
