@@ -248,6 +248,38 @@ open('.claude/settings.json', 'w').write(s.replace('"matcher": "*"', '"matcher":
 			r.caughtAfter(t, p, rw, 5, "rolled back")
 		})
 	})
+
+	// Class 4: the state moved away by a line in the env of Claude Code's
+	// settings, which Claude Code copies into its hooks' environment (it
+	// does: obeyed, the hooks of the person's next run fed a fresh breaker
+	// there). The change of the settings halts the agent; and when the
+	// person accepts it with a reset, unaware, the hooks of the next run
+	// still keep the state where the person's XDG_STATE_HOME says, read
+	// from Claude Code's own process.
+	t.Run("state-moved-by-settings-env", func(t *testing.T) {
+		forEachVersion(t, func(t *testing.T, a agent, rw *row) {
+			p := newProject(t, a, calcRepo(), installProject)
+			p.loopbreaker(0, "check", "--session", "claude")
+			fresh := filepath.Join(t.TempDir(), "fresh")
+			r := p.claude(
+				fm.Bash("ls"),
+				py("import json; json.dump({'env': {'XDG_STATE_HOME': "+pyQuote(fresh)+"}}, open('.claude/settings.local.json', 'w'))"),
+				fm.Bash("git status --short"),
+				fm.Text("Moved."),
+			)
+			r.caughtAfter(t, p, rw, 2, "hook settings changed")
+			p.loopbreaker(0, "reset", "--session", "claude", "--by", "alice", "--reason", "did not look")
+			turns := p.status().Iterations
+			again := p.claude(fm.Bash("ls"), fm.Bash("git status --short"), fm.Text("Done."))
+			again.sawOnStderr(t, "ignored XDG_STATE_HOME")
+			if entries, _ := os.ReadDir(fresh); len(entries) > 0 {
+				t.Errorf("the hooks kept a state where the agent's settings said (%s): %d entries", fresh, len(entries))
+			}
+			if st := p.status(); st.Iterations <= turns {
+				t.Errorf("the person's breaker recorded no turn of the next run (iterations %d, %d before): its hooks fed another", st.Iterations, turns)
+			}
+		})
+	})
 }
 
 // customConfig changes one line of the project's loopbreaker.yaml, as a

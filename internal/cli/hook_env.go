@@ -64,8 +64,9 @@ func withoutAgentSet(env *Env, a agent.Agent, project string, r *agent.Reads) (*
 	if env.mark != nil && env.mark.pid > 0 {
 		pid = env.mark.pid // the client's, on the resident breaker's calls
 	}
+	signs := agentSigns()
 	for _, v := range set {
-		before, wasSet, ok := origin.Before(pid, v.Name, env.Getenv(v.Name))
+		before, wasSet, ok := origin.Before(pid, v.Name, env.Getenv(v.Name), signs)
 		e.Environ = slices.DeleteFunc(e.Environ, func(kv string) bool { return strings.HasPrefix(kv, v.Name+"=") })
 		switch {
 		case ok && wasSet:

@@ -41,6 +41,17 @@ func agentOf(getenv func(string) string, chain []Proc, agents []Signs) string {
 // agentProgram names the agent CLI process p is, or `loopbreaker run`,
 // which runs one; "" for any other process.
 func agentProgram(p Proc, agents []Signs) string {
+	if a := cliOf(p, agents); a != "" {
+		return a + " (an ancestor process: " + describe(p) + ")"
+	}
+	if len(p.Args) > 1 && filepath.Base(p.Args[0]) == "loopbreaker" && p.Args[1] == "run" {
+		return "loopbreaker run's agent (an ancestor process: " + describe(p) + ")"
+	}
+	return ""
+}
+
+// cliOf names the agent CLI process p is, "" for any other process.
+func cliOf(p Proc, agents []Signs) string {
 	words := []string{p.Name, p.Exe}
 	if len(p.Args) > 0 {
 		words = append(words, p.Args[0])
@@ -51,12 +62,9 @@ func agentProgram(p Proc, agents []Signs) string {
 	for _, a := range agents {
 		for _, w := range words {
 			if w != "" && isProgram(w, a) {
-				return a.Agent + " (an ancestor process: " + describe(p) + ")"
+				return a.Agent
 			}
 		}
-	}
-	if len(p.Args) > 1 && filepath.Base(p.Args[0]) == "loopbreaker" && p.Args[1] == "run" {
-		return "loopbreaker run's agent (an ancestor process: " + describe(p) + ")"
 	}
 	return ""
 }

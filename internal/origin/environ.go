@@ -12,11 +12,15 @@ import (
 // that does not says what name was before: another value, or unset
 // (set false). An agent CLI that copies variables from its settings
 // into its own environment starts its hooks with them, while its own
-// process still shows the environment the person started it in. When
-// every ancestor holds the same value it is the person's too (value,
-// true, true). ok is false when not even pid's parent can be read (no
-// /proc, another user's process).
-func Before(pid int, name, value string) (before string, set, ok bool) {
+// process still shows the environment the person started it in. An
+// agent CLI (agents) passed on the way was started with the value: when
+// what started it is no agent CLI (a shell, `loopbreaker run`), that
+// gave it the value, which stands; a CLI that restarts itself with what
+// its files set shows the value before in its first process. When every
+// ancestor holds the value it stands too. ok is false when not even
+// pid's parent can be read (no /proc, another user's process).
+func Before(pid int, name, value string, agents []Signs) (before string, set, ok bool) {
+	underCLI := false
 	for range maxDepth {
 		ppid, read := parentOf(pid)
 		if !read || ppid <= 1 {
@@ -27,9 +31,15 @@ func Before(pid int, name, value string) (before string, set, ok bool) {
 			return value, true, ok
 		}
 		ok = true
+		p, _, _ := readProc(ppid)
+		cli := cliOf(p, agents) != ""
 		if v, has := env[name]; !has || v != value {
+			if underCLI && !cli {
+				return value, true, true
+			}
 			return v, has, true
 		}
+		underCLI = underCLI || cli
 		pid = ppid
 	}
 	return value, true, ok
