@@ -155,6 +155,17 @@ func (a Agent) Guarded(project string, getenv func(string) string) agent.Guarded
 	return g
 }
 
+// SetEnv: $CODEX_HOME/.env (~/.codex/.env), which Codex loads into its
+// environment at start (all but its own CODEX_ variables).
+func (Agent) SetEnv(r *agent.Reads, project string, getenv func(string) string) []agent.SetVar {
+	dir := getenv("CODEX_HOME")
+	if dir == "" {
+		home, _ := agent.Home(getenv)
+		dir = filepath.Join(home, ".codex")
+	}
+	return agent.DotEnv(r, []string{filepath.Join(dir, ".env")})
+}
+
 // Switches: [features] hooks in the user's and the project's config.toml,
 // and loopbreaker's entries whole.
 func (a Agent) Switches(r *agent.Reads, project string, getenv func(string) string) []string {

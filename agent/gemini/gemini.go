@@ -6,6 +6,7 @@ package gemini
 
 import (
 	"encoding/json"
+	"path/filepath"
 
 	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/hook"
@@ -191,6 +192,14 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 	g.Files = append(g.Files, agent.Under(home, ".gemini/settings.json")...)
 	g.Files = append(g.Files, "/etc/gemini-cli/settings.json")
 	return g
+}
+
+// SetEnv: the .env file Gemini CLI loads into its environment (the
+// project's .gemini/.env or .env, or the nearest above it), and the
+// user's, for the variables not set already.
+func (Agent) SetEnv(r *agent.Reads, project string, getenv func(string) string) []agent.SetVar {
+	home, _ := agent.Home(getenv)
+	return agent.DotEnv(r, agent.DotEnvFiles(project, home, ".gemini", filepath.Join(home, ".gemini")))
 }
 
 // Resume: --session-id UUID on the first iteration, --resume UUID after

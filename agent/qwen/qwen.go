@@ -4,6 +4,7 @@
 package qwen
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -164,6 +165,14 @@ func (a Agent) Guarded(project string, getenv func(string) string) agent.Guarded
 	g.Files = append(g.Files, agent.Under(getenv("QWEN_HOME"), "settings.json")...)
 	g.Files = append(g.Files, a.ManagedScope().Path("/"))
 	return g
+}
+
+// SetEnv: the .env files Qwen Code loads into its environment (the
+// project's .qwen/.env or .env, or the nearest above it), and the
+// user's (QWEN_HOME's, ~/.qwen's, ~/.env).
+func (Agent) SetEnv(r *agent.Reads, project string, getenv func(string) string) []agent.SetVar {
+	home, _ := agent.Home(getenv)
+	return agent.DotEnv(r, agent.DotEnvFiles(project, home, ".qwen", getenv("QWEN_HOME"), filepath.Join(home, ".qwen")))
 }
 
 // Resume: --session-id UUID on the first iteration, --resume UUID after

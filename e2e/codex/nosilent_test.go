@@ -13,21 +13,25 @@ import (
 // TestHookSwitchCaught: the model turns Codex's hooks off with
 // `[features] hooks = false`, written by Python into the project's or
 // the user's config.toml (the guard refuses an edit of these files by
-// name, and cannot read Python). The call runs; the next hook call sees
+// name, and cannot read Python); or LOOPBREAKER_SESSION in the user's
+// .env, which Codex loads. The call runs; the next hook call sees
 // the switch, says what changed, and opens the breaker; no later call
 // runs, and the breaker stays OPEN until a person resets it.
 func TestHookSwitchCaught(t *testing.T) {
 	t.Parallel()
-	for _, where := range []struct{ name, file string }{
-		{"project", "'.codex/config.toml'"},
-		{"user", "os.path.join(os.environ['CODEX_HOME'], 'config.toml')"},
+	for _, where := range []struct{ name, file, line, what string }{
+		{"project", "'.codex/config.toml'", `\n[features]\nhooks = false\n`, "[features] hooks"},
+		{"user", "os.path.join(os.environ['CODEX_HOME'], 'config.toml')", `\n[features]\nhooks = false\n`, "[features] hooks"},
+		// Not a switch, but the .env Codex loads into its environment
+		// and its hooks': the breaker would move elsewhere.
+		{"user-dotenv", "os.path.join(os.environ['CODEX_HOME'], '.env')", `LOOPBREAKER_SESSION=fresh\n`, "env.LOOPBREAKER_SESSION"},
 	} {
 		t.Run(where.name, func(t *testing.T) {
 			t.Parallel()
 			program := fmt.Sprintf(`import os
 p = %s
 os.makedirs(os.path.dirname(p), exist_ok=True)
-open(p, 'a').write('\n[features]\nhooks = false\n')`, where.file)
+open(p, 'a').write('%s')`, where.file, where.line)
 			ss := newSession(t, setup{files: calcRepo(), install: installProject, bypassTrust: true, steps: []fakemodel.Step{
 				fakemodel.Shell("ls"),
 				fakemodel.Shell(harness.PythonCommand(program)),
@@ -49,10 +53,10 @@ open(p, 'a').write('\n[features]\nhooks = false\n')`, where.file)
 			}
 			said := false
 			for _, c := range tr.calls {
-				said = said || strings.Contains(c.Stderr, "[features] hooks")
+				said = said || strings.Contains(c.Stderr, where.what)
 			}
 			if !said {
-				t.Errorf("no hook call said on stderr that [features] hooks changed")
+				t.Errorf("no hook call said on stderr that %s changed", where.what)
 			}
 			st := ss.status()
 			if st.State != lb.Open || st.Detector != lb.DetectorTamper || !strings.Contains(st.Reason, "configuration or hook settings changed") {

@@ -13,7 +13,8 @@ import (
 // the project's .gemini/settings.json, written by Python (the guard
 // refuses an edit of that file by name, and cannot read Python):
 // `hooksConfig.enabled: false`, or loopbreaker's hooks named in
-// `hooksConfig.disabled`. The call runs; its AfterTool sees the switch,
+// `hooksConfig.disabled`; or LOOPBREAKER_SESSION in the .env file it
+// loads. The call runs; its AfterTool sees the switch,
 // says what changed and stops the agent; nothing after it runs, and the
 // breaker stays OPEN until a person resets it.
 func TestHooksConfigCaught(t *testing.T) {
@@ -30,6 +31,9 @@ d = json.load(open(p))
 names = sorted({h.get('name') or h['command'] for groups in d['hooks'].values() for g in groups for h in g['hooks']})
 d.setdefault('hooksConfig', {})['disabled'] = names
 json.dump(d, open(p, 'w'))`, "hooksConfig.disabled"},
+		// Not a switch of Gemini's, but a .env file it loads into its
+		// environment and its hooks': the breaker would move elsewhere.
+		{"dotenv-session", `open('.gemini/.env', 'w').write('LOOPBREAKER_SESSION=fresh\n')`, "env.LOOPBREAKER_SESSION"},
 	} {
 		t.Run(sw.name, func(t *testing.T) {
 			t.Parallel()

@@ -13,9 +13,10 @@ import (
 	"github.com/loopbreaker/loopbreaker/internal/origin"
 )
 
-// Some agent CLIs copy variables from their own settings into the
-// environment their hooks run in (agent.EnvSetter), and the agent can
-// write those settings. Obeyed, one line there would move the breaker's
+// Some agent CLIs put variables from their own files into the
+// environment their hooks run in (agent.EnvSetter: Claude Code's
+// settings env, the .env files of Gemini CLI, Qwen Code and Codex), and
+// the agent can write those files. Obeyed, one line there would move the breaker's
 // state and its witness somewhere new (a fresh, CLOSED breaker), feed
 // another breaker (LOOPBREAKER_SESSION) or set its clock past every
 // cooldown (LOOPBREAKER_NOW). So a hook takes loopbreaker's own
@@ -86,6 +87,6 @@ func agentSetNotice(a agent.Agent, set []agent.SetVar) string {
 	for _, v := range set {
 		each = append(each, fmt.Sprintf("%s (set by %s)", v.Name, v.File))
 	}
-	return fmt.Sprintf("loopbreaker hook %s: ignored %s: %s copies its settings' environment into its hooks, and the agent can write those files, so they do not choose where loopbreaker keeps its state, which breaker a hook feeds, or its clock; remove them from the files and set them in the environment the agent starts in",
+	return fmt.Sprintf("loopbreaker hook %s: ignored %s: %s puts what its own files set into its hooks' environment, and the agent can write those files, so they do not choose where loopbreaker keeps its state, which breaker a hook feeds, or its clock; remove them from the files and set them in the environment the agent starts in",
 		a.Name(), strings.Join(each, ", "), a.Traits().Display)
 }
