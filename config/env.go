@@ -50,14 +50,18 @@ func NonConfigEnv() []string {
 
 // OwnVariable reports whether name is a variable that decides where
 // loopbreaker keeps its state and configuration, which breaker a call
-// feeds, or how it runs: every LOOPBREAKER_ variable, Ralph's aliases,
-// and the home and XDG directories the state, the user file and the
-// resident breaker's socket are found under. A hook obeys these only from the environment
+// feeds, how it runs, or what it measures: every LOOPBREAKER_ variable,
+// Ralph's aliases, the home and XDG directories the state, the user file
+// and the resident breaker's socket are found under, PATH (which git,
+// which loopbreaker) and git's own variables (which repository). A hook obeys these only from the environment
 // the person started the agent CLI in, never from a file the agent can
 // write (hookpolicy, internal/cli hook_env.go).
 func OwnVariable(name string) bool {
 	switch name {
-	case "HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR":
+	case "HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "PATH":
+		return true
+	}
+	if strings.HasPrefix(name, "GIT_") {
 		return true
 	}
 	for _, a := range ralphAliases() {

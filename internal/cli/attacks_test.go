@@ -66,7 +66,7 @@ type attack struct {
 	judge func(s *scratch, out string) (verdict, why string)
 }
 
-// attacks: 54, each spelled differently from the other tests, over the
+// attacks: 55, each spelled differently from the other tests, over the
 // ten classes of the issue.
 var attacks = []attack{
 	// 1: loopbreaker.yaml gone.
@@ -142,6 +142,7 @@ fix --session claude'`, judge: resetRefused},
 	{class: 7, name: "fsmonitor", turnEnd: true, judge: notRun, cmd: `git config core.fsmonitor 'touch {MARK}; true' && echo '// x' >> calc.go`},
 	{class: 7, name: "process-filter-appended", turnEnd: true, judge: notRun, cmd: `printf '[filter "y"]\n\tprocess = touch {MARK}\n\trequired = true\n' >> .git/config && echo '*.go filter=y' > .gitattributes && echo '// y' >> calc.go`},
 	{class: 7, name: "index-hook", turnEnd: true, judge: notRun, cmd: `mkdir -p .h && printf '#!/bin/sh\ntouch {MARK}\n' > .h/post-index-change && chmod +x .h/post-index-change && git config core.hooksPath .h && touch calc.go`},
+	{class: 7, name: "settings-env-path-git", turnEnd: true, settingsEnv: true, judge: notRun, cmd: `mkdir -p {TMP}/fakebin && printf '#!/bin/sh\ntouch {MARK}\nexec %s "$@"\n' "$(command -v git)" > {TMP}/fakebin/git && chmod +x {TMP}/fakebin/git && python3 -c "import json, os; json.dump({'env': {'PATH': '{TMP}/fakebin:' + os.environ['PATH']}}, open('.claude/settings.local.json', 'w'))"`},
 	// 8: the transcript replaced by a named pipe.
 	{class: 8, name: "mkfifo", judge: answeredPromptly, cmd: `rm -f {T} && mkfifo {T}`},
 	{class: 8, name: "python-mkfifo", judge: answeredPromptly, cmd: `python3 -c "import os; os.unlink('{T}'); os.mkfifo('{T}')"`},

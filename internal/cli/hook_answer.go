@@ -12,6 +12,7 @@ import (
 	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/breaker"
 	"github.com/loopbreaker/loopbreaker/config"
+	"github.com/loopbreaker/loopbreaker/gitrepo"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/hookpolicy"
 	"github.com/loopbreaker/loopbreaker/session"
@@ -59,6 +60,8 @@ func runHookAnswer(ctx context.Context, env *Env, a agent.Agent, args []string) 
 	env, set := withoutAgentSet(env, a, project, o.reads)
 	if len(set) > 0 {
 		fmt.Fprintln(env.Stderr, agentSetNotice(a, set))
+		// git, at a turn end, runs in the call's environment too.
+		ctx = gitrepo.WithEnviron(ctx, env.Environ)
 	}
 	if err := env.useFixedClock(); err != nil {
 		fmt.Fprintf(env.Stderr, "loopbreaker hook %s: warning: %v; the call keeps the real clock\n", tool, err)
