@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/loopbreaker/loopbreaker/hookinstall"
@@ -185,4 +186,58 @@ func HookEntries(r *Reads, f *hookinstall.Format, files []string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// HookEnv is what loopbreaker's own handlers in the settings files of
+// format f set in their "env" object, read through r: a CLI that merges a
+// handler's env into the environment it runs the handler in (Gemini CLI,
+// Qwen Code) puts them in loopbreaker's.
+func HookEnv(r *Reads, f *hookinstall.Format, files []string) []SetVar {
+	var out []SetVar
+	for _, path := range files {
+		data, err := r.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		for _, h := range hookinstall.OurHandlers(f, stripLineComments(data)) {
+			var handler struct {
+				Env map[string]any `json:"env"`
+			}
+			if json.Unmarshal(h, &handler) != nil {
+				continue
+			}
+			names := make([]string, 0, len(handler.Env))
+			for name := range handler.Env {
+				names = append(names, name)
+			}
+			slices.Sort(names)
+			for _, name := range names {
+				value, ok := handler.Env[name].(string)
+				if !ok {
+					b, _ := json.Marshal(handler.Env[name])
+					value = string(b)
+				}
+				out = append(out, SetVar{File: path, Name: name, Value: value})
+			}
+		}
+	}
+	return out
+}
+
+// EnvSwitches are the variables of set that keep chooses, as switch lines
+// "FILE: env.NAME = "VALUE"": what a CLI's files set in its environment
+// that decides whether, or through what, its hooks run.
+func EnvSwitches(set []SetVar, keep func(name string) bool) []string {
+	var out []string
+	for _, v := range set {
+		if keep(v.Name) {
+			out = append(out, v.File+": env."+v.Name+" = "+strconv.Quote(v.Value))
+		}
+	}
+	return out
+}
+
+// Named chooses the variables names.
+func Named(names ...string) func(string) bool {
+	return func(name string) bool { return slices.Contains(names, name) }
 }

@@ -74,17 +74,45 @@ func FindInstalled(f *Format, data []byte) Installed {
 // loopbreaker's handlers (each handler, in a flat document). What they say
 // (the matcher, the timeout) decides whether the hook runs.
 func OurEntries(f *Format, data []byte) []string {
+	var out []string
+	walkOurs(f, data, func(ev string, entry json.RawMessage, _ []json.RawMessage) {
+		var b bytes.Buffer
+		if json.Compact(&b, entry) == nil {
+			out = append(out, ev+": "+b.String())
+		}
+	})
+	slices.Sort(out)
+	return out
+}
+
+// OurHandlers are loopbreaker's handler objects in a settings document of
+// f, in the document's order of events' entries: what the CLI runs as
+// loopbreaker's hook (its command, and what the CLI adds to its
+// environment, such as an "env").
+func OurHandlers(f *Format, data []byte) []json.RawMessage {
+	var out []json.RawMessage
+	walkOurs(f, data, func(_ string, _ json.RawMessage, handlers []json.RawMessage) {
+		out = append(out, handlers...)
+	})
+	return out
+}
+
+// walkOurs calls found with each entry of a settings document of f that
+// holds one of loopbreaker's handlers (a matcher group, or the handler
+// itself in a flat document), its event, and loopbreaker's handlers in
+// it. Events come in sorted order.
+func walkOurs(f *Format, data []byte, found func(event string, entry json.RawMessage, handlers []json.RawMessage)) {
 	if f.Merge != nil {
-		return nil
+		return
 	}
 	var doc map[string]json.RawMessage
 	if json.Unmarshal(data, &doc) != nil {
-		return nil
+		return
 	}
 	events := doc
 	if !f.TopLevel {
 		if json.Unmarshal(doc["hooks"], &events) != nil {
-			return nil
+			return
 		}
 	}
 	key := f.CommandKey
@@ -100,30 +128,35 @@ func OurEntries(f *Format, data []byte) []string {
 		_, ok := hook.ProgramOf(f.Tool, c)
 		return ok
 	}
-	var out []string
-	for ev, raw := range events {
+	names := make([]string, 0, len(events))
+	for ev := range events {
+		names = append(names, ev)
+	}
+	slices.Sort(names)
+	for _, ev := range names {
 		var items []json.RawMessage
-		if json.Unmarshal(raw, &items) != nil {
+		if json.Unmarshal(events[ev], &items) != nil {
 			continue
 		}
 		for _, it := range items {
-			mine := ours(it)
-			if !f.Flat {
-				var g struct {
-					Hooks []json.RawMessage `json:"hooks"`
+			if f.Flat {
+				if ours(it) {
+					found(ev, it, []json.RawMessage{it})
 				}
-				if json.Unmarshal(it, &g) == nil {
-					mine = slices.ContainsFunc(g.Hooks, ours)
-				}
+				continue
 			}
-			if mine {
-				var b bytes.Buffer
-				if json.Compact(&b, it) == nil {
-					out = append(out, ev+": "+b.String())
+			var g struct {
+				Hooks []json.RawMessage `json:"hooks"`
+			}
+			if json.Unmarshal(it, &g) != nil {
+				if ours(it) {
+					found(ev, it, []json.RawMessage{it})
 				}
+				continue
+			}
+			if mine := slices.DeleteFunc(g.Hooks, func(h json.RawMessage) bool { return !ours(h) }); len(mine) > 0 {
+				found(ev, it, mine)
 			}
 		}
 	}
-	slices.Sort(out)
-	return out
 }

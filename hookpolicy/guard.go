@@ -3,7 +3,6 @@ package hookpolicy
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"strconv"
 
 	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/config"
@@ -104,11 +103,7 @@ func fingerprintOf(in GuardInput, r *agent.Reads) fingerprintDoc {
 	// obeyed (internal/cli hook_env.go); set during a session, it is a
 	// change of the guard all the same.
 	if s, ok := in.Agent.(agent.EnvSetter); ok {
-		for _, v := range s.SetEnv(r, in.Project, in.Getenv) {
-			if config.OwnVariable(v.Name) {
-				doc.Switches = append(doc.Switches, v.File+": env."+v.Name+" = "+strconv.Quote(v.Value))
-			}
-		}
+		doc.Switches = append(doc.Switches, agent.EnvSwitches(s.SetEnv(r, in.Project, in.Getenv), config.OwnVariable)...)
 	}
 	for _, user := range []bool{false, true} {
 		path, err := in.Agent.SettingsPath(user, in.Project, in.Getenv)

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -411,6 +412,28 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 	g.Dirs = append(g.Dirs, agent.Under(home, ".clinerules/hooks", ".cline/hooks", "Documents/Cline/Hooks")...)
 	g.Dirs = append(g.Dirs, agent.Under(getenv("CLINE_DIR"), "hooks")...)
 	return g
+}
+
+// SetEnv: the .env files of the folder Cline starts in (the project),
+// which its runtime (Bun) loads into Cline's environment at start, for
+// the variables not set already, and so into every hook script's: with
+// NODE_ENV unset, .env.development.local, .env.local, .env.development
+// and .env (seen with strace of Cline 3.0.65, and in the environment of
+// the programs it starts).
+func (Agent) SetEnv(r *agent.Reads, project string, getenv func(string) string) []agent.SetVar {
+	mode := getenv("NODE_ENV")
+	if mode == "" {
+		mode = "development"
+	}
+	names := []string{".env." + mode + ".local", ".env.local", ".env." + mode, ".env"}
+	if mode == "test" {
+		names = slices.Delete(names, 1, 2) // Bun leaves .env.local out of tests
+	}
+	var files []string
+	for _, n := range names {
+		files = append(files, agent.Under(project, n)...)
+	}
+	return agent.DotEnv(r, files)
 }
 
 // Switches: every script of the hooks folders.

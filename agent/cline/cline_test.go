@@ -2,9 +2,13 @@ package cline
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/internal/agenttest"
 )
@@ -126,5 +130,31 @@ func TestRenderCline(t *testing.T) {
 	}
 	if !New().NudgeReachesModel("PostToolUse") || New().NudgeReachesModel("TaskComplete") {
 		t.Error("NudgeReachesModel")
+	}
+}
+
+// Cline loads the .env files of the folder it starts in into its
+// environment, and so its hooks': what they set is set for loopbreaker's
+// hook scripts.
+func TestSetEnvReadsTheDotEnvFilesBunLoads(t *testing.T) {
+	project := t.TempDir()
+	for name, content := range map[string]string{
+		".env":                   "LOOPBREAKER_SESSION=a\n",
+		".env.local":             "LOOPBREAKER_DIR=/tmp/b\n",
+		".env.development.local": "XDG_STATE_HOME=/tmp/c\n",
+		".env.production":        "LOOPBREAKER_NOW=2099-01-01T00:00:00Z\n",
+	} {
+		if err := os.WriteFile(filepath.Join(project, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := New().SetEnv(&agent.Reads{}, project, func(string) string { return "" })
+	want := []agent.SetVar{
+		{File: filepath.Join(project, ".env.development.local"), Name: "XDG_STATE_HOME", Value: "/tmp/c"},
+		{File: filepath.Join(project, ".env.local"), Name: "LOOPBREAKER_DIR", Value: "/tmp/b"},
+		{File: filepath.Join(project, ".env"), Name: "LOOPBREAKER_SESSION", Value: "a"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("SetEnv = %+v, want %+v", got, want)
 	}
 }

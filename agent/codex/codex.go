@@ -167,13 +167,21 @@ func (Agent) SetEnv(r *agent.Reads, project string, getenv func(string) string) 
 }
 
 // Switches: [features] hooks in the user's and the project's config.toml,
-// and loopbreaker's entries whole.
+// the state of loopbreaker's hooks there (trust, enabled) and the
+// project's trust (stateSwitches), and loopbreaker's entries whole.
 func (a Agent) Switches(r *agent.Reads, project string, getenv func(string) string) []string {
 	g := a.Guarded(project, getenv)
+	var hooksFiles []string
+	for _, f := range g.Files {
+		if filepath.Base(f) == "hooks.json" {
+			hooksFiles = append(hooksFiles, f)
+		}
+	}
 	var out []string
 	for _, f := range g.Files {
 		if filepath.Base(f) == "config.toml" {
 			out = append(out, configWarnings(filepath.Dir(f))...)
+			out = append(out, stateSwitches(r, f, hooksFiles, project)...)
 		}
 	}
 	return append(out, agent.HookEntries(r, a.Format(), g.Files)...)

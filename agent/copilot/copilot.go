@@ -262,10 +262,13 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 	return g
 }
 
-// Switches: disableAllHooks in Copilot CLI's settings, and every hooks
-// file of its hooks directories.
+// Switches: disableAllHooks in Copilot CLI's settings, and
+// disabledHooks ("Hooks discovered but not executed (content-hash
+// keys)", Copilot CLI 1.0.102's settings schema, which its /hooks
+// writes: setHookDisabled), and every hooks file of its hooks
+// directories.
 func (a Agent) Switches(r *agent.Reads, project string, getenv func(string) string) []string {
 	g := a.Guarded(project, getenv)
-	out := agent.JSONSwitches(r, []string{filepath.Join(homeDir(getenv), "settings.json")}, "disableAllHooks")
+	out := agent.JSONSwitches(r, []string{filepath.Join(homeDir(getenv), "settings.json")}, "disableAllHooks", "disabledHooks")
 	return append(out, agent.DirSwitches(g.Dirs)...)
 }

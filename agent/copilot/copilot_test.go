@@ -2,11 +2,13 @@ package copilot
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/loopbreaker/loopbreaker/agent"
 	"github.com/loopbreaker/loopbreaker/hook"
 	"github.com/loopbreaker/loopbreaker/internal/agenttest"
 )
@@ -161,5 +163,28 @@ func TestRenderCopilot(t *testing.T) {
 	}
 	if !New().NudgeReachesModel("postToolUse") || New().NudgeReachesModel("preToolUse") || New().NudgeReachesModel("agentStop") {
 		t.Error("NudgeReachesModel for New(): only postToolUse carries a warning to the model")
+	}
+}
+
+// Hooks named in the user's disabledHooks are not run, as with
+// disableAllHooks: both are Copilot CLI's switches.
+func TestSwitchesReadDisabledHooks(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	settings := filepath.Join(home, ".copilot", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"model": "x", "disabledHooks": ["sha256:ab"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	got := New().Switches(&agent.Reads{}, project, getenv)
+	if want := settings + `: disabledHooks = ["sha256:ab"]`; !slices.Contains(got, want) {
+		t.Errorf("switches %q lack %q", got, want)
 	}
 }

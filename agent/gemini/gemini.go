@@ -196,10 +196,16 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 
 // SetEnv: the .env file Gemini CLI loads into its environment (the
 // project's .gemini/.env or .env, or the nearest above it), and the
-// user's, for the variables not set already.
-func (Agent) SetEnv(r *agent.Reads, project string, getenv func(string) string) []agent.SetVar {
+// user's, for the variables not set already; and the env of
+// loopbreaker's own handlers, which it adds to the environment it runs
+// them in (HookRunner.executeCommandHook: `...hookConfig.env`), in the
+// project's and the user's settings.
+func (a Agent) SetEnv(r *agent.Reads, project string, getenv func(string) string) []agent.SetVar {
 	home, _ := agent.Home(getenv)
-	return agent.DotEnv(r, agent.DotEnvFiles(project, home, ".gemini", filepath.Join(home, ".gemini")))
+	set := agent.DotEnv(r, agent.DotEnvFiles(project, home, ".gemini", filepath.Join(home, ".gemini")))
+	files := agent.Under(project, ".gemini/settings.json")
+	files = append(files, agent.Under(home, ".gemini/settings.json")...)
+	return append(set, agent.HookEnv(r, a.Format(), files)...)
 }
 
 // Resume: --session-id UUID on the first iteration, --resume UUID after
@@ -207,9 +213,17 @@ func (Agent) SetEnv(r *agent.Reads, project string, getenv func(string) string) 
 func (Agent) Resume() agent.Resume { return agent.PinnedResume() }
 
 // Switches: hooksConfig (enabled, disabled) and the older switches, in
-// every settings file, and loopbreaker's entries whole.
+// every settings file, and loopbreaker's entries whole; and what its
+// .env files set (SetEnv) that Gemini CLI 0.61 reads as it runs a hook:
+// BASH_ENV, the file bash sources before each hook command (it runs them
+// as `bash -c`, getShellConfiguration), which can end it before
+// loopbreaker runs; GEMINI_RESTRICTED_MODE=true or
+// GEMINI_CLI_TRUST_WORKSPACE=false, which make the folder untrusted
+// (checkPathTrust), and a project hook in an untrusted folder is not run
+// (HookRunner.executeHook).
 func (a Agent) Switches(r *agent.Reads, project string, getenv func(string) string) []string {
 	g := a.Guarded(project, getenv)
 	out := agent.JSONSwitches(r, g.Files, "hooksConfig.enabled", "hooksConfig.disabled", "tools.enableHooks", "hooks.disabled")
+	out = append(out, agent.EnvSwitches(a.SetEnv(r, project, getenv), agent.Named("BASH_ENV", "GEMINI_RESTRICTED_MODE", "GEMINI_CLI_TRUST_WORKSPACE"))...)
 	return append(out, agent.HookEntries(r, a.Format(), g.Files)...)
 }

@@ -183,7 +183,14 @@ func (Agent) Guarded(project string, getenv func(string) string) agent.Guarded {
 	return g
 }
 
-// Switches: every extension of the extensions directories.
-func (a Agent) Switches(_ *agent.Reads, project string, getenv func(string) string) []string {
-	return agent.DirSwitches(a.Guarded(project, getenv).Dirs)
+// Switches: every file of the extensions directories, and `extensions`
+// in pi's settings.json, the project's (.pi) and the user's: an entry
+// "!pattern" or "-path" there turns off an extension those directories
+// hold (pi 0.73's package manager: isEnabledByOverrides).
+func (a Agent) Switches(r *agent.Reads, project string, getenv func(string) string) []string {
+	home, _ := agent.Home(getenv)
+	files := agent.Under(project, ".pi/settings.json")
+	files = append(files, agent.Under(home, ".pi/agent/settings.json")...)
+	files = append(files, agent.Under(getenv("PI_CODING_AGENT_DIR"), "settings.json")...)
+	return append(agent.JSONSwitches(r, files, "extensions"), agent.DirSwitches(a.Guarded(project, getenv).Dirs)...)
 }

@@ -5,6 +5,7 @@ package qwen
 
 import (
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -169,19 +170,32 @@ func (a Agent) Guarded(project string, getenv func(string) string) agent.Guarded
 
 // SetEnv: the .env files Qwen Code loads into its environment (the
 // project's .qwen/.env or .env, or the nearest above it), and the
-// user's (QWEN_HOME's, ~/.qwen's, ~/.env).
-func (Agent) SetEnv(r *agent.Reads, project string, getenv func(string) string) []agent.SetVar {
+// user's (QWEN_HOME's, ~/.qwen's, ~/.env); the `env` of its settings
+// (loadEnvironment: `settings.env`), the project's and the user's; both
+// for the variables not set already. And the env of loopbreaker's own
+// handlers, which it adds to the environment it runs them in
+// (executeCommandHook: `...hookConfig.env`).
+func (a Agent) SetEnv(r *agent.Reads, project string, getenv func(string) string) []agent.SetVar {
 	home, _ := agent.Home(getenv)
-	return agent.DotEnv(r, agent.DotEnvFiles(project, home, ".qwen", getenv("QWEN_HOME"), filepath.Join(home, ".qwen")))
+	set := agent.DotEnv(r, agent.DotEnvFiles(project, home, ".qwen", getenv("QWEN_HOME"), filepath.Join(home, ".qwen")))
+	managed := a.ManagedScope().Path("/")
+	files := slices.DeleteFunc(a.Guarded(project, getenv).Files, func(f string) bool { return f == managed })
+	set = append(set, agent.JSONEnv(r, files, "env")...)
+	return append(set, agent.HookEnv(r, a.Format(), files)...)
 }
 
 // Resume: --session-id UUID on the first iteration, --resume UUID after
 // it; checked with Qwen Code 0.24.4 in the real-agent tier.
 func (Agent) Resume() agent.Resume { return agent.PinnedResume() }
 
-// Switches: disableAllHooks in every settings file, and loopbreaker's
-// entries whole.
+// Switches: disableAllHooks, and tools.executionSandbox (Qwen Code 0.24
+// runs no hook in a session with an execution sandbox:
+// getDisableAllHooks), in every settings file, and loopbreaker's entries
+// whole; and QWEN_CODE_SAFE_MODE or QWEN_CODE_SIMPLE set by its files
+// (SetEnv): safe and bare mode run no hook either.
 func (a Agent) Switches(r *agent.Reads, project string, getenv func(string) string) []string {
 	g := a.Guarded(project, getenv)
-	return append(agent.JSONSwitches(r, g.Files, "disableAllHooks"), agent.HookEntries(r, a.Format(), g.Files)...)
+	out := agent.JSONSwitches(r, g.Files, "disableAllHooks", "tools.executionSandbox")
+	out = append(out, agent.EnvSwitches(a.SetEnv(r, project, getenv), agent.Named("QWEN_CODE_SAFE_MODE", "QWEN_CODE_SIMPLE"))...)
+	return append(out, agent.HookEntries(r, a.Format(), g.Files)...)
 }

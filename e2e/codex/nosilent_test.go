@@ -11,8 +11,9 @@ import (
 )
 
 // TestHookSwitchCaught: the model turns Codex's hooks off with
-// `[features] hooks = false`, written by Python into the project's or
-// the user's config.toml (the guard refuses an edit of these files by
+// `[features] hooks = false`, or one hook off with its
+// `[hooks.state."KEY"] enabled = false`, written by Python into the
+// project's or the user's config.toml (the guard refuses an edit of these files by
 // name, and cannot read Python); or LOOPBREAKER_SESSION in the user's
 // .env, which Codex loads. The call runs; the next hook call sees
 // the switch, says what changed, and opens the breaker; no later call
@@ -20,18 +21,20 @@ import (
 func TestHookSwitchCaught(t *testing.T) {
 	t.Parallel()
 	for _, where := range []struct{ name, file, line, what string }{
-		{"project", "'.codex/config.toml'", `\n[features]\nhooks = false\n`, "[features] hooks"},
-		{"user", "os.path.join(os.environ['CODEX_HOME'], 'config.toml')", `\n[features]\nhooks = false\n`, "[features] hooks"},
+		{"project", "'.codex/config.toml'", `'\n[features]\nhooks = false\n'`, "[features] hooks"},
+		{"user", "os.path.join(os.environ['CODEX_HOME'], 'config.toml')", `'\n[features]\nhooks = false\n'`, "[features] hooks"},
+		// One hook turned off by its state, as the TUI's /hooks does.
+		{"hook-state", "os.path.join(os.environ['CODEX_HOME'], 'config.toml')", `'\n[hooks.state."' + os.path.abspath('.codex/hooks.json') + ':pre_tool_use:0:0"]\nenabled = false\n'`, `"enabled" = false`},
 		// Not a switch, but the .env Codex loads into its environment
 		// and its hooks': the breaker would move elsewhere.
-		{"user-dotenv", "os.path.join(os.environ['CODEX_HOME'], '.env')", `LOOPBREAKER_SESSION=fresh\n`, "env.LOOPBREAKER_SESSION"},
+		{"user-dotenv", "os.path.join(os.environ['CODEX_HOME'], '.env')", `'LOOPBREAKER_SESSION=fresh\n'`, "env.LOOPBREAKER_SESSION"},
 	} {
 		t.Run(where.name, func(t *testing.T) {
 			t.Parallel()
 			program := fmt.Sprintf(`import os
 p = %s
 os.makedirs(os.path.dirname(p), exist_ok=True)
-open(p, 'a').write('%s')`, where.file, where.line)
+open(p, 'a').write(%s)`, where.file, where.line)
 			ss := newSession(t, setup{files: calcRepo(), install: installProject, bypassTrust: true, steps: []fakemodel.Step{
 				fakemodel.Shell("ls"),
 				fakemodel.Shell(harness.PythonCommand(program)),

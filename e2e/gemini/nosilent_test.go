@@ -13,8 +13,8 @@ import (
 // the project's .gemini/settings.json, written by Python (the guard
 // refuses an edit of that file by name, and cannot read Python):
 // `hooksConfig.enabled: false`, or loopbreaker's hooks named in
-// `hooksConfig.disabled`; or LOOPBREAKER_SESSION in the .env file it
-// loads. The call runs; its AfterTool sees the switch,
+// `hooksConfig.disabled`; BASH_ENV in the .env file it loads; or
+// LOOPBREAKER_SESSION there. The call runs; its AfterTool sees the switch,
 // says what changed and stops the agent; nothing after it runs, and the
 // breaker stays OPEN until a person resets it.
 func TestHooksConfigCaught(t *testing.T) {
@@ -34,6 +34,9 @@ json.dump(d, open(p, 'w'))`, "hooksConfig.disabled"},
 		// Not a switch of Gemini's, but a .env file it loads into its
 		// environment and its hooks': the breaker would move elsewhere.
 		{"dotenv-session", `open('.gemini/.env', 'w').write('LOOPBREAKER_SESSION=fresh\n')`, "env.LOOPBREAKER_SESSION"},
+		// A file bash sources before every hook command (Gemini runs
+		// them as bash -c); /dev/null here, so that the hooks still run.
+		{"dotenv-bash-env", `open('.gemini/.env', 'w').write('BASH_ENV=/dev/null\n')`, "env.BASH_ENV"},
 	} {
 		t.Run(sw.name, func(t *testing.T) {
 			t.Parallel()
