@@ -147,13 +147,11 @@ func (Agent) Resume() agent.Resume { return agent.PinnedResume() }
 // Switches: disableAllHooks, allowManagedHooksOnly and the environment
 // that makes Claude Code skip hooks (or run each hook command through a
 // program of the agent's, CLAUDE_CODE_SHELL_PREFIX: cli.js 2.0.77 puts
-// it before every hook command), in every settings file it reads, the
-// workspace trust of its global config (trustSwitches), and
+// it before every hook command), in every settings file it reads, and
 // loopbreaker's entries whole.
 func (a Agent) Switches(r *agent.Reads, project string, getenv func(string) string) []string {
 	g := a.Guarded(project, getenv)
 	out := agent.JSONSwitches(r, g.Files, "disableAllHooks", "allowManagedHooksOnly", "env.CLAUDE_CODE_SIMPLE", "env.CLAUDE_CODE_DISABLE_HOOKS", "env.CLAUDE_CODE_SHELL_PREFIX")
-	out = append(out, trustSwitches(r, project, getenv)...)
 	out = append(out, agent.DirSwitches(g.Dirs)...)
 	return append(out, agent.HookEntries(r, a.Format(), g.Files)...)
 }
