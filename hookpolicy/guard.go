@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 
 	"github.com/loopbreaker/loopbreaker/agent"
-	"github.com/loopbreaker/loopbreaker/config"
 	"github.com/loopbreaker/loopbreaker/hookinstall"
 	"github.com/loopbreaker/loopbreaker/internal/jsonenc"
 	"github.com/loopbreaker/loopbreaker/tamper"
@@ -31,6 +30,11 @@ type GuardInput struct {
 	// Reads reads the CLI's settings files (nil: each file once for this
 	// guard).
 	Reads *agent.Reads
+	// AgentSet is what the CLI's own files set of loopbreaker's variables
+	// in its hooks' environment, which the call did not obey
+	// (internal/cli hook_env.go): set during a session, it is a change of
+	// the guard all the same.
+	AgentSet []agent.SetVar
 }
 
 // NewGuard is what the hook protects from the agent: the project's
@@ -99,12 +103,7 @@ type fingerprintDoc struct {
 // through r, for both.
 func fingerprintOf(in GuardInput, r *agent.Reads) fingerprintDoc {
 	doc := fingerprintDoc{Switches: in.Agent.Switches(r, in.Project, in.Getenv)}
-	// What the CLI's files set of loopbreaker's own variables is not
-	// obeyed (internal/cli hook_env.go); set during a session, it is a
-	// change of the guard all the same.
-	if s, ok := in.Agent.(agent.EnvSetter); ok {
-		doc.Switches = append(doc.Switches, agent.EnvSwitches(s.SetEnv(r, in.Project, in.Getenv), config.OwnVariable)...)
-	}
+	doc.Switches = append(doc.Switches, agent.EnvSwitches(in.AgentSet, func(string) bool { return true })...)
 	for _, user := range []bool{false, true} {
 		path, err := in.Agent.SettingsPath(user, in.Project, in.Getenv)
 		if err != nil {

@@ -26,6 +26,8 @@ type hookAnswerOptions struct {
 	// reads reads the calling CLI's settings once for the call: what
 	// they set in its environment, then the guard.
 	reads *agent.Reads
+	// agentSet is what they set of loopbreaker's variables, not obeyed.
+	agentSet []agent.SetVar
 }
 
 // runHookAnswer answers one hook call. It always exits 0 with at most one
@@ -57,9 +59,9 @@ func runHookAnswer(ctx context.Context, env *Env, a agent.Agent, args []string) 
 	}
 	o.reads = &agent.Reads{}
 	project, _ := hookProject(env, a, o.project)
-	env, set := withoutAgentSet(env, a, project, o.reads)
-	if len(set) > 0 {
-		fmt.Fprintln(env.Stderr, agentSetNotice(a, set))
+	env, o.agentSet = withoutAgentSet(env, a, project, o.reads)
+	if len(o.agentSet) > 0 {
+		fmt.Fprintln(env.Stderr, agentSetNotice(a, o.agentSet))
 		// git, at a turn end, runs in the call's environment too.
 		ctx = gitrepo.WithEnviron(ctx, env.Environ)
 	}
@@ -161,7 +163,7 @@ func answerHook(ctx context.Context, env *Env, a agent.Agent, p *hook.Payload, o
 		Now: env.Now, Log: env.Stderr,
 		Files:    hookpolicy.GitFiles(w.Project, w.StateDir, w.Name),
 		Baseline: hookpolicy.GitBaseline(w.Project, w.StateDir, w.Name),
-		Guard:    hookGuard(env, a, w, o.reads),
+		Guard:    hookGuard(env, a, w, o.reads, o.agentSet),
 		EngineFor: func(cfg lb.Config) *breaker.Engine {
 			return session.Engine(cfg, w.Scope, env.Now)
 		},

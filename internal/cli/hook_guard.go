@@ -12,16 +12,17 @@ import (
 )
 
 // hookGuard gathers what the hook policy's guard is built from: the
-// configuration files and state directories this call uses, and the
-// loopbreaker program's paths.
-func hookGuard(env *Env, a agent.Agent, w *workspace, r *agent.Reads) *hookpolicy.Guard {
+// configuration files and state directories this call uses, the
+// loopbreaker program's paths, and what the CLI's files set of
+// loopbreaker's variables (set, withoutAgentSet's).
+func hookGuard(env *Env, a agent.Agent, w *workspace, r *agent.Reads, set []agent.SetVar) *hookpolicy.Guard {
 	home := env.Getenv("HOME")
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
 	in := hookpolicy.GuardInput{
 		Agent: a, Project: w.Project, Home: home, Getenv: env.Getenv,
-		StateDir: w.StateDir, Reads: r,
+		StateDir: w.StateDir, Reads: r, AgentSet: set,
 	}
 	if root, err := session.StateRoot(w.Config, env.Getenv); err == nil {
 		in.StateRoot = root

@@ -32,7 +32,7 @@ func TestGuardProtectsSettingsNamedByVariables(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		guard := hookGuard(env, a, w, nil)
+		guard := hookGuard(env, a, w, nil, nil)
 		got := tamper.Check(tamper.Call{Cwd: project, Writes: []string{path}}, guard.Protected)
 		if len(got) == 0 || got[0].Kind != tamper.KindHooks {
 			t.Errorf("%s: a write of %s: findings %v, want the hook settings refused", name, path, got)
@@ -54,7 +54,7 @@ func TestGuardProtectsTheConfigurationFilesLoadReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	guard := hookGuard(env, a, w, nil)
+	guard := hookGuard(env, a, w, nil, nil)
 	for _, path := range []string{
 		filepath.Join(project, "team", "lb.yaml"),
 		filepath.Join(home, ".config", "loopbreaker", "config.yaml"),
@@ -82,7 +82,7 @@ func TestGuardProtectsTheClientBesideLoopbreaker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	guard := hookGuard(env, a, &workspace{Session: &session.Session{Project: project, Config: lb.Defaults()}}, nil)
+	guard := hookGuard(env, a, &workspace{Session: &session.Session{Project: project, Config: lb.Defaults()}}, nil, nil)
 	for _, path := range []string{filepath.Join(bin, "loopbreaker-hook"), filepath.Join(bin, "loopbreaker")} {
 		got := tamper.Check(tamper.Call{Cwd: project, Writes: []string{path}}, guard.Protected)
 		if len(got) == 0 || got[0].Kind != tamper.KindBinary {
@@ -103,7 +103,7 @@ func TestGuardProtectsTheResidentSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	guard := hookGuard(env, a, &workspace{Session: &session.Session{Project: project, Config: lb.Defaults()}}, nil)
+	guard := hookGuard(env, a, &workspace{Session: &session.Session{Project: project, Config: lb.Defaults()}}, nil, nil)
 	sock := filepath.Join(run, "loopbreaker", "resident.sock")
 	for _, call := range []tamper.Call{
 		{Cwd: project, Writes: []string{sock}},
