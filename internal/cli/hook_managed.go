@@ -27,14 +27,19 @@ func managedScope(verb string, a agent.Agent) (agent.ManagedScope, error) {
 	if m, ok := a.(agent.Managed); ok {
 		return m.ManagedScope(), nil
 	}
+	return agent.ManagedScope{}, usagef("hook %s %s --managed: loopbreaker installs no managed hooks for %s (docs/protected.md says which CLIs have a scope their user cannot switch off, and why); --managed is for %s",
+		verb, a.Name(), a.Traits().Display, strings.Join(managedCLIs(), ", "))
+}
+
+// managedCLIs are the names of the CLIs that have a managed scope.
+func managedCLIs() []string {
 	var with []string
-	for _, other := range all.Agents() {
-		if _, ok := other.(agent.Managed); ok {
-			with = append(with, string(other.Name()))
+	for _, a := range all.Agents() {
+		if _, ok := a.(agent.Managed); ok {
+			with = append(with, string(a.Name()))
 		}
 	}
-	return agent.ManagedScope{}, usagef("hook %s %s --managed: loopbreaker installs no managed hooks for %s (docs/protected.md says which CLIs have a scope their user cannot switch off, and why); --managed is for %s",
-		verb, a.Name(), a.Traits().Display, strings.Join(with, ", "))
+	return with
 }
 
 // runManagedInstall is `hook install|uninstall TOOL --managed`: loopbreaker's

@@ -49,7 +49,9 @@ func runProtectSetup(ctx context.Context, env *Env, args []string) error {
 	flags := newFlagSet("protect setup", env)
 	flags.StringVar(&o.agents, "agent-user", "", "the `users` the agents run as (names or uids, comma-separated): their hook events are answered, nothing else")
 	flags.StringVar(&o.people, "person-user", "", "the `users` of the people who may reset (names or uids, comma-separated; root always may)")
-	flags.StringVar(&o.clis, "cli", "claude", "the agent `CLIs` whose managed hooks to install (comma-separated): claude, codex, qwen, droid")
+	// The first CLI with a managed scope (Claude Code) unless told.
+	managed := managedCLIs()
+	flags.StringVar(&o.clis, "cli", managed[0], "the agent `CLIs` whose managed hooks to install (comma-separated): "+strings.Join(managed, ", "))
 	flags.StringVar(&o.user, "user", "loopbreaker", "the breaker's own system `user` (created with useradd --system when missing; a uid is taken as it is)")
 	flags.StringVar(&o.root, "root", "/", "the system `root` (an image being built, a test)")
 	flags.StringVar(&o.command, "command", "", "the loopbreaker `program` the breaker runs, with loopbreaker-hook beside it (default: this one)")
