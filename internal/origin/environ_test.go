@@ -11,13 +11,13 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // A process started with a variable its parent did not have (or had
 // otherwise) tells what it was before, from the parent's environment as
 // it was started, past the ancestors that only passed it on.
 func TestBeforeReadsTheEnvironmentAVariableCameInto(t *testing.T) {
+	inner := innerScript(t)
 	for _, tc := range []struct {
 		name, parent, child string
 		want                string
@@ -28,8 +28,9 @@ func TestBeforeReadsTheEnvironmentAVariableCameInto(t *testing.T) {
 		{"added further up", "LB_BEFORE_T=agent", "", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			// bash (the parent's environment) starts sleep with the child's.
-			pid := startSleep(t, tc.parent, `env `+tc.child+` sleep 60 & echo $!; wait`)
+			// bash (the parent's environment) starts the inner script
+			// with the child's.
+			pid := startInner(t, tc.parent, `env `+tc.child+` bash `+inner+`; exit $?`)
 			got, set, ok := Before(pid, "LB_BEFORE_T", "agent", nil)
 			if !ok || got != tc.want || set != tc.wantSet {
 				t.Errorf("Before = %q, set %v, ok %v; want %q, set %v", got, set, ok, tc.want, tc.wantSet)
@@ -46,16 +47,16 @@ func TestBeforeStopsAtTheAgentCLI(t *testing.T) {
 	if err := os.Symlink("/bin/bash", cli); err != nil {
 		t.Fatal(err)
 	}
+	inner := innerScript(t)
 	signs := []Signs{{Agent: "a CLI", Programs: []string{"lbcli"}}}
-	inner := `sleep 60 & echo $!; wait`
 	for _, tc := range []struct {
 		name, script, want string
 	}{
-		{"started with it", `env LB_BEFORE_T=agent ` + cli + ` -c '` + inner + `'; exit $?`, "agent"},
-		{"restarted with it", `env LB_BEFORE_T=person ` + cli + ` -c 'env LB_BEFORE_T=agent ` + cli + ` -c "sleep 60 & echo \$!; wait"; exit $?'; exit $?`, "person"},
+		{"started with it", `env LB_BEFORE_T=agent ` + cli + ` -c 'bash ` + inner + `; exit $?'; exit $?`, "agent"},
+		{"restarted with it", `env LB_BEFORE_T=person ` + cli + ` -c 'env LB_BEFORE_T=agent ` + cli + ` -c "bash ` + inner + `; exit 0"; exit $?'; exit $?`, "person"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pid := startSleep(t, "", tc.script)
+			pid := startInner(t, "", tc.script)
 			got, set, ok := Before(pid, "LB_BEFORE_T", "agent", signs)
 			if !ok || !set || got != tc.want {
 				t.Errorf("Before = %q, set %v, ok %v; want %q", got, set, ok, tc.want)
@@ -64,10 +65,21 @@ func TestBeforeStopsAtTheAgentCLI(t *testing.T) {
 	}
 }
 
-// startSleep runs script in bash with extra in its environment; the
-// script starts a sleep and prints its pid, which is returned once it
-// is sleep.
-func startSleep(t *testing.T, extra, script string) int {
+// innerScript is a script that prints its own pid, then sleeps: the
+// process Before reads, already running with its environment when its
+// pid is known.
+func innerScript(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "inner.sh")
+	if err := os.WriteFile(path, []byte("echo $$\nexec sleep 60\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// startInner runs script in bash with extra in its environment, and
+// returns the pid the inner script printed.
+func startInner(t *testing.T, extra, script string) int {
 	t.Helper()
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Env = append(os.Environ(), extra)
@@ -83,16 +95,7 @@ func startSleep(t *testing.T, extra, script string) int {
 	line, err := bufio.NewReader(out).ReadString('\n')
 	pid, perr := strconv.Atoi(strings.TrimSpace(line))
 	if err != nil || perr != nil {
-		t.Fatalf("child pid %q: %v %v", line, err, perr)
+		t.Fatalf("inner pid %q: %v %v", line, err, perr)
 	}
-	// sleep is started by env, which execs it: wait for the exec.
-	for deadline := time.Now().Add(time.Minute); ; {
-		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); strings.TrimSpace(string(b)) == "sleep" {
-			return pid
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("sleep did not start")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	return pid
 }
